@@ -1,0 +1,59 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The service's metrics, in their own registry (no global default registry: tests build many apps). */
+export interface Metrics {
+  registry: Registry;
+  /** Upstream token calls: op = mint | refresh | delete, result = ok | error. */
+  tokenCalls: Counter<'op' | 'result'>;
+  /** Requests that waited for another holder's refresh instead of calling upstream. */
+  leaseWaits: Counter<'outcome'>;
+  relayDuration: Histogram<'method' | 'status_class'>;
+  /** kind = timeout | unavailable | rejected | protocol. */
+  upstreamErrors: Counter<'kind'>;
+  redisErrors: Counter;
+  /** result = ok | invalid | rate_limited | error. */
+  logins: Counter<'result'>;
+  activeRequests: Gauge;
+}
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    tokenCalls: new Counter({
+      name: 'tgbff_token_calls_total',
+      help: 'Upstream token calls by operation and result',
+      labelNames: ['op', 'result'],
+      registers,
+    }),
+    leaseWaits: new Counter({
+      name: 'tgbff_lease_waits_total',
+      help: 'Token requests that waited for a refresh held by another request or instance',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    relayDuration: new Histogram({
+      name: 'tgbff_relay_duration_seconds',
+      help: 'Relayed request duration until the response headers arrived',
+      labelNames: ['method', 'status_class'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    upstreamErrors: new Counter({
+      name: 'tgbff_upstream_errors_total',
+      help: 'Data/admin server failures by kind',
+      labelNames: ['kind'],
+      registers,
+    }),
+    redisErrors: new Counter({ name: 'tgbff_redis_errors_total', help: 'Redis command failures', registers }),
+    logins: new Counter({
+      name: 'tgbff_logins_total',
+      help: 'Login attempts by result',
+      labelNames: ['result'],
+      registers,
+    }),
+    activeRequests: new Gauge({ name: 'tgbff_active_requests', help: 'Requests in flight', registers }),
+  };
+}

@@ -1,0 +1,72 @@
+/** Options of the TigerGraph simulator. Everything is optional; defaults act like a fresh TigerGraph. */
+export interface SimulatorOptions {
+  /** TigerGraph version to mimic, e.g. "3.4.0", "3.9.3", "4.1.0". Default "3.9.3". */
+  version?: string;
+  host?: string; // default 127.0.0.1
+  restppPort?: number; // 0 = ephemeral (default)
+  gsqlPort?: number; // 0 = ephemeral (default)
+  /** RESTPP.Factory.EnableAuth. Default true. */
+  authEnabled?: boolean;
+  /** HTTP status for missing/invalid/expired tokens on data endpoints. Default 401. */
+  authFailureStatus?: 401 | 403;
+  /** Users besides tigergraph/tigergraph (superuser). */
+  users?: Array<{ name: string; password: string; graphs?: string[]; superuser?: boolean }>;
+  /** Extra graphs besides `social` (empty). */
+  graphs?: string[];
+  /** Secrets that exist at start. */
+  secrets?: Array<{ user?: string; graph?: string; alias: string; value: string }>;
+  /** Fixed added latency on every answer, ms. */
+  latencyMs?: number;
+  /** Clock in epoch ms (tests may pass a controllable one). */
+  now?: () => number;
+  /** Quiet by default; pass a function to see one line per request. */
+  log?: (line: string) => void;
+}
+
+export interface SimulatorFaults {
+  /** Fraction 0..1 of /requesttoken (and /gsql/v1/tokens) calls that fail. */
+  tokenFailureRate?: number;
+  /** Every token call answers with this HTTP status + error body until cleared. */
+  tokenForcedStatus?: number;
+  /** Extra latency for token calls only, ms. */
+  tokenLatencyMs?: number;
+  /** Extra latency for everything, ms (overrides latencyMs while set). */
+  latencyMs?: number;
+}
+
+/** A recorded request as the simulator saw it. Bounded ring (last 2000). */
+export interface SeenRequest {
+  port: 'restpp' | 'gsql';
+  method: string;
+  /** Path without the /restpp prefix and without the query string. */
+  path: string;
+  query: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Outcome of token checks on data endpoints: 'ok' | 'missing' | 'invalid' | 'expired' | undefined. */
+  auth?: 'ok' | 'missing' | 'invalid' | 'expired';
+  status: number;
+  at: number;
+}
+
+export interface SimulatorHandle {
+  readonly version: string;
+  readonly restppPort: number;
+  readonly gsqlPort: number;
+  /** Data server base URL: http://host:restppPort (3.x) or http://host:gsqlPort/restpp (4.1+). */
+  readonly restppUrl: string;
+  /** Admin server base URL: http://host:gsqlPort. */
+  readonly gsqlUrl: string;
+  /** Calls per "METHOD /path" (path without /restpp prefix, ids kept), e.g. counts['POST /requesttoken']. */
+  counts(): Record<string, number>;
+  resetCounts(): void;
+  /** Requests seen, oldest first. */
+  seen(): SeenRequest[];
+  setFaults(faults: SimulatorFaults): void;
+  /** Makes a token invalid at once (as if dropped server-side). */
+  revokeToken(token: string): void;
+  /** Creates a secret directly (no HTTP), for tests: returns its alias and full value. */
+  createSecret(opts?: { user?: string; graph?: string; alias?: string }): { alias: string; value: string };
+  /** Live tokens with their expiry (epoch seconds), for assertions. */
+  tokens(): Array<{ token: string; expiresAt: number; secretAlias: string }>;
+  close(): Promise<void>;
+}

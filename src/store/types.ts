@@ -1,0 +1,70 @@
+/**
+ * Storage seams of the service. Two implementations each: Redis (shared, many instances) and memory
+ * (embedded, single instance). Both pass the same conformance suite. Keys are per session id (sid);
+ * implementations add the configured prefix and the `{sid}` hash tag themselves.
+ */
+
+/** Token state of one session. The token is stored encrypted; callers see it in clear. */
+export interface TokenState {
+  token: string;
+  /** Epoch seconds. */
+  expiresAt: number;
+  /** Increases on every write, so a stale writer can be detected. */
+  version: number;
+}
+
+export interface TokenStore {
+  get(sid: string): Promise<TokenState | null>;
+  /** Writes atomically; the key expires after ttlMs. */
+  set(sid: string, state: TokenState, ttlMs: number): Promise<void>;
+  /** Deletes only if the stored token is still `token`; true when it deleted. */
+  deleteIfToken(sid: string, token: string): Promise<boolean>;
+  delete(sid: string): Promise<void>;
+}
+
+/** A lease with an owner id: SET NX PX, renewed while held, released by compare-and-delete. */
+export interface LeaseStore {
+  acquire(sid: string, owner: string, ttlMs: number): Promise<boolean>;
+  renew(sid: string, owner: string, ttlMs: number): Promise<boolean>;
+  release(sid: string, owner: string): Promise<boolean>;
+  /** Resolves when the lease is gone or after maxWaitMs, whichever first. */
+  waitForRelease(sid: string, maxWaitMs: number): Promise<void>;
+}
+
+/** Tombstones: a logged-out sid stays dead, so in-flight requests cannot resurrect it. */
+export interface TombstoneStore {
+  mark(sid: string, ttlMs: number): Promise<void>;
+  isDead(sid: string): Promise<boolean>;
+}
+
+export interface RateLimitResult {
+  allowed: boolean;
+  /** Milliseconds until the window frees a slot; 0 when allowed. */
+  retryAfterMs: number;
+}
+
+/** Fixed-window counter: at most `max` hits per `windowMs` for one key. */
+export interface RateLimiter {
+  hit(key: string, max: number, windowMs: number): Promise<RateLimitResult>;
+  reset(key: string): Promise<void>;
+}
+
+/** AES-256-GCM under key ids: the first key encrypts, all decrypt. */
+export interface Cipher {
+  encrypt(plain: string): string;
+  /** Throws on tamper or unknown key id. */
+  decrypt(sealed: string): string;
+}
+
+/** Everything the service needs from storage, built once in the composition root. */
+export interface Stores {
+  tokens: TokenStore;
+  leases: LeaseStore;
+  tombstones: TombstoneStore;
+  rateLimiter: RateLimiter;
+  /** express-session Store instance (connect-redis over ioredis, or memory). */
+  sessionStore: import('express-session').Store;
+  /** Resolves if storage answers, rejects otherwise (for readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
