@@ -1,0 +1,105 @@
+import { performance } from 'node:perf_hooks';
+import { AppError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
+import { maskSecret } from '../tigergraph/errors.js';
+import type { LeaseRunner } from './lease-runner.js';
+import { endsSession } from './map-upstream-error.js';
+import { isFresh, isUsable, sameState, stateTtlMs } from './refresh-policy.js';
+import type { UpstreamCalls } from './upstream-calls.js';
+
+export interface EnsureRequest {
+  sid: string;
+  secret: string;
+  sessionTtlMs: number;
+  /** The state the caller saw before asking; anything newer that is usable is an answer. */
+  seen: TokenState | null;
+  /** A token the data server refused: never returned, never refreshed. */
+  rejected?: string;
+}
+
+/**
+ * Brings one session's token up to date across instances: whoever takes the lease calls upstream
+ * once; everyone else waits for that lease and re-reads the state. Waiting is bounded by `waitMs` of
+ * real time (the injected clock may stand still in tests).
+ */
+export function createRefreshCoordinator(deps: {
+  tokens: TokenStore;
+  leases: LeaseStore;
+  lease: LeaseRunner;
+  upstream: UpstreamCalls;
+  refreshBeforeSec: number;
+  waitMs: number;
+  now: () => number;
+  metrics?: Metrics;
+  logger: Logger;
+}) {
+  const { tokens, leases, upstream, now, logger } = deps;
+
+  const answers = (s: TokenState | null, req: EnsureRequest): boolean =>
+    s !== null &&
+    s.token !== req.rejected &&
+    isUsable(s, now()) &&
+    (isFresh(s, now(), deps.refreshBeforeSec) || !sameState(s, req.seen));
+
+  const fallbackOf = (s: TokenState | null, req: EnsureRequest): TokenState | null =>
+    s !== null && s.token !== req.rejected && isUsable(s, now()) ? s : null;
+
+  /** The lease holder's part: re-read, then one upstream call and one write. */
+  async function renewHeld(req: EnsureRequest, current: TokenState | null): Promise<TokenState> {
+    if (current !== null && answers(current, req)) return current;
+    const refreshable = fallbackOf(current, req);
+    const grant = refreshable
+      ? await upstream.refresh(req.secret, refreshable.token)
+      : await upstream.mint(req.secret, 'session');
+    const state: TokenState = { token: grant.token, expiresAt: grant.expiresAt, version: (current?.version ?? 0) + 1 };
+    if (!isUsable(state, now())) {
+      throw new AppError(502, 'upstream_error', 'The data server issued a token that has already expired');
+    }
+    await tokens.set(req.sid, state, stateTtlMs(state.expiresAt, now(), req.sessionTtlMs));
+    return state;
+  }
+
+  async function ensure(req: EnsureRequest): Promise<TokenState> {
+    const deadline = performance.now() + deps.waitMs;
+    let latest = req.seen;
+    let waited = false;
+    try {
+      for (;;) {
+        const held = await deps.lease.tryWith(req.sid, async () => {
+          latest = await tokens.get(req.sid);
+          return renewHeld(req, latest);
+        });
+        if (held.acquired) {
+          if (waited) deps.metrics?.leaseWaits.inc({ outcome: 'took_over' });
+          return held.value;
+        }
+        waited = true;
+        const remaining = deadline - performance.now();
+        if (remaining <= 0) break;
+        await leases.waitForRelease(req.sid, remaining);
+        latest = await tokens.get(req.sid);
+        if (latest !== null && answers(latest, req)) {
+          deps.metrics?.leaseWaits.inc({ outcome: 'token' });
+          return latest;
+        }
+      }
+    } catch (err) {
+      // A refresh that cannot be done right now must not fail a request whose token still works;
+      // only a dead secret ends the session at once.
+      const fallback = fallbackOf(latest, req);
+      if (endsSession(err) || fallback === null) throw err;
+      logger.warn({ err, sid: maskSecret(req.sid) }, 'token refresh failed; using the current token');
+      return fallback;
+    }
+    const fallback = fallbackOf(latest, req);
+    deps.metrics?.leaseWaits.inc({ outcome: fallback ? 'stale' : 'unavailable' });
+    if (fallback) return fallback;
+    throw new AppError(503, 'token_unavailable', 'No upstream token is available right now; try again', {
+      headers: { 'Retry-After': '1' },
+    });
+  }
+
+  return { ensure };
+}

@@ -1,0 +1,100 @@
+import { silentLogger, type Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
+import type { TokenApi, TokenGrant } from '../tigergraph/types.js';
+import { createLeaseRunner } from './lease-runner.js';
+import { createRefreshCoordinator } from './refresh-coordinator.js';
+import { isFresh, isUsable, stateTtlMs } from './refresh-policy.js';
+import { createSingleFlight } from './single-flight.js';
+import { createUpstreamCalls } from './upstream-calls.js';
+
+/** Keeps each session's TigerGraph token valid; knows nothing of HTTP frameworks. */
+export interface TokenBroker {
+  /** Verifies a secret at login by minting a token; 401 invalid_credentials if it does not work. */
+  mint(secret: string): Promise<TokenGrant>;
+  /** Stores a grant for a session (after login regenerated the sid). */
+  adopt(sid: string, grant: TokenGrant, sessionTtlMs: number): Promise<void>;
+  /** A token valid now and not due for refresh, minting/refreshing under single-flight. */
+  token(sid: string, secret: string, sessionTtlMs: number): Promise<TokenState>;
+  /** Upstream rejected `token`: drop it if still stored, mint once (single-flight), return the new state. */
+  replaceRejected(sid: string, secret: string, token: string, sessionTtlMs: number): Promise<TokenState>;
+  /** Logout: delete the token upstream (a missing token is fine) and the token state. */
+  revoke(sid: string, secret: string): Promise<void>;
+}
+
+export interface TokenBrokerDeps {
+  api: TokenApi;
+  tokens: TokenStore;
+  leases: LeaseStore;
+  /** Requested token lifetime, seconds. */
+  lifetimeSec: number;
+  /** Refresh once less than this many seconds remain. */
+  refreshBeforeSec: number;
+  /** Cross-instance lease TTL, renewed every ttl/3 while the upstream call runs. Default 5000. */
+  leaseTtlMs?: number;
+  /** Longest a request waits for another holder's refresh. Default 15000 (above the client's 10 s timeout). */
+  waitMs?: number;
+  /** Clock, epoch ms. */
+  now?: () => number;
+  instanceId: string;
+  metrics?: Metrics;
+  logger?: Logger;
+}
+
+export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
+  if (!(deps.refreshBeforeSec >= 0 && deps.refreshBeforeSec < deps.lifetimeSec)) {
+    // Otherwise every token would be due for refresh the moment it is issued.
+    throw new RangeError('refreshBeforeSec must be at least 0 and below lifetimeSec');
+  }
+  const now = deps.now ?? Date.now;
+  const logger = deps.logger ?? silentLogger();
+  const upstream = createUpstreamCalls(deps);
+  const flight = createSingleFlight<TokenState>();
+  const coordinator = createRefreshCoordinator({
+    tokens: deps.tokens,
+    leases: deps.leases,
+    lease: createLeaseRunner({ leases: deps.leases, ttlMs: deps.leaseTtlMs ?? 5000, instanceId: deps.instanceId, logger }),
+    upstream,
+    refreshBeforeSec: deps.refreshBeforeSec,
+    waitMs: deps.waitMs ?? 15_000,
+    now,
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    logger,
+  });
+
+  return {
+    mint: (secret) => upstream.mint(secret, 'login'),
+
+    async adopt(sid, grant, sessionTtlMs) {
+      const state: TokenState = { token: grant.token, expiresAt: grant.expiresAt, version: 1 };
+      await deps.tokens.set(sid, state, stateTtlMs(grant.expiresAt, now(), sessionTtlMs));
+    },
+
+    async token(sid, secret, sessionTtlMs) {
+      const seen = await deps.tokens.get(sid);
+      if (seen !== null && isFresh(seen, now(), deps.refreshBeforeSec)) return seen;
+      return flight.run(sid, () => coordinator.ensure({ sid, secret, sessionTtlMs, seen }));
+    },
+
+    async replaceRejected(sid, secret, token, sessionTtlMs) {
+      await deps.tokens.deleteIfToken(sid, token);
+      const request = { sid, secret, sessionTtlMs, seen: null, rejected: token };
+      const shared = await flight.run(sid, () => coordinator.ensure(request));
+      if (shared.token !== token) return shared;
+      // The flight we joined had started from the rejected token and handed it back. A fresh ensure
+      // starts from the store we just cleaned; the lease still keeps it to one mint across callers.
+      return coordinator.ensure(request);
+    },
+
+    async revoke(sid, secret) {
+      // A refresh running here could otherwise write a new token after we deleted the state.
+      await flight.settled(sid);
+      const state = await deps.tokens.get(sid);
+      try {
+        if (state !== null && isUsable(state, now())) await upstream.remove(secret, state.token);
+      } finally {
+        await deps.tokens.delete(sid);
+      }
+    },
+  };
+}

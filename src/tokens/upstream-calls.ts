@@ -1,0 +1,62 @@
+import type { Metrics } from '../observability/metrics.js';
+import { TigerGraphError } from '../tigergraph/errors.js';
+import type { TokenApi, TokenGrant } from '../tigergraph/types.js';
+import { mapUpstreamError, type TokenPhase } from './map-upstream-error.js';
+
+/** The three upstream token calls the broker makes, counted and with errors already mapped. */
+export interface UpstreamCalls {
+  mint(secret: string, phase: TokenPhase): Promise<TokenGrant>;
+  /** PUT with new expiry = now + lifetime; a token that is gone upstream is replaced by a POST. */
+  refresh(secret: string, token: string): Promise<TokenGrant>;
+  /** DELETE; a token that is already gone, or died with its secret, counts as deleted. */
+  remove(secret: string, token: string): Promise<void>;
+}
+
+const kindOf = (err: unknown): string | undefined => (err instanceof TigerGraphError ? err.kind : undefined);
+
+export function createUpstreamCalls(deps: { api: TokenApi; lifetimeSec: number; metrics?: Metrics }): UpstreamCalls {
+  const { api, lifetimeSec, metrics } = deps;
+
+  async function counted<T>(op: 'mint' | 'refresh' | 'delete', call: () => Promise<T>): Promise<T> {
+    try {
+      const value = await call();
+      metrics?.tokenCalls.inc({ op, result: 'ok' });
+      return value;
+    } catch (err) {
+      metrics?.tokenCalls.inc({ op, result: 'error' });
+      throw err;
+    }
+  }
+
+  async function mint(secret: string, phase: TokenPhase): Promise<TokenGrant> {
+    try {
+      return await counted('mint', () => api.requestToken(secret, lifetimeSec));
+    } catch (err) {
+      throw mapUpstreamError(err, phase);
+    }
+  }
+
+  return {
+    mint,
+    async refresh(secret, token) {
+      try {
+        return await counted('refresh', () => api.refreshToken(secret, token, lifetimeSec));
+      } catch (err) {
+        if (kindOf(err) === 'token_not_found') return mint(secret, 'session');
+        throw mapUpstreamError(err, 'session');
+      }
+    },
+    async remove(secret, token) {
+      try {
+        await api.deleteToken(secret, token);
+        metrics?.tokenCalls.inc({ op: 'delete', result: 'ok' });
+      } catch (err) {
+        const kind = kindOf(err);
+        // Dropping a secret invalidates its tokens, so a rejected secret leaves nothing to delete.
+        const gone = kind === 'token_not_found' || kind === 'invalid_credentials';
+        metrics?.tokenCalls.inc({ op: 'delete', result: gone ? 'ok' : 'error' });
+        if (!gone) throw mapUpstreamError(err, 'session');
+      }
+    },
+  };
+}
