@@ -1,0 +1,49 @@
+# syntax=docker/dockerfile:1
+#
+# tigergraph-bff image. Build: docker build -t tigergraph-bff .
+# Run:   docker run --init -p 8080:8080 --env-file prod.env tigergraph-bff
+#
+# Pinned by Node major (the service needs Node >= 20.19); pin a digest (node:20-bookworm-slim@sha256:…)
+# when builds must be byte-for-byte reproducible. No secret is ever an ARG or ENV here: everything
+# secret arrives at run time (env file, orchestrator secrets), so no layer or `docker history` holds one.
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# Compiles TypeScript; needs the dev dependencies, none of which reach the final image.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY public ./public
+RUN npm run build
+
+# Production dependencies only, installed from the lock file, with npm's cache left behind.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
+
+FROM ${NODE_IMAGE} AS runtime
+# HOST 0.0.0.0: inside a container the service must listen beyond loopback to be reachable at all.
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080
+WORKDIR /app
+# Owned by root and read-only to the `node` user, so a compromised process cannot rewrite its own code.
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/public ./public
+COPY package.json ./
+USER node
+EXPOSE 8080
+# Liveness only (/healthz): /readyz also fails while Redis or the data server is down, and a
+# container restart would not fix either. The image has no curl, so Node's own fetch does the probe.
+HEALTHCHECK --interval=15s --timeout=3s --start-period=15s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# `node` directly, not `npm start`: npm does not forward SIGTERM, and the service drains on SIGTERM
+# itself (stops taking requests, finishes in-flight ones, closes Redis). As PID 1 Node gets signals only
+# through the handlers it installs, which it does; run with `--init` (compose: `init: true`) to put tini
+# in front anyway, so stray child processes are reaped and a second Ctrl-C still kills.
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/main.js"]
