@@ -1,0 +1,163 @@
+import { pipeline } from 'node:stream/promises';
+import type { Request, Response } from 'express';
+import type { Dispatcher } from 'undici';
+import { isAppError, type AppError } from '../errors.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { Logger } from '../observability/logger.js';
+import type { AllowRule } from './allowlist.js';
+import { drainRequest, relayBody, type RelayBody } from './body-prefix.js';
+import { HeaderPolicy } from './header-policy.js';
+import { guardRelayRequest } from './path-guard.js';
+import { readAnswer, type UpstreamAnswer } from './upstream-answer.js';
+import { classifyUpstreamError, upstreamAppError, type UpstreamErrorKind } from './upstream-errors.js';
+
+/** The relay's view of the token broker: knows nothing of sessions or Redis. */
+export interface RelayAuth {
+  token(): Promise<string>;
+  /** The data server refused `token`: drop it if still current, mint once; null when no new token. */
+  rejected(token: string): Promise<string | null>;
+}
+
+export interface Relay {
+  handle(req: Request, res: Response, auth: RelayAuth, requestId: string): Promise<void>;
+}
+
+export interface RelayOptions {
+  /** One keep-alive Pool for the data server's origin. */
+  dispatcher: Dispatcher;
+  /** Data server base URL, possibly with a path prefix (4.x: http://h:14240/restpp). */
+  upstreamUrl: string;
+  allow: AllowRule[];
+  upstreamTimeoutMs: number;
+  /** Request bodies up to this size are buffered so a rejected token can be replayed. */
+  maxBodyBytes: number;
+  csrfHeader: string;
+  metrics?: Metrics;
+  logger?: Logger;
+  /** Where the relay is mounted; default '/api'. */
+  mountPath?: string;
+}
+
+export function createRelay(opts: RelayOptions): Relay {
+  return new UndiciRelay(opts);
+}
+
+class UndiciRelay implements Relay {
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly mount: string;
+  private readonly policy: HeaderPolicy;
+
+  constructor(private readonly opts: RelayOptions) {
+    const url = new URL(opts.upstreamUrl);
+    this.origin = url.origin;
+    this.basePath = url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
+    this.mount = opts.mountPath ?? '/api';
+    this.policy = new HeaderPolicy(opts.csrfHeader);
+  }
+
+  async handle(req: Request, res: Response, auth: RelayAuth, requestId: string): Promise<void> {
+    // Path first: a refused request must never cost a token or an upstream call.
+    const path = this.basePath + guardRelayRequest(this.opts.allow, req.method, req.originalUrl, this.mount);
+    const started = performance.now();
+    const abort = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    let body: RelayBody | undefined;
+    try {
+      let token = await auth.token();
+      body = await relayBody(req, this.opts.maxBodyBytes);
+      let answer = await this.send(req, path, body, token, requestId, abort.signal);
+      if (answer.tokenRejected) {
+        const fresh = await auth.rejected(token);
+        if (fresh === null || !body.replayable) throw this.tokenRejected(requestId);
+        token = fresh;
+        answer = await this.send(req, path, body, token, requestId, abort.signal);
+        if (answer.tokenRejected) throw this.tokenRejected(requestId);
+      }
+      this.observe(req.method, answer.statusCode, started);
+      await this.respond(answer, res, token, requestId);
+    } catch (err) {
+      if (body !== undefined && !body.replayable) drainRequest(req);
+      if (abort.signal.aborted) return; // the browser left: nobody to answer
+      this.observe(req.method, isAppError(err) ? err.status : 500, started);
+      throw err;
+    }
+  }
+
+  private async send(
+    req: Request,
+    path: string,
+    body: RelayBody,
+    token: string,
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<UpstreamAnswer> {
+    const headers = this.policy.upstream(req.headers, token, requestId, {
+      clientIp: req.ip,
+      proto: req.protocol,
+      host: req.host,
+    });
+    try {
+      const answer = await this.opts.dispatcher.request({
+        origin: this.origin,
+        path,
+        method: req.method as Dispatcher.HttpMethod,
+        headers,
+        body: body.data,
+        signal,
+        headersTimeout: this.opts.upstreamTimeoutMs,
+        bodyTimeout: this.opts.upstreamTimeoutMs,
+      });
+      return await readAnswer(answer.statusCode, answer.headers, answer.body);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw upstreamAppError(this.fail(classifyUpstreamError(err), err, requestId), err);
+    }
+  }
+
+  private tokenRejected(requestId: string): AppError {
+    return upstreamAppError(this.fail('rejected', null, requestId), null);
+  }
+
+  /** Headers, then the bytes already read (if any), then the rest with backpressure. */
+  private async respond(answer: UpstreamAnswer, res: Response, token: string, requestId: string): Promise<void> {
+    res.statusCode = answer.statusCode;
+    this.policy.downstream(answer.headers, res, token);
+    if (answer.rest === null) {
+      res.end(answer.head ?? undefined);
+      return;
+    }
+    if (answer.head !== null) res.write(answer.head);
+    try {
+      await pipeline(answer.rest, res);
+    } catch (err) {
+      // Bytes may be out already, so no error page is possible: the browser sees a cut connection.
+      if (!res.destroyed) res.destroy();
+      if (!CLIENT_GONE_CODES.has(errorName(err))) this.fail(classifyUpstreamError(err), err, requestId);
+    }
+  }
+
+  private observe(method: string, status: number, started: number): void {
+    this.opts.metrics?.relayDuration.observe(
+      { method, status_class: `${Math.floor(status / 100)}xx` },
+      (performance.now() - started) / 1000,
+    );
+  }
+
+  private fail(kind: UpstreamErrorKind, err: unknown, requestId: string): UpstreamErrorKind {
+    this.opts.metrics?.upstreamErrors.inc({ kind });
+    const code = (err as { code?: unknown } | null)?.code;
+    this.opts.logger?.warn({ requestId, kind, code }, 'relay upstream failure');
+    return kind;
+  }
+}
+
+/** What pipeline reports when the browser, not the data server, ended the exchange. */
+const CLIENT_GONE_CODES = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_ABORTED', 'ABORT_ERR']);
+
+function errorName(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
