@@ -1,0 +1,192 @@
+import { z } from 'zod';
+import {
+  boolean, cookieName, headerName, hostPort, httpUrl, integer, list, oneOf, optional, origin, pemFile, text, version,
+  withDefault, type HostPort, type KeyIssue,
+} from './config/fields.js';
+import { redisMode, redisUrl, type RedisConfig } from './config/redis-mode.js';
+import { RULES, type RuleValues } from './config/rules.js';
+import {
+  encryptionKeys, generateEncryptionKeys, generateSessionSecrets, sessionSecrets, type EncryptionKey,
+} from './config/secrets.js';
+import { trustProxy, type TrustProxy } from './config/trust-proxy.js';
+
+export type { EncryptionKey, HostPort, KeyIssue, RedisConfig, TrustProxy };
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Every key the service reads, with its parser and default (DESIGN §2; documented in .env.example). */
+const FIELDS = {
+  NODE_ENV: withDefault(text, 'development'),
+  PORT: withDefault(integer(0, 65535), 8080),
+  HOST: withDefault(text, '0.0.0.0'),
+  TG_RESTPP_URL: optional(httpUrl),
+  TG_GSQL_URL: optional(httpUrl),
+  TG_VERSION: withDefault(version, '3.9.3'),
+  TG_TOKEN_LIFETIME: withDefault(integer(1), 2_592_000),
+  TOKEN_REFRESH_BEFORE: withDefault(integer(0), 600),
+  TG_CA_FILE: optional(pemFile),
+  REDIS_URL: optional(redisUrl),
+  REDIS_SENTINELS: optional(list(hostPort)),
+  REDIS_SENTINEL_NAME: optional(text),
+  REDIS_CLUSTER_NODES: optional(list(hostPort)),
+  REDIS_USERNAME: optional(text),
+  REDIS_PASSWORD: optional(text),
+  REDIS_SENTINEL_PASSWORD: optional(text),
+  REDIS_TLS: withDefault(boolean, false),
+  REDIS_COMMAND_TIMEOUT_MS: withDefault(integer(1), 800),
+  REDIS_PREFIX: withDefault(text, 'tgbff:'),
+  SESSION_SECRET: optional(sessionSecrets),
+  SESSION_ENCRYPTION_KEYS: optional(encryptionKeys),
+  SESSION_IDLE_TIMEOUT: withDefault(integer(1), 1800),
+  SESSION_ABSOLUTE_TIMEOUT: withDefault(integer(1), 43_200),
+  COOKIE_SECURE: withDefault(boolean, true),
+  COOKIE_NAME: optional(cookieName),
+  ALLOWED_ORIGINS: withDefault(list(origin), []),
+  CSRF_HEADER: withDefault(headerName, 'x-requested-with'),
+  RELAY_ALLOW: optional(text),
+  UPSTREAM_TIMEOUT_MS: withDefault(integer(1), 30_000),
+  MAX_BODY_BYTES: withDefault(integer(1), 1_048_576),
+  PASSWORD_LOGIN: withDefault(boolean, false),
+  ADMIN_ROUTES: withDefault(boolean, false),
+  TRUST_PROXY: withDefault(trustProxy, false),
+  LOG_LEVEL: withDefault(oneOf(LOG_LEVELS), 'info'),
+  SHUTDOWN_TIMEOUT_MS: withDefault(integer(0), 10_000),
+  LOGIN_RATE_LIMIT: withDefault(integer(1), 10),
+  LOGIN_RATE_WINDOW: withDefault(integer(1), 60),
+};
+
+type Values = { [K in keyof typeof FIELDS]: z.output<(typeof FIELDS)[K]> };
+
+export interface Config {
+  readonly nodeEnv: string;
+  readonly production: boolean;
+  readonly port: number;
+  readonly host: string;
+  readonly tigergraph: Readonly<{
+    restppUrl?: string;
+    gsqlUrl?: string;
+    version: string;
+    tokenLifetimeSeconds: number;
+    refreshBeforeSeconds: number;
+    /** PEM text of TG_CA_FILE, read once at start-up. */
+    ca?: string;
+  }>;
+  /** True when no TG_RESTPP_URL is set outside production: main runs the simulator in-process. */
+  readonly simulator: boolean;
+  readonly redis: Readonly<RedisConfig>;
+  readonly session: Readonly<{
+    /** First signs, all verify. */
+    secrets: readonly string[];
+    /** First encrypts, all decrypt. */
+    encryptionKeys: readonly Readonly<EncryptionKey>[];
+    idleTimeoutSeconds: number;
+    absoluteTimeoutSeconds: number;
+    cookieName: string;
+    cookieSecure: boolean;
+  }>;
+  readonly allowedOrigins: readonly string[];
+  /** Lower-case header name. */
+  readonly csrfHeader: string;
+  readonly trustProxy: TrustProxy;
+  /** Raw RELAY_ALLOW; the relay parses it. Undefined when unset. */
+  readonly relayAllow?: string;
+  readonly upstreamTimeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly passwordLogin: boolean;
+  readonly adminRoutes: boolean;
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+  readonly shutdownTimeoutMs: number;
+  readonly loginRateLimit: Readonly<{ max: number; windowSeconds: number }>;
+  /** Keys generated at random for this start (outside production only), so main can warn. */
+  readonly generated: readonly string[];
+}
+
+/** Start-up refusal: lists every bad key as `KEY: what is wrong`, never a value. */
+export class ConfigError extends Error {
+  readonly issues: readonly KeyIssue[];
+
+  constructor(issues: readonly KeyIssue[]) {
+    super(`Invalid configuration:\n${issues.map((i) => `  ${i.key}: ${i.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.issues = issues;
+  }
+}
+
+function parseFields(env: Record<string, string | undefined>) {
+  const values: Record<string, unknown> = {};
+  const issues: KeyIssue[] = [];
+  const bad = new Set<string>();
+  for (const [key, schema] of Object.entries(FIELDS)) {
+    const result = (schema as z.ZodType).safeParse(env[key]);
+    if (result.success) values[key] = result.data;
+    else {
+      bad.add(key);
+      for (const issue of result.error.issues) issues.push({ key, message: issue.message });
+    }
+  }
+  // Rules only read keys that parsed, so the partial record is safe to treat as complete for them.
+  return { values: values as Values, issues, bad };
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const { values: v, issues, bad } = parseFields(env);
+  for (const rule of RULES) {
+    if (rule.keys.every((k) => !bad.has(k))) issues.push(...rule.check(v as RuleValues));
+  }
+  const redisKeys = Object.keys(FIELDS).filter((k) => k.startsWith('REDIS_'));
+  const { redis, issues: redisIssues } = redisKeys.some((k) => bad.has(k)) ? { redis: undefined, issues: [] } : redisMode(v);
+  issues.push(...redisIssues);
+  if (issues.length > 0 || redis === undefined) throw new ConfigError(issues);
+  return deepFreeze(build(v, redis));
+}
+
+function build(v: Values, redis: RedisConfig): Config {
+  const production = v.NODE_ENV === 'production';
+  const generated: string[] = [];
+  const secrets = v.SESSION_SECRET ?? (generated.push('SESSION_SECRET'), generateSessionSecrets());
+  const keys = v.SESSION_ENCRYPTION_KEYS ?? (generated.push('SESSION_ENCRYPTION_KEYS'), generateEncryptionKeys());
+  return {
+    nodeEnv: v.NODE_ENV,
+    production,
+    port: v.PORT,
+    host: v.HOST,
+    tigergraph: {
+      ...(v.TG_RESTPP_URL !== undefined && { restppUrl: v.TG_RESTPP_URL }),
+      ...(v.TG_GSQL_URL !== undefined && { gsqlUrl: v.TG_GSQL_URL }),
+      version: v.TG_VERSION,
+      tokenLifetimeSeconds: v.TG_TOKEN_LIFETIME,
+      refreshBeforeSeconds: v.TOKEN_REFRESH_BEFORE,
+      ...(v.TG_CA_FILE !== undefined && { ca: v.TG_CA_FILE }),
+    },
+    simulator: v.TG_RESTPP_URL === undefined && !production,
+    redis,
+    session: {
+      secrets,
+      encryptionKeys: keys,
+      idleTimeoutSeconds: v.SESSION_IDLE_TIMEOUT,
+      absoluteTimeoutSeconds: v.SESSION_ABSOLUTE_TIMEOUT,
+      // The __Host- prefix is only honoured by browsers on Secure cookies.
+      cookieName: v.COOKIE_NAME ?? (v.COOKIE_SECURE ? '__Host-tgbff' : 'tgbff'),
+      cookieSecure: v.COOKIE_SECURE,
+    },
+    allowedOrigins: v.ALLOWED_ORIGINS,
+    csrfHeader: v.CSRF_HEADER,
+    trustProxy: v.TRUST_PROXY,
+    ...(v.RELAY_ALLOW !== undefined && { relayAllow: v.RELAY_ALLOW }),
+    upstreamTimeoutMs: v.UPSTREAM_TIMEOUT_MS,
+    maxBodyBytes: v.MAX_BODY_BYTES,
+    passwordLogin: v.PASSWORD_LOGIN,
+    adminRoutes: v.ADMIN_ROUTES,
+    logLevel: v.LOG_LEVEL,
+    shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    loginRateLimit: { max: v.LOGIN_RATE_LIMIT, windowSeconds: v.LOGIN_RATE_WINDOW },
+    generated,
+  };
+}
+
+/** Buffers cannot be frozen (typed arrays with elements); everything around them is. */
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value) || Object.isFrozen(value)) return value;
+  for (const child of Object.values(value)) deepFreeze(child);
+  return Object.freeze(value);
+}

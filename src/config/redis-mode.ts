@@ -1,0 +1,89 @@
+import { Invalid, type HostPort, type KeyIssue } from './fields.js';
+
+interface RedisCommon {
+  prefix: string;
+  username?: string;
+  password?: string;
+  tls: boolean;
+  commandTimeoutMs: number;
+}
+
+export type RedisConfig =
+  | { mode: 'memory'; prefix: string }
+  | ({ mode: 'standalone'; url: string } & RedisCommon)
+  | ({ mode: 'sentinel'; sentinels: HostPort[]; name: string; sentinelPassword?: string } & RedisCommon)
+  | ({ mode: 'cluster'; nodes: HostPort[] } & RedisCommon);
+
+export interface RedisInput {
+  REDIS_URL?: string | undefined;
+  REDIS_SENTINELS?: HostPort[] | undefined;
+  REDIS_SENTINEL_NAME?: string | undefined;
+  REDIS_SENTINEL_PASSWORD?: string | undefined;
+  REDIS_CLUSTER_NODES?: HostPort[] | undefined;
+  REDIS_USERNAME?: string | undefined;
+  REDIS_PASSWORD?: string | undefined;
+  REDIS_TLS: boolean;
+  REDIS_COMMAND_TIMEOUT_MS: number;
+  REDIS_PREFIX: string;
+}
+
+const MODE_KEYS = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
+
+/** Picks the one Redis mode the environment names; none means the embedded memory store. */
+export function redisMode(v: RedisInput): { redis?: RedisConfig; issues: KeyIssue[] } {
+  const issues: KeyIssue[] = [];
+  const named = MODE_KEYS.filter((k) => v[k] !== undefined);
+  if (named.length > 1) {
+    for (const key of named) issues.push({ key, message: `only one Redis mode may be set, found ${named.join(', ')}` });
+  }
+  const sentinelMode = named.length === 1 && named[0] === 'REDIS_SENTINELS';
+  if (sentinelMode && v.REDIS_SENTINEL_NAME === undefined) {
+    issues.push({ key: 'REDIS_SENTINEL_NAME', message: 'is required with REDIS_SENTINELS' });
+  }
+  if (!sentinelMode) {
+    for (const key of ['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_PASSWORD'] as const) {
+      if (v[key] !== undefined) issues.push({ key, message: 'only applies with REDIS_SENTINELS' });
+    }
+  }
+  if (named.length === 0) {
+    for (const key of ['REDIS_USERNAME', 'REDIS_PASSWORD'] as const) {
+      if (v[key] !== undefined) issues.push({ key, message: 'is set but no Redis mode (REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES) is' });
+    }
+  }
+  if (issues.length > 0) return { issues };
+
+  const common: RedisCommon = {
+    prefix: v.REDIS_PREFIX,
+    ...(v.REDIS_USERNAME !== undefined && { username: v.REDIS_USERNAME }),
+    ...(v.REDIS_PASSWORD !== undefined && { password: v.REDIS_PASSWORD }),
+    tls: v.REDIS_TLS || (v.REDIS_URL?.startsWith('rediss:') ?? false),
+    commandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS,
+  };
+  if (v.REDIS_URL !== undefined) return { redis: { mode: 'standalone', url: v.REDIS_URL, ...common }, issues };
+  if (v.REDIS_SENTINELS !== undefined) {
+    const redis: RedisConfig = {
+      mode: 'sentinel',
+      sentinels: v.REDIS_SENTINELS,
+      name: v.REDIS_SENTINEL_NAME as string,
+      ...(v.REDIS_SENTINEL_PASSWORD !== undefined && { sentinelPassword: v.REDIS_SENTINEL_PASSWORD }),
+      ...common,
+    };
+    return { redis, issues };
+  }
+  if (v.REDIS_CLUSTER_NODES !== undefined) return { redis: { mode: 'cluster', nodes: v.REDIS_CLUSTER_NODES, ...common }, issues };
+  return { redis: { mode: 'memory', prefix: v.REDIS_PREFIX }, issues };
+}
+
+/** redis:// or rediss:// (credentials in the URL are allowed; they are never echoed). */
+export function redisUrl(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:')) {
+    throw new Invalid('must be a redis:// or rediss:// URL');
+  }
+  return raw;
+}

@@ -1,0 +1,99 @@
+import type { KeyIssue } from './fields.js';
+
+/** The parsed env values rules look at (a subset of the schema's output). */
+export interface RuleValues {
+  NODE_ENV: string;
+  TG_RESTPP_URL: string | undefined;
+  TG_GSQL_URL: string | undefined;
+  TG_VERSION: string;
+  TG_TOKEN_LIFETIME: number;
+  TOKEN_REFRESH_BEFORE: number;
+  REDIS_URL: unknown;
+  REDIS_SENTINELS: unknown;
+  REDIS_CLUSTER_NODES: unknown;
+  SESSION_SECRET: unknown;
+  SESSION_ENCRYPTION_KEYS: unknown;
+  SESSION_IDLE_TIMEOUT: number;
+  SESSION_ABSOLUTE_TIMEOUT: number;
+  COOKIE_SECURE: boolean;
+  COOKIE_NAME: string | undefined;
+  PASSWORD_LOGIN: boolean;
+  ADMIN_ROUTES: boolean;
+}
+
+/** A check across keys; it runs only when every key it reads parsed, so it never sees a bad value. */
+export interface Rule {
+  keys: readonly (keyof RuleValues)[];
+  check(v: RuleValues): KeyIssue[];
+}
+
+const atLeast41 = (version: string) => {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > 4 || (major === 4 && minor >= 1);
+};
+
+function inProduction(keys: (keyof RuleValues)[], check: Rule['check']): Rule {
+  return { keys: ['NODE_ENV', ...keys], check: (v) => (v.NODE_ENV === 'production' ? check(v) : []) };
+}
+
+const when = (cond: boolean, key: string, message: string): KeyIssue[] => (cond ? [{ key, message }] : []);
+
+export const RULES: readonly Rule[] = [
+  {
+    keys: ['TOKEN_REFRESH_BEFORE', 'TG_TOKEN_LIFETIME'],
+    check: (v) =>
+      when(v.TOKEN_REFRESH_BEFORE >= v.TG_TOKEN_LIFETIME, 'TOKEN_REFRESH_BEFORE', 'must be less than TG_TOKEN_LIFETIME'),
+  },
+  {
+    keys: ['SESSION_ABSOLUTE_TIMEOUT', 'SESSION_IDLE_TIMEOUT'],
+    check: (v) =>
+      when(
+        v.SESSION_ABSOLUTE_TIMEOUT < v.SESSION_IDLE_TIMEOUT,
+        'SESSION_ABSOLUTE_TIMEOUT',
+        'must be at least SESSION_IDLE_TIMEOUT',
+      ),
+  },
+  {
+    // 4.1+ issues tokens from the GSQL server, so the data server URL alone is not enough.
+    keys: ['TG_VERSION', 'TG_RESTPP_URL', 'TG_GSQL_URL'],
+    check: (v) =>
+      when(
+        atLeast41(v.TG_VERSION) && v.TG_RESTPP_URL !== undefined && v.TG_GSQL_URL === undefined,
+        'TG_GSQL_URL',
+        'is required with TG_RESTPP_URL when TG_VERSION is 4.1 or later',
+      ),
+  },
+  {
+    keys: ['PASSWORD_LOGIN', 'ADMIN_ROUTES', 'TG_RESTPP_URL', 'TG_GSQL_URL'],
+    check: (v) =>
+      when(
+        (v.PASSWORD_LOGIN || v.ADMIN_ROUTES) && v.TG_RESTPP_URL !== undefined && v.TG_GSQL_URL === undefined,
+        'TG_GSQL_URL',
+        'is required when PASSWORD_LOGIN or ADMIN_ROUTES is enabled (they talk to the admin server)',
+      ),
+  },
+  {
+    keys: ['COOKIE_NAME', 'COOKIE_SECURE'],
+    check: (v) =>
+      when(
+        !v.COOKIE_SECURE && /^__(Host|Secure)-/.test(v.COOKIE_NAME ?? ''),
+        'COOKIE_NAME',
+        'the __Host- and __Secure- prefixes require COOKIE_SECURE=true',
+      ),
+  },
+  inProduction(['TG_RESTPP_URL'], (v) =>
+    when(v.TG_RESTPP_URL === undefined, 'TG_RESTPP_URL', 'is required in production (the simulator is for development only)'),
+  ),
+  inProduction(['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'], (v) =>
+    when(
+      v.REDIS_URL === undefined && v.REDIS_SENTINELS === undefined && v.REDIS_CLUSTER_NODES === undefined,
+      'REDIS_URL',
+      'a Redis mode (REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES) is required in production',
+    ),
+  ),
+  inProduction(['SESSION_SECRET'], (v) => when(v.SESSION_SECRET === undefined, 'SESSION_SECRET', 'is required in production')),
+  inProduction(['SESSION_ENCRYPTION_KEYS'], (v) =>
+    when(v.SESSION_ENCRYPTION_KEYS === undefined, 'SESSION_ENCRYPTION_KEYS', 'is required in production'),
+  ),
+  inProduction(['COOKIE_SECURE'], (v) => when(!v.COOKIE_SECURE, 'COOKIE_SECURE', 'must not be false in production')),
+];

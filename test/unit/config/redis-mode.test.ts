@@ -1,0 +1,61 @@
+import { loadConfig } from '../../../src/config.js';
+import { configErrorOf, keysOf } from './helpers.js';
+
+describe('config redis mode', () => {
+  it('when no Redis key is set, then the memory store is selected', () => {
+    expect(loadConfig({}).redis).toEqual({ mode: 'memory', prefix: 'tgbff:' });
+  });
+
+  it('when REDIS_URL is set, then standalone mode carries the URL, credentials, TLS flag and timeout', () => {
+    const { redis } = loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PASSWORD: 'pw', REDIS_TLS: 'true' });
+    expect(redis).toEqual({
+      mode: 'standalone',
+      url: 'redis://127.0.0.1:6379',
+      password: 'pw',
+      tls: true,
+      commandTimeoutMs: 800,
+      prefix: 'tgbff:',
+    });
+  });
+
+  it('when sentinels and a name are set, then sentinel mode lists each host and port', () => {
+    const { redis } = loadConfig({
+      REDIS_SENTINELS: 's1:26379, [::1]:26380,',
+      REDIS_SENTINEL_NAME: 'mymaster',
+      REDIS_SENTINEL_PASSWORD: 'spw',
+    });
+    expect(redis).toEqual({
+      mode: 'sentinel',
+      sentinels: [{ host: 's1', port: 26379 }, { host: '::1', port: 26380 }],
+      name: 'mymaster',
+      sentinelPassword: 'spw',
+      tls: false,
+      commandTimeoutMs: 800,
+      prefix: 'tgbff:',
+    });
+  });
+
+  it('when cluster nodes are set, then cluster mode lists them', () => {
+    const { redis } = loadConfig({ REDIS_CLUSTER_NODES: 'n1:7000,n2:7001', REDIS_PREFIX: 'app:' });
+    expect(redis).toMatchObject({ mode: 'cluster', nodes: [{ host: 'n1', port: 7000 }, { host: 'n2', port: 7001 }], prefix: 'app:' });
+  });
+
+  it('when two modes are set, then both keys are named as a conflict', () => {
+    const err = configErrorOf({ REDIS_URL: 'redis://a:1', REDIS_CLUSTER_NODES: 'n1:7000' });
+    expect(keysOf(err)).toEqual(['REDIS_URL', 'REDIS_CLUSTER_NODES']);
+    expect(err.message).toContain('only one Redis mode');
+  });
+
+  it('when sentinels lack a name, then REDIS_SENTINEL_NAME is named', () => {
+    expect(keysOf(configErrorOf({ REDIS_SENTINELS: 's1:26379' }))).toEqual(['REDIS_SENTINEL_NAME']);
+  });
+
+  it('when sentinel-only keys are set outside sentinel mode, then they are named', () => {
+    const err = configErrorOf({ REDIS_URL: 'redis://a:1', REDIS_SENTINEL_NAME: 'm', REDIS_SENTINEL_PASSWORD: 'x' });
+    expect(keysOf(err)).toEqual(['REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_PASSWORD']);
+  });
+
+  it('when Redis credentials are set without any mode, then they are named rather than silently ignored', () => {
+    expect(keysOf(configErrorOf({ REDIS_PASSWORD: 'pw' }))).toEqual(['REDIS_PASSWORD']);
+  });
+});
