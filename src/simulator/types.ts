@@ -21,6 +21,11 @@ export interface SimulatorOptions {
   now?: () => number;
   /** Quiet by default; pass a function to see one line per request. */
   log?: (line: string) => void;
+  /**
+   * On 3.6+ leave `expiration` out of POST token answers, so a client's "token alone" path (expiry =
+   * now + requested lifetime) can be exercised. Ignored before 3.6. Default false.
+   */
+  omitTokenExpiration?: boolean;
 }
 
 export interface SimulatorFaults {
@@ -46,6 +51,8 @@ export interface SeenRequest {
   auth?: 'ok' | 'missing' | 'invalid' | 'expired';
   status: number;
   at: number;
+  /** First 4 KiB of the request body as UTF-8, when there was a body. */
+  bodyText?: string;
 }
 
 export interface SimulatorHandle {

@@ -1,0 +1,58 @@
+import { delay, sendJson } from './http-server.js';
+import type { DemoGraph } from './demo-graph.js';
+import { restppError } from './restpp-errors.js';
+import type { Sim, SimRequest } from './sim-context.js';
+
+/** Installed demo queries: results as GSQL PRINT would give them, or an error to send. */
+type QueryResult = { results: unknown[] } | { code: string; message: string };
+
+export const DEMO_QUERIES = ['hello', 'friends', 'stream'] as const;
+
+export function runDemoQuery(graph: DemoGraph, name: string, params: Record<string, unknown>): QueryResult | undefined {
+  if (name === 'hello') {
+    return { results: [{ greeting: `Hello, ${String(params['name'] ?? 'World')}!` }] };
+  }
+  if (name === 'friends') {
+    const person = String(params['person'] ?? '');
+    // Text modelled on GSQL's vertex-parameter error; code inferred.
+    if (!graph.vertex('Person', person)) {
+      return { code: 'REST-30000', message: `Failed to convert user vertex id for parameter person: '${person}'` };
+    }
+    return { results: [{ person, friends: graph.friendsOf(person) }, { '@@edges': graph.friendEdges(person) }] };
+  }
+  return undefined;
+}
+
+const clampInt = (raw: unknown, fallback: number, max: number): number => {
+  const n = Number(raw);
+  return Number.isFinite(n) && n >= 0 ? Math.min(Math.floor(n), max) : fallback;
+};
+
+/**
+ * `stream`: a large answer written in chunks with pauses, so relays can be tested for streaming,
+ * back-pressure and client aborts. Stops writing when the client goes away.
+ */
+export async function streamQuery(sim: Sim, r: SimRequest, params: Record<string, unknown>): Promise<void> {
+  const chunks = clampInt(params['chunks'], 10, 100_000);
+  const delayMs = clampInt(params['delayMs'], 20, 10_000);
+  const chunkBytes = clampInt(params['chunkBytes'], 16_384, 1_048_576);
+  if (chunks === 0) return sendJson(r.res, 200, { version: sim.envelopeVersion, error: false, message: '', results: [] });
+  const { res } = r;
+  let closed = false;
+  res.on('close', () => { closed = true; });
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.write(`{"version":${JSON.stringify(sim.envelopeVersion)},"error":false,"message":"","results":[`);
+  const filler = 'x'.repeat(chunkBytes);
+  for (let i = 0; i < chunks && !closed; i++) {
+    if (i > 0 && delayMs > 0) await delay(delayMs);
+    if (closed) break;
+    const ok = res.write(`${i > 0 ? ',' : ''}{"chunk":${i},"data":"${filler}"}`);
+    if (!ok) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+  }
+  if (!closed) res.end(']}');
+}
+
+export function sendQueryResult(sim: Sim, r: SimRequest, outcome: QueryResult): void {
+  if ('code' in outcome) return restppError(sim, r.res, 400, outcome.code, outcome.message);
+  sendJson(r.res, 200, { version: sim.envelopeVersion, error: false, message: '', results: outcome.results });
+}

@@ -1,0 +1,39 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DemoGraph } from './demo-graph.js';
+import type { JwtSigner } from './jwt.js';
+import type { Recorder } from './recorder.js';
+import type { SimState } from './state.js';
+import type { SeenRequest, SimulatorFaults } from './types.js';
+import type { SimVersion } from './version.js';
+
+/** Everything the handlers of one simulator share. */
+export interface Sim {
+  version: SimVersion;
+  state: SimState;
+  jwt: JwtSigner;
+  recorder: Recorder;
+  graphs: Map<string, DemoGraph>;
+  authEnabled: boolean;
+  authFailureStatus: 401 | 403;
+  omitTokenExpiration: boolean;
+  latencyMs: number;
+  faults: SimulatorFaults;
+  /** RESTPP's `version` object: {api, schema} on 3.x, with `edition` first on 4.x. */
+  envelopeVersion: Record<string, unknown>;
+  log: ((line: string) => void) | undefined;
+}
+
+/** One request as the handlers see it. */
+export interface SimRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  method: string;
+  /** Without the /restpp prefix and without the query string. */
+  path: string;
+  query: URLSearchParams;
+  rawQuery: string;
+  body: Buffer;
+  bodyText: string;
+  /** The entry recorded for seen(); handlers fill in `auth`. */
+  seen: SeenRequest;
+}
