@@ -1,0 +1,101 @@
+import express, { type Express } from 'express';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from './observability/logger.js';
+import type { Metrics } from './observability/metrics.js';
+import type { Relay } from './relay/relay.js';
+import type { Cipher, Stores } from './store/types.js';
+import type { TokenBroker } from './tokens/token-broker.js';
+import { accessLog } from './http/access-log.js';
+import { apiRoute } from './http/api-route.js';
+import { authRoutes } from './http/auth-routes.js';
+import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { opsRoutes, type ReadinessCheck } from './http/ops-routes.js';
+import { requestId } from './http/request-id.js';
+import { requireSession } from './http/require-session.js';
+import { securityMiddleware } from './http/security.js';
+import { sessionMiddleware } from './http/session.js';
+
+export interface AppSettings {
+  cookieName: string;
+  cookieSecure: boolean;
+  sessionSecrets: readonly string[];
+  idleTimeoutSec: number;
+  absoluteTimeoutSec: number;
+  allowedOrigins: readonly string[];
+  csrfHeader: string;
+  trustProxy: boolean | number | string | readonly string[];
+  loginRateLimit: { max: number; windowSec: number };
+  /** Folder of the demo page; null serves none. */
+  publicDir?: string | null;
+}
+
+export interface AppDeps {
+  settings: AppSettings;
+  logger: Logger;
+  metrics: Metrics;
+  stores: Stores;
+  cipher: Cipher;
+  broker: TokenBroker;
+  relay: Relay;
+  readinessChecks: ReadinessCheck[];
+  isDraining: () => boolean;
+  now?: () => number;
+}
+
+export const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
+
+/** Builds the Express app from its dependencies. No env reads, no listen: main.ts and tests do that. */
+export function createApp(deps: AppDeps): Express {
+  const { settings, stores, metrics } = deps;
+  const now = deps.now ?? Date.now;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', settings.trustProxy);
+
+  app.use(requestId());
+  app.use(accessLog({ logger: deps.logger }));
+  app.use((_req, res, next) => {
+    metrics.activeRequests.inc();
+    res.once('close', () => metrics.activeRequests.dec());
+    next();
+  });
+  app.use(opsRoutes({ metrics, isDraining: deps.isDraining, checks: deps.readinessChecks }));
+  app.use(...securityMiddleware({ allowedOrigins: settings.allowedOrigins, csrfHeader: settings.csrfHeader }));
+
+  const session = sessionMiddleware({
+    store: stores.sessionStore,
+    cookieName: settings.cookieName,
+    secrets: settings.sessionSecrets,
+    cookieSecure: settings.cookieSecure,
+  });
+  const sessionDeps = {
+    cipher: deps.cipher,
+    tombstones: stores.tombstones,
+    absoluteTimeoutSec: settings.absoluteTimeoutSec,
+    now,
+  };
+  app.use(
+    '/auth',
+    session,
+    authRoutes({
+      ...sessionDeps,
+      broker: deps.broker,
+      tokens: stores.tokens,
+      rateLimiter: stores.rateLimiter,
+      logger: deps.logger,
+      metrics,
+      cookieName: settings.cookieName,
+      cookieSecure: settings.cookieSecure,
+      idleTimeoutSec: settings.idleTimeoutSec,
+      login: settings.loginRateLimit,
+    }),
+  );
+  app.all('/api/*splat', session, requireSession(sessionDeps), apiRoute({ relay: deps.relay, broker: deps.broker }));
+
+  const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
+  if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));
+
+  app.use(notFoundHandler);
+  app.use(errorHandler({ logger: deps.logger }));
+  return app;
+}

@@ -1,0 +1,64 @@
+import { Router, type Request, type Response } from 'express';
+import type { Metrics } from '../observability/metrics.js';
+
+export interface ReadinessCheck {
+  name: string;
+  /** Resolves when the dependency answers; rejects otherwise. */
+  check: () => Promise<void>;
+}
+
+export interface OpsRoutesDeps {
+  metrics: Metrics;
+  isDraining: () => boolean;
+  checks: ReadinessCheck[];
+  /** Bound on each readiness check, so a hung dependency makes /readyz answer 503, not hang. */
+  checkTimeoutMs?: number;
+}
+
+function withTimeout(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), ms);
+  });
+  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** Liveness, readiness and Prometheus metrics. No session, no CSRF: load balancers and scrapers call these. */
+export function opsRoutes(deps: OpsRoutesDeps): Router {
+  const router = Router();
+  const timeoutMs = deps.checkTimeoutMs ?? 1000;
+
+  router.get('/healthz', (_req: Request, res: Response) => {
+    res.set('Cache-Control', 'no-store').json({ status: 'ok' });
+  });
+
+  router.get('/readyz', async (_req: Request, res: Response) => {
+    const results: Record<string, string> = {};
+    if (deps.isDraining()) {
+      res.status(503).set('Cache-Control', 'no-store').json({ status: 'not_ready', reason: 'draining', checks: results });
+      return;
+    }
+    await Promise.all(
+      deps.checks.map(async ({ name, check }) => {
+        try {
+          await withTimeout(check(), timeoutMs);
+          results[name] = 'ok';
+        } catch {
+          results[name] = 'unavailable';
+        }
+      }),
+    );
+    const failed = Object.keys(results).filter((name) => results[name] !== 'ok');
+    const ready = failed.length === 0 && !deps.isDraining();
+    res
+      .status(ready ? 200 : 503)
+      .set('Cache-Control', 'no-store')
+      .json(ready ? { status: 'ready', checks: results } : { status: 'not_ready', reason: failed.length ? `${failed.join(', ')} unavailable` : 'draining', checks: results });
+  });
+
+  router.get('/metrics', async (_req: Request, res: Response) => {
+    res.set('Content-Type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+
+  return router;
+}

@@ -1,0 +1,63 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { AppError } from '../errors.js';
+import type { Cipher, TombstoneStore } from '../store/types.js';
+import type { TgSession } from './session-data.js';
+
+/** The logged-in session of a request, decrypted once, for the handlers after `requireSession`. */
+export interface SessionContext {
+  sid: string;
+  tg: TgSession;
+  secret: string;
+  /** Until the absolute timeout: token state never needs to outlive this. */
+  remainingMs: number;
+}
+
+export interface RequireSessionDeps {
+  cipher: Cipher;
+  tombstones: TombstoneStore;
+  absoluteTimeoutSec: number;
+  now: () => number;
+}
+
+const notAuthenticated = () => new AppError(401, 'not_authenticated', 'Not logged in');
+
+export function sessionContext(res: Response): SessionContext {
+  const ctx = res.locals.session as SessionContext | undefined;
+  if (!ctx) throw notAuthenticated();
+  return ctx;
+}
+
+function destroy(req: Request): Promise<void> {
+  return new Promise((resolve) => req.session.destroy(() => resolve()));
+}
+
+/**
+ * Lets a request through only with a live session: present, not tombstoned by a logout, within the
+ * absolute timeout (the idle timeout is the store TTL), and with a secret that still decrypts (a tampered
+ * or foreign-key value is a 401, never a 500).
+ */
+export function requireSession(deps: RequireSessionDeps): RequestHandler {
+  const absoluteMs = deps.absoluteTimeoutSec * 1000;
+  return (req: Request, res: Response, next: NextFunction) => {
+    const tg = req.session?.tg;
+    if (!tg) return next(notAuthenticated());
+    const sid = req.sessionID;
+    const remainingMs = tg.createdAt + absoluteMs - deps.now();
+    if (remainingMs <= 0) {
+      destroy(req).then(() => next(new AppError(401, 'session_expired', 'Session expired; log in again')), next);
+      return;
+    }
+    deps.tombstones.isDead(sid).then((dead) => {
+      if (dead) return next(notAuthenticated());
+      let secret: string;
+      try {
+        secret = deps.cipher.decrypt(tg.secret);
+      } catch {
+        destroy(req).then(() => next(new AppError(401, 'not_authenticated', 'Session is not valid; log in again')), next);
+        return;
+      }
+      res.locals.session = { sid, tg, secret, remainingMs } satisfies SessionContext;
+      next();
+    }, next);
+  };
+}

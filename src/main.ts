@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+import type { Server } from 'node:http';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { createService, type Upstream } from './service.js';
+import { startSimulator, type SimulatorHandle } from './simulator/index.js';
+
+/**
+ * The composition root: config → upstream (or the in-process simulator) → service → listen, and a
+ * graceful shutdown on SIGTERM/SIGINT (a second signal exits at once).
+ */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`tigergraph-bff: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  warnAboutDefaults(config, logger);
+
+  let simulator: SimulatorHandle | undefined;
+  let upstream: Upstream;
+  if (config.simulator) {
+    simulator = await startSimulator({ version: config.tigergraph.version });
+    upstream = { restppUrl: simulator.restppUrl, gsqlUrl: simulator.gsqlUrl, version: simulator.version };
+    const demo = simulator.createSecret({ alias: 'tgbff_demo' });
+    logger.warn({ restppUrl: simulator.restppUrl, gsqlUrl: simulator.gsqlUrl }, 'no TG_RESTPP_URL: running the TigerGraph simulator in-process');
+    // The one deliberate print of a secret: a throwaway simulator secret, so a developer can log in.
+    process.stdout.write(`\n  Demo secret for the built-in simulator (graph "social"): ${demo.value}\n\n`);
+  } else {
+    upstream = {
+      restppUrl: config.tigergraph.restppUrl as string,
+      ...(config.tigergraph.gsqlUrl && { gsqlUrl: config.tigergraph.gsqlUrl }),
+      version: config.tigergraph.version,
+    };
+  }
+
+  const service = await createService({ config, upstream, logger });
+  const server: Server = service.app.listen(config.port, config.host);
+  server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ port, host: config.host, upstream: upstream.restppUrl, redis: config.redis.mode }, 'listening');
+
+  let stopping = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    service.drain();
+    const deadline = setTimeout(() => {
+      logger.warn('shutdown deadline reached; closing remaining connections');
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    deadline.unref();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    clearTimeout(deadline);
+    await service.close();
+    await simulator?.close();
+    logger.info('stopped');
+    logger.flush?.();
+    process.exit(0);
+  };
+  process.on('SIGTERM', (s) => void shutdown(s));
+  process.on('SIGINT', (s) => void shutdown(s));
+}
+
+function warnAboutDefaults(config: Config, logger: Logger): void {
+  if (config.redis.mode === 'memory') {
+    logger.warn('no Redis configured: using the embedded memory store (one instance only; sessions vanish on restart)');
+  }
+  if (config.generated.length > 0) {
+    logger.warn({ keys: config.generated }, 'generated random values for unset keys; sessions will not survive a restart');
+  }
+  if (!config.session.cookieSecure) logger.warn('COOKIE_SECURE=false: the session cookie is sent over plain http');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`tigergraph-bff: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

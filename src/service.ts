@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { Express } from 'express';
+import { Agent, Pool, request } from 'undici';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import type { Logger } from './observability/logger.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
+import { DEFAULT_RELAY_ALLOW, parseRelayAllow } from './relay/allowlist.js';
+import { createRelay } from './relay/relay.js';
+import { createCipher } from './store/crypto.js';
+import { createMemoryStores, createRedisStores } from './store/create-stores.js';
+import { createRedisClient } from './store/redis.js';
+import type { Stores } from './store/types.js';
+import { createTokenApi } from './tigergraph/restpp-client.js';
+import { createTokenBroker, type TokenBroker } from './tokens/token-broker.js';
+
+/** The data-server and admin-server addresses the service talks to (the simulator's when it runs in-process). */
+export interface Upstream {
+  restppUrl: string;
+  gsqlUrl?: string;
+  version: string;
+}
+
+export interface Service {
+  app: Express;
+  stores: Stores;
+  broker: TokenBroker;
+  metrics: Metrics;
+  /** Readiness goes false at once; requests in flight carry on. */
+  drain(): void;
+  /** Closes Redis and the upstream connections. */
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  config: Config;
+  upstream: Upstream;
+  logger: Logger;
+  metrics?: Metrics;
+  now?: () => number;
+  instanceId?: string;
+  /** Lease TTL for cross-instance refreshes (tests shorten it). */
+  leaseTtlMs?: number;
+}
+
+/**
+ * The composition root's wiring, shared by main.ts and the tests: config in, a ready Express app and
+ * its closable resources out. Opens connections; reads no environment.
+ */
+export async function createService(options: ServiceOptions): Promise<Service> {
+  const { config, upstream, logger } = options;
+  const metrics = options.metrics ?? createMetrics();
+  const now = options.now ?? Date.now;
+  const cipher = createCipher([...config.session.encryptionKeys]);
+
+  let stores: Stores;
+  if (config.redis.mode === 'memory') {
+    stores = createMemoryStores({ cipher, sessionFallbackTtlSeconds: config.session.idleTimeoutSeconds });
+  } else {
+    const redis = createRedisClient(config.redis, { logger });
+    // A Redis that is down at start-up is not fatal: the client keeps reconnecting and /readyz says so.
+    await redis.connect().catch((err: unknown) => logger.warn({ err }, 'redis not reachable at start-up; retrying'));
+    stores = createRedisStores({
+      redis,
+      prefix: config.redis.prefix,
+      cipher,
+      metrics,
+      logger,
+      sessionFallbackTtlSeconds: config.session.idleTimeoutSeconds,
+    });
+  }
+
+  const tls = config.tigergraph.ca ? { ca: config.tigergraph.ca } : undefined;
+  const restppOrigin = new URL(upstream.restppUrl).origin;
+  const pool = new Pool(restppOrigin, { connections: 128, pipelining: 1, ...(tls && { connect: tls }) });
+  const tokenAgent = new Agent({ ...(tls && { connect: tls }) });
+  const api = createTokenApi({
+    restppUrl: upstream.restppUrl,
+    ...(upstream.gsqlUrl && { gsqlUrl: upstream.gsqlUrl }),
+    version: upstream.version,
+    dispatcher: tokenAgent,
+    timeoutMs: Math.min(config.upstreamTimeoutMs, 10_000),
+    now,
+  });
+  const broker = createTokenBroker({
+    api,
+    tokens: stores.tokens,
+    leases: stores.leases,
+    lifetimeSec: config.tigergraph.tokenLifetimeSeconds,
+    refreshBeforeSec: config.tigergraph.refreshBeforeSeconds,
+    ...(options.leaseTtlMs !== undefined && { leaseTtlMs: options.leaseTtlMs }),
+    now,
+    instanceId: options.instanceId ?? randomUUID(),
+    metrics,
+    logger,
+  });
+  const relay = createRelay({
+    dispatcher: pool,
+    upstreamUrl: upstream.restppUrl,
+    allow: parseRelayAllow(config.relayAllow ?? DEFAULT_RELAY_ALLOW),
+    upstreamTimeoutMs: config.upstreamTimeoutMs,
+    maxBodyBytes: config.maxBodyBytes,
+    csrfHeader: config.csrfHeader,
+    metrics,
+    logger,
+  });
+
+  let draining = false;
+  const app = createApp({
+    settings: {
+      cookieName: config.session.cookieName,
+      cookieSecure: config.session.cookieSecure,
+      sessionSecrets: config.session.secrets,
+      idleTimeoutSec: config.session.idleTimeoutSeconds,
+      absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,
+      allowedOrigins: config.allowedOrigins,
+      csrfHeader: config.csrfHeader,
+      trustProxy: config.trustProxy,
+      loginRateLimit: { max: config.loginRateLimit.max, windowSec: config.loginRateLimit.windowSeconds },
+    },
+    logger,
+    metrics,
+    stores,
+    cipher,
+    broker,
+    relay,
+    readinessChecks: [
+      { name: 'store', check: () => stores.ping() },
+      { name: 'upstream', check: () => reachable(pool, upstream.restppUrl) },
+    ],
+    isDraining: () => draining,
+    now,
+  });
+
+  return {
+    app,
+    stores,
+    broker,
+    metrics,
+    drain() {
+      draining = true;
+    },
+    async close() {
+      await Promise.allSettled([stores.close(), pool.close(), tokenAgent.close(), api.close()]);
+    },
+  };
+}
+
+/** Any HTTP answer from the data server counts: a 401 from an auth-enabled /echo still proves it is up. */
+async function reachable(pool: Pool, restppUrl: string): Promise<void> {
+  const url = new URL(restppUrl);
+  const path = `${url.pathname.replace(/\/$/, '')}/echo`;
+  const res = await request(`${url.origin}${path}`, { dispatcher: pool, method: 'GET', headersTimeout: 1000, bodyTimeout: 1000 });
+  await res.body.dump();
+}

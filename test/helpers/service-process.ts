@@ -1,0 +1,65 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+
+export interface ServiceProcess {
+  port: number;
+  url: string;
+  proc: ChildProcess;
+  /** Everything the process wrote, stdout and stderr. */
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  kill(): Promise<void>;
+}
+
+const MAIN = path.resolve('dist/main.js');
+
+/**
+ * Starts the compiled service (dist/main.js, built by the jest globalSetup) as a child process with the
+ * given environment and PORT=0, and resolves once it logged the port it listens on.
+ */
+export async function startServiceProcess(env: Record<string, string>, timeoutMs = 15000): Promise<ServiceProcess> {
+  const proc = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start in ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    let found = false;
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (found) return;
+      const match = /"msg":"listening"[^\n]*"port":(\d+)|"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
+      if (match) {
+        found = true;
+        clearTimeout(timer);
+        resolve(Number(match[1] ?? match[2]));
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.once('exit', (code) => {
+      if (found) return;
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before listening:\n${out}`));
+    });
+  });
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    proc,
+    output: () => out,
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode !== null) return proc.exitCode;
+      proc.kill(signal);
+      const [code] = (await once(proc, 'exit')) as [number | null];
+      return code;
+    },
+    async kill() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGKILL');
+      await once(proc, 'exit');
+    },
+  };
+}
