@@ -1,0 +1,111 @@
+import request from 'supertest';
+import { LISTED, securityApp } from './security-app.js';
+
+const XRW = 'X-Requested-With';
+const HOST = 'bff.example.com:8443';
+
+describe('CSRF guard', () => {
+  it.each([
+    ['POST', '/auth/login'],
+    ['POST', '/auth/logout'],
+    ['DELETE', '/admin/secrets/a'],
+    ['GET', '/api/query/social/q'],
+    ['POST', '/api/graph/social'],
+  ])('when %s %s lacks the CSRF header, then it is refused with 403 csrf_rejected and not handled', async (method, path) => {
+    const { app, hits } = securityApp();
+    const res = await request(app)[method.toLowerCase() as 'get'](path);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: { code: 'csrf_rejected', message: 'Missing required header x-requested-with' } });
+    expect(hits).toEqual([]);
+  });
+
+  it('when the CSRF header is present but empty, then the request is refused', async () => {
+    const { app, hits } = securityApp();
+    const res = await request(app).post('/auth/login').set(XRW, ' ');
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('csrf_rejected');
+    expect(hits).toEqual([]);
+  });
+
+  it.each([
+    ['GET', '/auth/session'],
+    ['HEAD', '/auth/session'],
+    ['GET', '/'],
+    ['POST', '/elsewhere'],
+  ])('when %s %s is sent without the header, then it passes (not guarded)', async (method, path) => {
+    const { app, hits } = securityApp();
+    const res = await request(app)[method.toLowerCase() as 'get'](path);
+    expect(res.status).toBe(200);
+    expect(hits).toEqual([`${method} ${path}`]);
+  });
+
+  it('when the header is present and no Origin is sent, then the request passes', async () => {
+    const { app, hits } = securityApp();
+    const res = await request(app).post('/auth/login').set(XRW, 'XMLHttpRequest');
+    expect(res.status).toBe(200);
+    expect(hits).toEqual(['POST /auth/login']);
+  });
+
+  it('when the Origin is listed in ALLOWED_ORIGINS, then the request passes', async () => {
+    const { app } = securityApp();
+    const res = await request(app).post('/api/graph/social').set(XRW, '1').set('Origin', LISTED);
+    expect(res.status).toBe(200);
+  });
+
+  it('when the Origin is the service itself (from Host), then the request passes', async () => {
+    const { app } = securityApp();
+    const res = await request(app).post('/auth/login').set('Host', HOST).set(XRW, '1').set('Origin', `http://${HOST}`);
+    expect(res.status).toBe(200);
+  });
+
+  it.each([
+    ['a foreign site', 'https://evil.example.com'],
+    ['a listed host on another scheme', 'http://app.example.com'],
+    ['a listed host on another port', 'https://app.example.com:8443'],
+    ['the opaque null origin', 'null'],
+    ['our host on the wrong scheme', `https://${HOST}`],
+  ])('when the Origin is %s, then the request is refused with 403 csrf_rejected', async (_what, origin) => {
+    const { app, hits } = securityApp();
+    const res = await request(app).post('/auth/login').set('Host', HOST).set(XRW, '1').set('Origin', origin);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: { code: 'csrf_rejected', message: 'Origin not allowed' } });
+    expect(hits).toEqual([]);
+  });
+
+  it('when a custom CSRF header is configured, then that header is the one required', async () => {
+    const { app } = securityApp({ csrfHeader: 'x-csrf' });
+    expect((await request(app).post('/auth/login').set(XRW, '1')).status).toBe(403);
+    expect((await request(app).post('/auth/login').set('X-CSRF', '1')).status).toBe(200);
+  });
+});
+
+describe('CSRF guard behind a proxy', () => {
+  const forwarded = (app: Parameters<typeof request>[0]) =>
+    request(app)
+      .post('/auth/login')
+      .set('Host', 'internal:8080')
+      .set('X-Forwarded-Proto', 'https')
+      .set('X-Forwarded-Host', 'bff.example.com')
+      .set(XRW, '1')
+      .set('Origin', 'https://bff.example.com');
+
+  it.each([
+    ['true', true],
+    ['a hop count', 1],
+    ['a loopback list', ['loopback']],
+    ['an address list string', '127.0.0.1, ::1'],
+  ])('when the proxy is trusted (%s), then the forwarded origin counts as our own', async (_what, trustProxy) => {
+    const res = await forwarded(securityApp({ trustProxy }).app);
+    expect(res.status).toBe(200);
+  });
+
+  it.each([
+    ['unset', undefined],
+    ['false', false],
+    ['a list without the peer', ['10.0.0.0/8']],
+  ])('when the proxy is not trusted (%s), then forwarded headers are ignored and the origin is refused', async (_what, trustProxy) => {
+    const res = await forwarded(securityApp(trustProxy === undefined ? {} : { trustProxy }).app);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('csrf_rejected');
+  });
+});
