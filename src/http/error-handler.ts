@@ -1,0 +1,68 @@
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { AppError, isAppError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import { requestIdOf } from './request-id.js';
+
+/** body-parser and raw-body errors carry a stable `type`; map on it, never on message text. */
+const BODY_ERRORS: Record<string, [number, string, string]> = {
+  'entity.parse.failed': [400, 'invalid_request', 'Request body is not valid JSON'],
+  'entity.too.large': [413, 'payload_too_large', 'Request body is too large'],
+  'entity.verify.failed': [403, 'invalid_request', 'Request body was rejected'],
+  'request.aborted': [400, 'request_aborted', 'Request was aborted'],
+  'request.size.invalid': [400, 'invalid_request', 'Request body length does not match Content-Length'],
+  'encoding.unsupported': [415, 'unsupported_encoding', 'Content encoding is not supported'],
+  'charset.unsupported': [415, 'unsupported_charset', 'Request charset is not supported'],
+  'parameters.too.many': [413, 'payload_too_large', 'Too many parameters'],
+};
+
+/** Other client errors raised by Express or its helpers (http-errors), by status. */
+const STATUS_ERRORS: Record<number, [string, string]> = {
+  400: ['invalid_request', 'Invalid request'],
+  404: ['not_found', 'Not found'],
+  405: ['method_not_allowed', 'Method not allowed'],
+  413: ['payload_too_large', 'Request body is too large'],
+  415: ['unsupported_media_type', 'Unsupported media type'],
+};
+
+function toAppError(err: unknown): AppError {
+  if (isAppError(err)) return err;
+  const e = (typeof err === 'object' && err !== null ? err : {}) as { type?: unknown; status?: unknown; statusCode?: unknown };
+  const known = typeof e.type === 'string' ? BODY_ERRORS[e.type] : undefined;
+  if (known) return new AppError(known[0], known[1], known[2], { cause: err });
+  const status = typeof e.status === 'number' ? e.status : e.statusCode;
+  const byStatus = typeof status === 'number' ? STATUS_ERRORS[status] : undefined;
+  if (byStatus && typeof status === 'number') return new AppError(status, byStatus[0], byStatus[1], { cause: err });
+  return new AppError(500, 'internal_error', 'Internal error', { cause: err });
+}
+
+/**
+ * The one error middleware, registered last. Clients get `{"error":{"code","message"}}` only; causes,
+ * stacks and detail go to the log with the request id.
+ */
+export function errorHandler(deps: { logger: Logger }): ErrorRequestHandler {
+  const { logger } = deps;
+  return (err, req, res, _next) => {
+    const appError = toAppError(err);
+    const context = { requestId: requestIdOf(res), method: req.method, path: req.path, code: appError.code };
+    if (res.headersSent) {
+      // A half-sent response cannot be turned into an error; cutting the connection tells the client it failed.
+      logger.error({ ...context, err }, 'error after response started');
+      req.socket.destroy();
+      return;
+    }
+    if (appError.status >= 500) logger.error({ ...context, err: appError.cause ?? err }, appError.message);
+    else logger.debug({ ...context, status: appError.status }, appError.message);
+    send(res, appError);
+  };
+}
+
+export const notFoundHandler: RequestHandler = (_req, _res, next) => {
+  next(new AppError(404, 'not_found', 'Not found'));
+};
+
+function send(res: Response, error: AppError): void {
+  res.status(error.status);
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  res.setHeader('Cache-Control', 'no-store');
+  res.json({ error: { code: error.code, message: error.message } });
+}
