@@ -1,0 +1,52 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import type { SimulatorOptions } from './types.js';
+
+const schema = z
+  .object({
+    users: z
+      .array(
+        z.object({
+          name: z.string().min(1),
+          password: z.string(),
+          graphs: z.array(z.string().min(1)).optional(),
+          superuser: z.boolean().optional(),
+        }).strict(),
+      )
+      .optional(),
+    graphs: z.array(z.string().min(1)).optional(),
+    secrets: z
+      .array(
+        z.object({
+          user: z.string().min(1).optional(),
+          graph: z.string().min(1).optional(),
+          alias: z.string().min(1),
+          value: z.string().min(8),
+        }).strict(),
+      )
+      .optional(),
+  })
+  .strict();
+
+export type SimConfigFile = Pick<SimulatorOptions, 'users' | 'graphs' | 'secrets'>;
+
+/** Reads the --config JSON; errors name the file and the offending field, never a value. */
+export async function loadSimConfig(path: string): Promise<SimConfigFile> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`cannot read simulator config ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`invalid simulator config ${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  const { users, graphs, secrets } = parsed.data;
+  return {
+    ...(users && { users: users.map((u) => ({ name: u.name, password: u.password, ...(u.graphs && { graphs: u.graphs }), ...(u.superuser !== undefined && { superuser: u.superuser }) })) }),
+    ...(graphs && { graphs }),
+    ...(secrets && { secrets: secrets.map((s) => ({ alias: s.alias, value: s.value, ...(s.user && { user: s.user }), ...(s.graph && { graph: s.graph }) })) }),
+  };
+}
