@@ -1,0 +1,105 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { INTO_REFRESH_WINDOW_MS, SESSION_TTL_MS, counterValue, newSid, startRig, type Rig } from './rig.js';
+import { STORE_KINDS } from './stores.js';
+
+/** Polls a condition the test cannot await directly; the bound is generous, not a timing claim. */
+async function until(condition: () => boolean, maxMs = 5_000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe.each(STORE_KINDS)('rejected tokens and logout, %s store', (store) => {
+  let rig: Rig;
+  beforeEach(async () => {
+    rig = await startRig({ store, prefix: 'tgbff-test-broker-rejected:' });
+  });
+  afterEach(async () => rig.close());
+
+  it('when upstream rejects the stored token, then replaceRejected drops it and mints exactly once', async () => {
+    const broker = rig.broker();
+    const sid = newSid();
+    const first = await broker.token(sid, rig.secret, SESSION_TTL_MS);
+    rig.sim.revokeToken(first.token);
+    rig.sim.resetCounts();
+
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => broker.replaceRejected(sid, rig.secret, first.token, SESSION_TTL_MS)),
+    );
+
+    expect(rig.count('POST /requesttoken')).toBe(1);
+    expect(rig.tokenCalls()).toBe(1);
+    const fresh = results[0]!;
+    expect(fresh.token).not.toBe(first.token);
+    expect(results.every((r) => r.token === fresh.token)).toBe(true);
+    expect((await rig.stores.tokens.get(sid))?.token).toBe(fresh.token);
+  });
+
+  it('when the rejected token was already replaced, then replaceRejected keeps the current one and does not mint', async () => {
+    const broker = rig.broker();
+    const sid = newSid();
+    const first = await broker.token(sid, rig.secret, SESSION_TTL_MS);
+    const second = await broker.replaceRejected(sid, rig.secret, first.token, SESSION_TTL_MS);
+    rig.sim.resetCounts();
+
+    // A slow request that still carried the first token reports its rejection late.
+    const late = await broker.replaceRejected(sid, rig.secret, first.token, SESSION_TTL_MS);
+
+    expect(late).toEqual(second);
+    expect(rig.tokenCalls()).toBe(0);
+    expect(await rig.stores.tokens.get(sid)).toEqual(second);
+  });
+
+  it('when a rejection arrives while a refresh of that token runs, then the rejected token is not handed back', async () => {
+    const broker = rig.broker();
+    const sid = newSid();
+    const first = await broker.token(sid, rig.secret, SESSION_TTL_MS);
+    rig.clock.advance(INTO_REFRESH_WINDOW_MS);
+    rig.sim.setFaults({ tokenLatencyMs: 200 });
+    rig.sim.resetCounts();
+
+    const refreshing = broker.token(sid, rig.secret, SESSION_TTL_MS);
+    // Join while the PUT is on the wire, so the flight joined will hand back the rejected token.
+    await until(() => rig.count('PUT /requesttoken') === 1);
+    const viaReject = await broker.replaceRejected(sid, rig.secret, first.token, SESSION_TTL_MS);
+
+    expect((await refreshing).token).toBe(first.token);
+    expect(viaReject.token).not.toBe(first.token);
+    expect(rig.count('POST /requesttoken')).toBe(1);
+    expect((await rig.stores.tokens.get(sid))?.token).toBe(viaReject.token);
+  });
+
+  it('when a session logs out, then its token is deleted upstream and in the store', async () => {
+    const broker = rig.broker();
+    const sid = newSid();
+    const state = await broker.token(sid, rig.secret, SESSION_TTL_MS);
+    rig.sim.resetCounts();
+
+    await broker.revoke(sid, rig.secret);
+
+    expect(rig.count('DELETE /requesttoken')).toBe(1);
+    expect(rig.sim.tokens().map((t) => t.token)).not.toContain(state.token);
+    expect(await rig.stores.tokens.get(sid)).toBeNull();
+    expect(await counterValue(rig.metrics.tokenCalls, { op: 'delete', result: 'ok' })).toBe(1);
+  });
+
+  it('when the token is already gone upstream at logout, then revoke succeeds and clears the state', async () => {
+    const broker = rig.broker();
+    const sid = newSid();
+    const state = await broker.token(sid, rig.secret, SESSION_TTL_MS);
+    rig.sim.revokeToken(state.token);
+    rig.sim.resetCounts();
+
+    await broker.revoke(sid, rig.secret);
+
+    expect(rig.count('DELETE /requesttoken')).toBe(1);
+    expect(await rig.stores.tokens.get(sid)).toBeNull();
+  });
+
+  it('when a session never had a token, then revoke makes no upstream call', async () => {
+    await rig.broker().revoke(newSid(), rig.secret);
+    expect(rig.tokenCalls()).toBe(0);
+  });
+});
