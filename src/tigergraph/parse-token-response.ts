@@ -60,6 +60,9 @@ export function parseExpiration(value: unknown, nowMs: number): number | undefin
 export type TokenOp = 'request' | 'refresh' | 'delete';
 
 const VERB: Record<TokenOp, string> = { request: 'generate', refresh: 'refresh', delete: 'delete' };
+// REST-1101 is attested (query-string credentials on 3.5+); REST-1104 is the simulator's inferred
+// code for a malformed token request (missing graph, bad lifetime).
+const BAD_REQUEST_CODES = new Set(['REST-1101', 'REST-1104']);
 const INVALID_CREDENTIAL_CODES = new Set(['REST-10016', 'REST-10018', 'REST-10019']);
 
 /**
@@ -82,7 +85,7 @@ export function classifyTokenFailure(
   if (env.code === 'REST-3300') {
     return new TigerGraphError('token_not_found', `The token does not exist: ${quoted}`, options);
   }
-  if (env.code === 'REST-1101' || status === 400) {
+  if ((env.code !== undefined && BAD_REQUEST_CODES.has(env.code)) || status === 400) {
     return new TigerGraphError('bad_request', `Token ${op} refused: ${quoted}`, options);
   }
   if (status === 401 || status === 403 || (env.code !== undefined && INVALID_CREDENTIAL_CODES.has(env.code))) {
