@@ -33,10 +33,12 @@ export function trustsPeer(setting: TrustProxySetting): (address: string | undef
 const firstValue = (header: string | undefined) => header?.split(',')[0]?.trim() || undefined;
 
 /**
- * The origin the browser used to reach us: scheme and host, from X-Forwarded-Proto/Host only when the
- * peer is a trusted proxy (as Express does for req.protocol and req.host). Null when unknowable.
+ * The origin the browser used to reach us: scheme and host, taking X-Forwarded-Proto/Host only when the
+ * peer is a trusted proxy. Without an explicit `trusted`, Express's own req.protocol/req.host decide (they
+ * follow the app's `trust proxy` setting). Null when unknowable.
  */
-export function ownOrigin(req: Request, trusted: (address: string | undefined) => boolean): string | null {
+export function ownOrigin(req: Request, trusted?: (address: string | undefined) => boolean): string | null {
+  if (trusted === undefined) return req.host ? normalizeOrigin(`${req.protocol}://${req.host}`) : null;
   const viaProxy = trusted(req.socket.remoteAddress);
   const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
   const proto = (viaProxy ? firstValue(req.get('x-forwarded-proto')) : undefined) ?? (encrypted ? 'https' : 'http');

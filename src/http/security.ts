@@ -7,7 +7,10 @@ export interface SecurityOptions {
   allowedOrigins: readonly string[];
   /** Header name a cross-site form or image cannot send; any non-empty value passes. */
   csrfHeader: string;
-  /** Decides whether X-Forwarded-Proto/Host count when working out our own origin (default: no). */
+  /**
+   * Whether X-Forwarded-Proto/Host count when working out our own origin. Unset: the app's own
+   * `trust proxy` setting decides (through req.protocol and req.host).
+   */
   trustProxy?: TrustProxySetting;
 }
 
@@ -70,7 +73,7 @@ export function corsMiddleware(options: Pick<SecurityOptions, 'allowedOrigins' |
  */
 export function csrfGuard(options: SecurityOptions): RequestHandler {
   const allowed = new Set(options.allowedOrigins.map((o) => normalizeOrigin(o)).filter((o) => o !== null));
-  const trusted = trustsPeer(options.trustProxy ?? false);
+  const trusted = options.trustProxy === undefined ? undefined : trustsPeer(options.trustProxy);
   const header = options.csrfHeader;
   return (req, _res, next) => {
     if (!isGuarded(req.method, req.path)) return next();

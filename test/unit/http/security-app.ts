@@ -6,9 +6,13 @@ import { silentLogger } from '../../../src/observability/logger.js';
 export const LISTED = 'https://app.example.com';
 
 /** A tiny app with the security stack and routes that record that they ran. */
-export function securityApp(options: Partial<SecurityOptions> = {}): { app: Express; hits: string[] } {
+export function securityApp(
+  options: Partial<SecurityOptions> = {},
+  appTrustProxy?: boolean,
+): { app: Express; hits: string[] } {
   const hits: string[] = [];
   const app = express();
+  if (appTrustProxy !== undefined) app.set('trust proxy', appTrustProxy);
   app.use(...securityMiddleware({ allowedOrigins: [LISTED], csrfHeader: 'x-requested-with', ...options }));
   app.all('/{*rest}', (req, res) => {
     hits.push(`${req.method} ${req.path}`);

@@ -99,8 +99,13 @@ describe('CSRF guard behind a proxy', () => {
     expect(res.status).toBe(200);
   });
 
+  it('when no option is given but the app trusts its proxy, then the app setting decides and the origin counts', async () => {
+    const res = await forwarded(securityApp({}, true).app);
+    expect(res.status).toBe(200);
+  });
+
   it.each([
-    ['unset', undefined],
+    ['unset, app untrusting', undefined],
     ['false', false],
     ['a list without the peer', ['10.0.0.0/8']],
   ])('when the proxy is not trusted (%s), then forwarded headers are ignored and the origin is refused', async (_what, trustProxy) => {
