@@ -1,0 +1,69 @@
+import type { Logger } from '../observability/logger.js';
+import { sessionKeys } from './keys.js';
+import { createMemoryLeaseStore } from './memory-lease.js';
+import { createMemoryRateLimiter } from './memory-rate-limiter.js';
+import { MemorySessionStore } from './memory-session-store.js';
+import { createMemoryTokenStore } from './memory-token-store.js';
+import { createMemoryTombstones } from './memory-tombstones.js';
+import type { RedisClient } from './redis.js';
+import { createRedisLeaseStore } from './redis-lease.js';
+import { createRedisRateLimiter } from './redis-rate-limiter.js';
+import { createSessionClient } from './redis-session-client.js';
+import { createRedisTokenStore } from './redis-token-store.js';
+import { createRedisTombstones } from './redis-tombstones.js';
+import { createRedisSessionStore } from './session-store.js';
+import { createGuard, type StoreMetrics } from './store-error.js';
+import type { Cipher, Stores } from './types.js';
+
+export interface RedisStoresOptions {
+  /** Owned by the stores from here on: `close()` quits it. */
+  redis: RedisClient;
+  /** e.g. `tgbff:`; every key starts with it. */
+  prefix: string;
+  cipher: Cipher;
+  metrics?: StoreMetrics;
+  logger?: Logger;
+  /** Session TTL when a session has no cookie expiry; normally the cookie's maxAge decides. */
+  sessionFallbackTtlSeconds?: number;
+}
+
+export function createRedisStores(options: RedisStoresOptions): Stores {
+  const { redis, cipher, logger } = options;
+  const keys = sessionKeys(options.prefix);
+  const guard = createGuard(options.metrics);
+  const client = createSessionClient({ redis, keys, guard });
+  return {
+    tokens: createRedisTokenStore({ redis, keys, cipher, guard, ...(logger ? { logger } : {}) }),
+    leases: createRedisLeaseStore({ redis, keys, guard }),
+    tombstones: createRedisTombstones({ redis, keys, guard }),
+    rateLimiter: createRedisRateLimiter({ redis, keys, guard }),
+    sessionStore: createRedisSessionStore({ client, fallbackTtlSeconds: options.sessionFallbackTtlSeconds ?? 86_400 }),
+    async ping() {
+      await guard(() => redis.ping());
+    },
+    async close() {
+      // QUIT lets in-flight replies arrive; when Redis is already gone it fails, and we just drop the socket.
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+/** Embedded single-instance storage; nothing in it keeps the process alive. */
+export function createMemoryStores(options: { cipher: Cipher; sessionFallbackTtlSeconds?: number }): Stores {
+  const tokens = createMemoryTokenStore({ cipher: options.cipher });
+  const leases = createMemoryLeaseStore();
+  const tombstones = createMemoryTombstones();
+  const rateLimiter = createMemoryRateLimiter();
+  const sessionStore = new MemorySessionStore(options.sessionFallbackTtlSeconds);
+  return {
+    tokens,
+    leases,
+    tombstones,
+    rateLimiter,
+    sessionStore,
+    ping: async () => undefined,
+    async close() {
+      for (const part of [tokens, leases, tombstones, rateLimiter, sessionStore]) part.close();
+    },
+  };
+}

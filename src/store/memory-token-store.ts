@@ -1,0 +1,36 @@
+import { ExpiringMap } from './memory-expiring-map.js';
+import type { Cipher, TokenStore } from './types.js';
+
+interface Stored {
+  sealed: string;
+  expiresAt: number;
+  version: number;
+}
+
+/** Encrypts like the Redis store, so a heap dump of a dev instance shows no tokens either. */
+export function createMemoryTokenStore(deps: { cipher: Cipher }): TokenStore & { close(): void } {
+  const { cipher } = deps;
+  const map = new ExpiringMap<Stored>();
+  const read = (sid: string): string | undefined => {
+    const stored = map.get(sid);
+    return stored && cipher.decrypt(stored.sealed);
+  };
+  return {
+    async get(sid) {
+      const stored = map.get(sid);
+      if (!stored) return null;
+      return { token: cipher.decrypt(stored.sealed), expiresAt: stored.expiresAt, version: stored.version };
+    },
+    async set(sid, state, ttlMs) {
+      map.set(sid, { sealed: cipher.encrypt(state.token), expiresAt: state.expiresAt, version: state.version }, ttlMs);
+    },
+    async deleteIfToken(sid, token) {
+      if (read(sid) !== token) return false;
+      return map.delete(sid);
+    },
+    async delete(sid) {
+      map.delete(sid);
+    },
+    close: () => map.close(),
+  };
+}

@@ -1,0 +1,29 @@
+import { AppError } from '../errors.js';
+
+/** The part of the service metrics the stores touch; optional so library callers can skip metrics. */
+export interface StoreMetrics {
+  redisErrors: { inc(): void };
+}
+
+export const storeUnavailable = (cause: unknown): AppError =>
+  new AppError(503, 'store_unavailable', 'Session store unavailable', {
+    cause,
+    headers: { 'Retry-After': '1' },
+  });
+
+export type Guard = <T>(op: () => Promise<T>) => Promise<T>;
+
+/**
+ * Wraps a Redis round trip so any failure (refused, timed out, script error) reaches the HTTP layer as
+ * one 503 it knows how to answer, and is counted once.
+ */
+export function createGuard(metrics?: StoreMetrics): Guard {
+  return async (op) => {
+    try {
+      return await op();
+    } catch (err) {
+      metrics?.redisErrors.inc();
+      throw storeUnavailable(err);
+    }
+  };
+}
