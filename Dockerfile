@@ -39,7 +39,7 @@ USER node
 EXPOSE 8080
 # Liveness only (/healthz): /readyz also fails while Redis or the data server is down, and a
 # container restart would not fix either. The image has no curl, so Node's own fetch does the probe.
-HEALTHCHECK --interval=15s --timeout=3s --start-period=15s --retries=3 \
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # `node` directly, not `npm start`: npm does not forward SIGTERM, and the service drains on SIGTERM
 # itself (stops taking requests, finishes in-flight ones, closes Redis). As PID 1 Node gets signals only
