@@ -1,0 +1,71 @@
+import { maskSecret, TigerGraphError } from './errors.js';
+import { createGsqlClient, type GsqlClient } from './gsql-client.js';
+import { parseCreateSecret, parseDropSecret, parseShowSecrets } from './parse-gsql-output.js';
+import { restCreateSecret, restDropSecret, restListSecrets } from './rest-secrets.js';
+import type { AdminCredentials, ClientOptions, SecretApi } from './types.js';
+import { wireEraOf } from './version.js';
+
+export type SecretApiOptions = Omit<ClientOptions, 'restppUrl' | 'now'> & { restppUrl?: string };
+
+export interface SecretClient extends SecretApi {
+  readonly gsql: GsqlClient;
+  close(): Promise<void>;
+}
+
+// Names are spliced into GSQL text, so anything but an identifier is refused rather than quoted.
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const SECRET_OR_ALIAS = /^[A-Za-z0-9_]+$/;
+
+export function createSecretApi(opts: SecretApiOptions): SecretClient {
+  const gsqlUrl = opts.gsqlUrl ?? opts.restppUrl?.replace(/\/+$/, '').match(/^(.*)\/restpp$/)?.[1];
+  if (gsqlUrl === undefined) {
+    throw new TigerGraphError('bad_request', 'gsqlUrl (the admin server, e.g. http://host:14240) is needed to manage secrets');
+  }
+  const gsql = createGsqlClient({ gsqlUrl, version: opts.version, dispatcher: opts.dispatcher, timeoutMs: opts.timeoutMs });
+  // 4.1+ has a REST secrets API; it answers JSON with the alias, where GSQL text needs a SHOW to learn it.
+  const preferRest = wireEraOf(opts.version) === 'jwt';
+
+  const run = (creds: AdminCredentials, graph: string, statement: string): Promise<string> =>
+    gsql.runGsql(creds, `USE GRAPH ${name(graph, 'graph')}\n${statement}`);
+
+  async function listSecrets(creds: AdminCredentials, graph: string) {
+    const viaRest = preferRest ? await restListSecrets(gsql, creds) : undefined;
+    return viaRest ?? parseShowSecrets(await run(creds, graph, 'SHOW SECRET'));
+  }
+
+  return {
+    gsql,
+    async createSecret(creds, graph, alias) {
+      const wanted = alias === undefined || alias === '' ? undefined : name(alias, 'alias');
+      const viaRest = preferRest ? await restCreateSecret(gsql, creds, wanted) : undefined;
+      if (viaRest !== undefined) return viaRest;
+      const secret = parseCreateSecret(await run(creds, graph, `CREATE SECRET ${wanted ?? ''}`.trim()), wanted);
+      if (wanted !== undefined) return { alias: wanted, secret };
+      return { alias: learnAlias(await listSecrets(creds, graph), secret), secret };
+    },
+    listSecrets,
+    async dropSecret(creds, graph, alias) {
+      if (!SECRET_OR_ALIAS.test(alias)) throw new TigerGraphError('bad_request', 'A secret alias must be letters, digits or _');
+      const viaRest = preferRest ? await restDropSecret(gsql, creds, alias) : undefined;
+      if (viaRest === undefined) parseDropSecret(await run(creds, graph, `DROP SECRET ${alias}`), alias);
+    },
+    close: () => gsql.close(),
+  };
+}
+
+/**
+ * A generated alias is only visible in SHOW SECRET, next to the masked value; match on the mask and
+ * prefer generated aliases when two secrets happen to share one. When nothing matches, the alias is
+ * left empty rather than throwing: the secret exists now and its value must not be lost.
+ */
+function learnAlias(records: ReadonlyArray<{ alias: string; secret: string }>, secret: string): string {
+  const masked = maskSecret(secret);
+  const matches = records.filter((r) => r.secret === masked);
+  const generated = matches.filter((r) => r.alias.startsWith('AUTO_GENERATED_ALIAS_'));
+  return (generated.length > 0 ? generated : matches).at(-1)?.alias ?? '';
+}
+
+function name(value: string, what: string): string {
+  if (!NAME.test(value)) throw new TigerGraphError('bad_request', `A ${what} name must be an identifier (letters, digits, _)`);
+  return value;
+}
