@@ -56,6 +56,10 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
   }
 
   router.post('/login', json, async (req: Request, res: Response) => {
+    if (deps.cookieSecure && !req.secure) {
+      // express-session silently drops a Secure cookie on plain http; say why instead of a login that "works".
+      throw new AppError(403, 'https_required', 'Login needs https; behind a TLS-terminating proxy set TRUST_PROXY');
+    }
     const body = parseLoginBody(req.body);
     const limited = await deps.rateLimiter.hit(`login:ip:${req.ip ?? 'unknown'}`, deps.login.max, deps.login.windowSec * 1000);
     if (!limited.allowed) {

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { Redis } from 'ioredis';
+import supertest from 'supertest';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { createService, type Service } from '../../src/service.js';
+import { startSimulator } from '../../src/simulator/index.js';
+import type { SimulatorHandle, SimulatorOptions } from '../../src/simulator/types.js';
+
+export const CSRF = { 'X-Requested-With': 'XMLHttpRequest' } as const;
+
+export interface RigOptions {
+  /** Extra environment for loadConfig (the rig fills upstream, Redis and cookie settings). */
+  env?: Record<string, string>;
+  sim?: SimulatorOptions;
+  /** 'redis' (default: the machine's Redis, unique prefix), 'memory', or a Redis URL of the test's own. */
+  store?: 'redis' | 'memory' | string;
+  now?: () => number;
+  leaseTtlMs?: number;
+}
+
+export interface Rig {
+  sim: SimulatorHandle;
+  service: Service;
+  config: Config;
+  /** A secret the simulator accepts for graph `social`. */
+  secret: string;
+  prefix: string;
+  /** Every log line the service wrote, as text. */
+  logs(): string;
+  /** A cookie-keeping client that always sends the CSRF header. */
+  agent(): supertest.Agent;
+  /** Logs an agent in with the rig's secret (or another) and returns it. */
+  login(secret?: string): Promise<supertest.Agent>;
+  /** Listens on an ephemeral loopback port, for tests that need a real socket (streaming, aborts). */
+  listen(): Promise<string>;
+  redis(): Redis;
+  close(): Promise<void>;
+}
+
+export async function startRig(options: RigOptions = {}): Promise<Rig> {
+  const now = options.now ?? Date.now;
+  const sim = await startSimulator({ ...(options.now && { now }), ...options.sim });
+  const secret = sim.createSecret({ alias: `rig_${randomUUID().slice(0, 8)}` }).value;
+  const prefix = `tgbff-test:${randomUUID()}:`;
+  const store = options.store ?? 'redis';
+  const redisUrl = store === 'memory' ? undefined : store === 'redis' ? 'redis://127.0.0.1:6379' : store;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    TG_RESTPP_URL: sim.restppUrl,
+    TG_GSQL_URL: sim.gsqlUrl,
+    TG_VERSION: sim.version,
+    ...(redisUrl && { REDIS_URL: redisUrl }),
+    REDIS_PREFIX: prefix,
+    COOKIE_SECURE: 'false',
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  });
+  let logText = '';
+  const sink = new PassThrough();
+  sink.on('data', (chunk: Buffer) => (logText += chunk.toString()));
+  const logger = createLogger({ level: config.logLevel, destination: sink });
+  const service = await createService({
+    config,
+    upstream: { restppUrl: sim.restppUrl, gsqlUrl: sim.gsqlUrl, version: sim.version },
+    logger,
+    now,
+    ...(options.leaseTtlMs !== undefined && { leaseTtlMs: options.leaseTtlMs }),
+  });
+  const servers: Server[] = [];
+  const clients: Redis[] = [];
+
+  const agent = () => supertest.agent(service.app).set(CSRF);
+  const rig: Rig = {
+    sim,
+    service,
+    config,
+    secret,
+    prefix,
+    logs: () => logText,
+    agent,
+    async login(other = secret) {
+      const a = agent();
+      const res = await a.post('/auth/login').send({ secret: other, graph: 'social' });
+      if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return a;
+    },
+    async listen() {
+      const server = service.app.listen(0, '127.0.0.1');
+      servers.push(server);
+      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+      const address = server.address();
+      return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    },
+    redis() {
+      const client = new Redis(redisUrl ?? 'redis://127.0.0.1:6379');
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      for (const server of servers) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+      if (redisUrl) await deleteByPrefix(redisUrl, prefix).catch(() => undefined);
+      for (const client of clients) client.disconnect();
+      await service.close();
+      await sim.close();
+    },
+  };
+  return rig;
+}
+
+async function deleteByPrefix(url: string, prefix: string): Promise<void> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 1000 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      if (keys.length) await client.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Splits a Set-Cookie header into its name=value and lower-cased attributes. */
+export function parseSetCookie(header: string): { name: string; value: string; attributes: Record<string, string | true> } {
+  const [pair, ...attrs] = header.split(';').map((part) => part.trim());
+  const eq = pair!.indexOf('=');
+  const attributes: Record<string, string | true> = {};
+  for (const attr of attrs) {
+    const i = attr.indexOf('=');
+    if (i < 0) attributes[attr.toLowerCase()] = true;
+    else attributes[attr.slice(0, i).toLowerCase()] = attr.slice(i + 1);
+  }
+  return { name: pair!.slice(0, eq), value: pair!.slice(eq + 1), attributes };
+}
