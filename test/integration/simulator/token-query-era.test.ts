@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
+import { basic, call, testClock } from './sim-http.js';
+
+describe('simulator /requesttoken, query-string era (3.4)', () => {
+  const clock = testClock();
+  let sim: SimulatorHandle;
+  let secret: string;
+  let url: string;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ version: '3.4.0', now: clock.now });
+    secret = sim.createSecret({ alias: 'legacy' }).value;
+    url = `${sim.restppUrl}/requesttoken`;
+  });
+  afterAll(() => sim.close());
+
+  it('when GET carries secret and lifetime, then a token comes back without the 3.5 warning suffix', async () => {
+    const res = await call(`${url}?secret=${secret}&lifetime=300`);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      code: 'REST-0000',
+      expiration: clock.nowSeconds() + 300,
+      error: false,
+      message: 'Generate new token successfully.',
+      token: expect.stringMatching(/^[a-z0-9]{32}$/),
+    });
+  });
+
+  it('when PUT and DELETE use the query string, then refresh is now + lifetime and delete drops it', async () => {
+    const { json } = await call(`${url}?secret=${secret}`);
+    clock.advance(120);
+    const put = await call(`${url}?secret=${secret}&token=${json.token}&lifetime=900`, { method: 'PUT' });
+    expect(put.json).toMatchObject({ error: false, expiration: clock.nowSeconds() + 900, token: json.token, message: 'Refresh token successfully.' });
+    const del = await call(`${url}?secret=${secret}&token=${json.token}`, { method: 'DELETE' });
+    expect(del.json).toMatchObject({ error: false, expiration: -1, message: 'Drop token successfully.' });
+    const again = await call(`${url}?secret=${secret}&token=${json.token}`, { method: 'DELETE' });
+    expect(again.json).toMatchObject({ error: true, code: 'REST-3300' });
+  });
+
+  it('when POST carries the raw secret as its body (3.2 docs style), then a token comes back', async () => {
+    const res = await call(`${url}?lifetime=50`, { method: 'POST', body: `${secret}\n` });
+    expect(res.json).toMatchObject({ error: false, expiration: clock.nowSeconds() + 50 });
+  });
+
+  it('when GET uses Basic auth with a graph, then the token is nested in results', async () => {
+    const res = await call(`${url}?graph=social`, { headers: { authorization: basic('tigergraph', 'tigergraph') } });
+    expect(res.json.error).toBe(false);
+    expect(res.json.results.token).toMatch(/^[a-z0-9]{32}$/);
+  });
+
+  it('when the secret is wrong, then HTTP 200 error:true', async () => {
+    const res = await call(`${url}?secret=wrongwrongwrong`);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ error: true, code: 'REST-10001' });
+  });
+});
