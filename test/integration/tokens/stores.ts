@@ -3,6 +3,7 @@ import { createMemoryStores, createRedisStores } from '../../../src/store/create
 import { createCipher } from '../../../src/store/crypto.js';
 import { createRedisClient } from '../../../src/store/redis.js';
 import type { LeaseStore, TokenStore } from '../../../src/store/types.js';
+import { deleteKeysWithPrefix } from '../../helpers/redis-prefix.js';
 
 export type StoreKind = 'memory' | 'redis';
 export const STORE_KINDS: StoreKind[] = ['memory', 'redis'];
@@ -34,16 +35,8 @@ export async function openStores(kind: StoreKind, prefix: string): Promise<TestS
     leases: stores.leases,
     prefix,
     close: async () => {
-      await deleteKeys(redis, prefix);
+      await deleteKeysWithPrefix(redis, prefix);
       await stores.close();
     },
   };
-}
-
-/** Leaves the shared Redis as we found it: only this test's keys, never FLUSHALL. */
-async function deleteKeys(redis: ReturnType<typeof createRedisClient>, prefix: string): Promise<void> {
-  if (!('scanStream' in redis)) return;
-  for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 200 }) as AsyncIterable<string[]>) {
-    if (keys.length > 0) await redis.del(...keys);
-  }
 }
