@@ -1,0 +1,115 @@
+/** What each tgbff command accepts; args.ts parses against these and help.ts renders them. */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** Placeholder shown in help, e.g. "URL". */
+  value?: string;
+  description: string;
+  required?: boolean;
+}
+
+export interface CommandSpec {
+  /** Words after `tgbff`, e.g. "secrets list". */
+  name: string;
+  summary: string;
+  usage: string;
+  details?: string;
+  options: Record<string, OptionSpec>;
+  positionals?: { name: string; min: number; max?: number };
+  /** Everything after the command goes, unparsed, to the delegate (the simulator's own CLI). */
+  passthrough?: boolean;
+}
+
+const help: Record<string, OptionSpec> = {
+  help: { type: 'boolean', description: 'show this help and exit' },
+};
+
+const output: Record<string, OptionSpec> = {
+  json: { type: 'boolean', description: 'print one JSON document for scripts (errors too, on stderr)' },
+  ...help,
+};
+
+const connection: Record<string, OptionSpec> = {
+  'gsql-url': { type: 'string', value: 'URL', description: 'admin server (env TG_GSQL_URL; default http://127.0.0.1:14240)' },
+  'restpp-url': { type: 'string', value: 'URL', description: 'data server (env TG_RESTPP_URL; default http://127.0.0.1:9000)' },
+  version: { type: 'string', value: 'X.Y.Z', description: 'TigerGraph version (env TG_VERSION; default 3.9.3)' },
+  'timeout-ms': { type: 'string', value: 'MS', description: 'per-request deadline (env TG_TIMEOUT_MS; default 10000)' },
+};
+
+// Secrets belong to a graph on 3.x; tokens follow from their secret, so only secrets commands take it.
+const admin: Record<string, OptionSpec> = {
+  graph: { type: 'string', value: 'NAME', description: 'graph (env TG_GRAPH; default social)' },
+  user: {
+    type: 'string',
+    value: 'NAME',
+    description: 'admin user; the password comes from TG_PASSWORD, netrc, the config file or a prompt',
+  },
+};
+
+const lifetime: OptionSpec = { type: 'string', value: 'SECONDS', description: 'token lifetime (default: server default, 2592000 on 3.x)' };
+const token: OptionSpec = { type: 'string', value: 'TOKEN', description: 'the token (required)', required: true };
+const strict: OptionSpec = { type: 'boolean', description: 'exit 4 when it does not exist instead of ignoring it' };
+
+const secretInput =
+  'The secret is read from TG_SECRET, else from standard input (one line), else asked for\n' +
+  'without echo when standard input is a terminal. It is never taken from the command line.';
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: 'secrets list',
+    summary: 'list secrets of the graph, masked (SHOW SECRET)',
+    usage: 'tgbff secrets list [options]',
+    options: { ...admin, ...connection, ...output },
+  },
+  {
+    name: 'secrets create',
+    summary: 'create a secret and print it (the only time it is shown in full)',
+    usage: 'tgbff secrets create [--alias ALIAS] [options]',
+    details: 'Without --alias the server generates one (AUTO_GENERATED_ALIAS_…), printed with the secret.',
+    options: { alias: { type: 'string', value: 'ALIAS', description: 'name of the new secret' }, ...admin, ...connection, ...output },
+  },
+  {
+    name: 'secrets drop',
+    summary: 'drop secrets by alias (unknown aliases are ignored unless --strict)',
+    usage: 'tgbff secrets drop ALIAS [ALIAS…] [--strict] [options]',
+    details: 'Dropping a secret also invalidates the tokens minted with it.',
+    options: { strict, ...admin, ...connection, ...output },
+    positionals: { name: 'ALIAS', min: 1 },
+  },
+  {
+    name: 'token get',
+    summary: 'mint a token from a secret',
+    usage: 'tgbff token get [--lifetime SECONDS] [options]',
+    details: secretInput,
+    options: { lifetime, ...connection, ...output },
+  },
+  {
+    name: 'token refresh',
+    summary: 'extend a token: new expiry = now + lifetime',
+    usage: 'tgbff token refresh --token TOKEN [--lifetime SECONDS] [options]',
+    details: secretInput,
+    options: { token, lifetime, ...connection, ...output },
+  },
+  {
+    name: 'token delete',
+    summary: 'delete a token (a missing token is ignored unless --strict)',
+    usage: 'tgbff token delete --token TOKEN [--strict] [options]',
+    details: secretInput,
+    options: { token, strict, ...connection, ...output },
+  },
+  {
+    name: 'sim',
+    summary: 'start the TigerGraph simulator (flags go to the simulator)',
+    usage: 'tgbff sim [simulator flags]',
+    details: 'Runs until Ctrl-C (SIGINT) or SIGTERM. Example: tgbff sim --version 4.1.0 --gsql-port 0 --restpp-port 0',
+    options: help,
+    passthrough: true,
+  },
+  {
+    name: 'serve',
+    summary: 'start the service (configured by environment, see .env.example)',
+    usage: 'tgbff serve',
+    options: help,
+  },
+];
+
+export const GROUPS = ['secrets', 'token'] as const;

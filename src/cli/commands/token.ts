@@ -1,0 +1,63 @@
+import { createTokenApi, type TokenClient } from '../../tigergraph/restpp-client.js';
+import { maskSecret, TigerGraphError } from '../../tigergraph/errors.js';
+import type { TokenGrant } from '../../tigergraph/types.js';
+import { positiveInt } from '../args.js';
+import { ExitCode } from '../cli-error.js';
+import { loadSettings, type CommandContext, type CommandRunner } from '../context.js';
+import { explain } from '../explain.js';
+import { isoTime } from '../output.js';
+import { readSecret } from '../secret-input.js';
+
+interface TokenWork {
+  api: TokenClient;
+  secret: string;
+  token: string | undefined;
+  lifetime: number | undefined;
+}
+
+/** Validates flags before touching the secret, so a typo never costs the user a prompt. */
+async function withTokenApi<T>(ctx: CommandContext, work: (w: TokenWork) => Promise<T>): Promise<T> {
+  const token = typeof ctx.values.token === 'string' ? ctx.values.token : undefined;
+  const lifetime = positiveInt(typeof ctx.values.lifetime === 'string' ? ctx.values.lifetime : undefined, '--lifetime');
+  const { settings } = await loadSettings(ctx);
+  if (token !== undefined) ctx.out.protect(token);
+  const { secret, source } = await readSecret(ctx.env, ctx.stdin, ctx.prompter);
+  ctx.out.protect(secret);
+  const api = createTokenApi({ restppUrl: settings.restppUrl, gsqlUrl: settings.gsqlUrl, version: settings.version, timeoutMs: settings.timeoutMs });
+  try {
+    return await work({ api, secret, token, lifetime });
+  } catch (err) {
+    throw explain(err, { server: 'data', url: settings.restppUrl, secretSource: source, token, timeoutMs: settings.timeoutMs });
+  } finally {
+    await api.close();
+  }
+}
+
+function printGrant(ctx: CommandContext, grant: TokenGrant): number {
+  // The one deliberate print of a full token: the caller asked for it.
+  const iso = isoTime(grant.expiresAt);
+  ctx.out.result({ token: grant.token, expiresAt: grant.expiresAt, expiresAtIso: iso }, `token:   ${grant.token}\nexpires: ${iso} (${grant.expiresAt})`);
+  return ExitCode.ok;
+}
+
+export const getToken: CommandRunner = async (ctx) =>
+  printGrant(ctx, await withTokenApi(ctx, ({ api, secret, lifetime }) => api.requestToken(secret, lifetime)));
+
+export const refreshToken: CommandRunner = async (ctx) =>
+  printGrant(ctx, await withTokenApi(ctx, ({ api, secret, token, lifetime }) => api.refreshToken(secret, token!, lifetime)));
+
+export const deleteToken: CommandRunner = async (ctx) => {
+  const strict = ctx.values.strict === true;
+  const deleted = await withTokenApi(ctx, async ({ api, secret, token }) => {
+    try {
+      await api.deleteToken(secret, token!);
+      return true;
+    } catch (err) {
+      if (strict || !(err instanceof TigerGraphError && err.kind === 'token_not_found')) throw err;
+      return false;
+    }
+  });
+  const masked = maskSecret(ctx.values.token as string);
+  ctx.out.result({ deleted, token: masked }, deleted ? `deleted token ${masked}` : `token ${masked} did not exist (ignored)`);
+  return ExitCode.ok;
+};

@@ -1,0 +1,83 @@
+/** One machine (or the default) entry of a netrc file. */
+export interface NetrcEntry {
+  /** undefined for the `default` entry. */
+  machine: string | undefined;
+  login?: string;
+  password?: string;
+}
+
+/**
+ * Splits netrc text into tokens: whitespace separates, double quotes group (backslash escapes the
+ * next character inside them), and `#` starting a token comments out the rest of the line.
+ * `macdef` bodies run to the next blank line and are dropped: they are ftp macros, not credentials.
+ */
+function tokenize(text: string): string[] {
+  const tokens: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (/\s/.test(ch)) {
+      i++;
+    } else if (ch === '#') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (ch === '"') {
+      let value = '';
+      i++;
+      while (i < text.length && text[i] !== '"') {
+        if (text[i] === '\\' && i + 1 < text.length) i++;
+        value += text[i]!;
+        i++;
+      }
+      i++;
+      tokens.push(value);
+    } else {
+      let value = '';
+      while (i < text.length && !/\s/.test(text[i]!)) {
+        if (text[i] === '\\' && i + 1 < text.length) i++;
+        value += text[i]!;
+        i++;
+      }
+      tokens.push(value);
+      if (value === 'macdef') {
+        const end = text.indexOf('\n\n', i);
+        i = end === -1 ? text.length : end + 2;
+      }
+    }
+  }
+  return tokens;
+}
+
+export function parseNetrc(text: string): NetrcEntry[] {
+  const tokens = tokenize(text);
+  const entries: NetrcEntry[] = [];
+  let current: NetrcEntry | undefined;
+  for (let i = 0; i < tokens.length; i++) {
+    const word = tokens[i]!;
+    if (word === 'machine') {
+      current = { machine: tokens[++i] };
+      entries.push(current);
+    } else if (word === 'default') {
+      current = { machine: undefined };
+      entries.push(current);
+    } else if (word === 'macdef') {
+      i++; // the macro name; its body was skipped by the tokenizer
+    } else if (current && (word === 'login' || word === 'password' || word === 'account')) {
+      const value = tokens[++i];
+      if (word !== 'account' && value !== undefined) current[word] = value;
+    }
+  }
+  return entries;
+}
+
+/**
+ * The first entry for `host` (case-insensitive), else the `default` entry, as curl and ftp do. With a
+ * `login` (from --user) only entries for that login, or naming none, qualify.
+ */
+export function findNetrcEntry(entries: readonly NetrcEntry[], host: string, login?: string): NetrcEntry | undefined {
+  const wanted = host.toLowerCase();
+  const fits = (e: NetrcEntry): boolean => login === undefined || e.login === undefined || e.login === login;
+  return (
+    entries.find((e) => e.machine?.toLowerCase() === wanted && fits(e)) ??
+    entries.find((e) => e.machine === undefined && fits(e))
+  );
+}

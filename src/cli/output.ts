@@ -1,0 +1,52 @@
+import { maskSecret } from '../tigergraph/errors.js';
+import type { CliError } from './cli-error.js';
+
+export interface Output {
+  readonly json: boolean;
+  /** Registers a secret, token or password that must never appear in full in a message. */
+  protect(value: string): void;
+  /** The command's result on stdout: `data` as JSON with --json, else the human text. */
+  result(data: unknown, human: string): void;
+  /** A remark for people on stderr; silent with --json so scripts see only the document. */
+  note(text: string): void;
+  /** The failure on stderr: one line, or {"error":{code,message}} with --json. */
+  error(err: CliError): void;
+}
+
+interface Writable {
+  write(text: string): unknown;
+}
+
+export function createOutput(options: { json: boolean; stdout: Writable; stderr: Writable }): Output {
+  const sensitive = new Set<string>();
+  // Longest first, so a value that contains another is masked whole.
+  const redact = (text: string): string =>
+    [...sensitive].sort((a, b) => b.length - a.length).reduce((t, v) => t.split(v).join(maskSecret(v)), text);
+
+  return {
+    json: options.json,
+    protect(value) {
+      if (value.length >= 4) sensitive.add(value);
+    },
+    result(data, human) {
+      options.stdout.write(options.json ? `${JSON.stringify(data, null, 2)}\n` : human.endsWith('\n') ? human : `${human}\n`);
+    },
+    note(text) {
+      if (!options.json) options.stderr.write(`${text}\n`);
+    },
+    error(err) {
+      const message = redact(err.message);
+      const line = options.json ? JSON.stringify({ error: { code: err.code, message } }) : `tgbff: ${message}`;
+      options.stderr.write(`${line}\n`);
+    },
+  };
+}
+
+/** Rows as aligned columns; the first row is the header. */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => (r[col] ?? '').length)));
+  return rows.map((r) => r.map((cell, col) => cell.padEnd(widths[col]!)).join('  ').trimEnd()).join('\n');
+}
+
+/** Epoch seconds as an ISO 8601 UTC string. */
+export const isoTime = (epochSeconds: number): string => new Date(epochSeconds * 1000).toISOString();
