@@ -55,6 +55,9 @@ const FIELDS = {
   LOGIN_RATE_WINDOW: withDefault(integer(1), 60),
 };
 
+/** Every environment key the service reads (.env.example documents each). */
+export const CONFIG_KEYS: readonly string[] = Object.freeze(Object.keys(FIELDS));
+
 type Values = { [K in keyof typeof FIELDS]: z.output<(typeof FIELDS)[K]> };
 
 export interface Config {
