@@ -37,8 +37,7 @@ export function createRefreshCoordinator(deps: {
 }) {
   const { tokens, leases, upstream, now, logger } = deps;
 
-  const answers = (s: TokenState | null, req: EnsureRequest): boolean =>
-    s !== null &&
+  const answers = (s: TokenState, req: EnsureRequest): boolean =>
     s.token !== req.rejected &&
     isUsable(s, now()) &&
     (isFresh(s, now(), deps.refreshBeforeSec) || !sameState(s, req.seen));

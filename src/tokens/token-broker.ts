@@ -14,7 +14,10 @@ export interface TokenBroker {
   mint(secret: string): Promise<TokenGrant>;
   /** Stores a grant for a session (after login regenerated the sid). */
   adopt(sid: string, grant: TokenGrant, sessionTtlMs: number): Promise<void>;
-  /** A token valid now and not due for refresh, minting/refreshing under single-flight. */
+  /**
+   * A token valid now and not due for refresh, minting/refreshing under single-flight. When the
+   * refresh cannot be done right now, a due but unexpired token is returned rather than an error.
+   */
   token(sid: string, secret: string, sessionTtlMs: number): Promise<TokenState>;
   /** Upstream rejected `token`: drop it if still stored, mint once (single-flight), return the new state. */
   replaceRejected(sid: string, secret: string, token: string, sessionTtlMs: number): Promise<TokenState>;
