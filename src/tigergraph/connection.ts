@@ -1,39 +1,13 @@
 import { Agent, type Dispatcher } from 'undici';
+import { compact, resolveUrls, results, triple, type ConnectionOptions, type TokenTriple, type VertexQuery } from './connection-options.js';
 import { createDataClient, parseVersionMessage, type DataClient, type QueryParams } from './data-client.js';
 import { TigerGraphError } from './errors.js';
 import { createTokenApi, DEFAULT_LIFETIME_3X, type TokenClient } from './restpp-client.js';
 import { createSecretApi, type SecretClient } from './secret-api.js';
-import type { AdminCredentials, TokenGrant, WireEra } from './types.js';
+import type { AdminCredentials, WireEra } from './types.js';
+
+export type { ConnectionOptions, TokenTriple, VertexQuery };
 import { getTokenReturnsTriple, wireEraOf } from './version.js';
-
-export interface ConnectionOptions {
-  restppUrl?: string;
-  gsqlUrl?: string;
-  /** Default http://127.0.0.1; used with the ports when the URLs are not given. */
-  host?: string;
-  restppPort?: number;
-  gsPort?: number;
-  version: string;
-  graphname?: string;
-  username?: string;
-  password?: string;
-  apiToken?: string;
-  dispatcher?: Dispatcher;
-  timeoutMs?: number;
-  now?: () => number;
-  /** Where the showSecrets deprecation notice goes; default process.emitWarning. */
-  warn?: (message: string) => void;
-}
-
-/** (token, expiry in epoch seconds, expiry as ISO 8601 with an explicit zone). */
-export type TokenTriple = readonly [token: string, expiresAt: number, expiresIso: string];
-
-export interface VertexQuery {
-  select?: string;
-  filter?: string;
-  limit?: number;
-  sort?: string;
-}
 
 /** The seed's connection object: its method names, defaults and return shapes, over the typed clients. */
 export class TigerGraphConnection {
@@ -53,14 +27,10 @@ export class TigerGraphConnection {
 
   constructor(opts: ConnectionOptions) {
     const era = wireEraOf(opts.version);
-    const host = withScheme(opts.host ?? 'http://127.0.0.1');
-    const gsPort = opts.gsPort ?? 14240;
     this.version = opts.version;
     this.era = era;
     this.graphname = opts.graphname ?? '';
-    // 4.1+ no longer exposes port 9000: the data server sits behind the admin port under /restpp.
-    this.restppUrl = opts.restppUrl ?? (era === 'jwt' ? `${host}:${gsPort}/restpp` : `${host}:${opts.restppPort ?? 9000}`);
-    this.gsqlUrl = opts.gsqlUrl ?? `${host}:${gsPort}`;
+    ({ restppUrl: this.restppUrl, gsqlUrl: this.gsqlUrl } = resolveUrls(opts, era));
     this.creds = { username: opts.username ?? 'tigergraph', password: opts.password ?? 'tigergraph' };
     this.token = opts.apiToken === '' ? undefined : opts.apiToken;
     this.warn = opts.warn ?? ((message) => process.emitWarning(message, 'DeprecationWarning'));
@@ -193,22 +163,4 @@ export class TigerGraphConnection {
     if (target === undefined) throw new TigerGraphError('bad_request', `${what} needs a token: pass one or call getToken() first`);
     return target;
   }
-}
-
-function triple(grant: TokenGrant): TokenTriple {
-  return [grant.token, grant.expiresAt, new Date(grant.expiresAt * 1000).toISOString()] as const;
-}
-
-function results(body: Record<string, unknown>): unknown[] {
-  const value = body['results'];
-  return Array.isArray(value) ? value : value === undefined ? [] : [value];
-}
-
-function compact(query: Record<string, string | number | undefined>): QueryParams {
-  return Object.fromEntries(Object.entries(query).filter((e): e is [string, string | number] => e[1] !== undefined));
-}
-
-function withScheme(host: string): string {
-  const trimmed = host.replace(/\/+$/, '');
-  return /^https?:\/\//.test(trimmed) ? trimmed : `http://${trimmed}`;
 }
