@@ -1,0 +1,118 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface RedisServerOptions {
+  /** Fixed port; a free one is picked when absent. */
+  port?: number;
+  /** Config file passed first (e.g. a sentinel.conf, used with args ['--sentinel']). */
+  configFile?: string;
+  /** Extra arguments, e.g. ['--cluster-enabled', 'yes'] or ['--requirepass', 'x']. */
+  args?: string[];
+  bin?: string;
+  startTimeoutMs?: number;
+}
+
+/** A private redis-server for tests that stop, crash or freeze Redis; the shared one is never touched. */
+export interface RedisServer {
+  port: number;
+  url: string;
+  /** Working directory (for --cluster-config-file and such); removed when the test process exits. */
+  dir: string;
+  /** Graceful SIGTERM, waits for exit. */
+  stop(): Promise<void>;
+  /** SIGKILL, waits for exit: a crash. */
+  kill(): Promise<void>;
+  /** SIGSTOP: the socket stays open, nothing answers (a hung server). */
+  pause(): void;
+  resume(): void;
+  /** Starts again on the same port and arguments (stopping first if still running). */
+  restart(): Promise<void>;
+  /** Everything redis-server printed, for failure messages. */
+  output(): string;
+}
+
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
+  const port = options.port ?? (await freePort());
+  const dir = mkdtempSync(join(tmpdir(), `redis-${port}-`));
+  const argv = [
+    ...(options.configFile ? [options.configFile] : []),
+    ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    ...(options.args ?? []),
+  ];
+  let child: ChildProcess | undefined;
+  let log = '';
+  const killOnExit = (): void => {
+    child?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', killOnExit);
+
+  const launch = async (): Promise<void> => {
+    const proc = spawn(options.bin ?? 'redis-server', argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = proc;
+    proc.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    proc.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const deadline = Date.now() + (options.startTimeoutMs ?? 5000);
+    while (!(await answersPing(port))) {
+      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`redis-server exited:\n${log}`);
+      if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not start:\n${log}`);
+      await sleep(25);
+    }
+  };
+
+  const end = async (signal: NodeJS.Signals): Promise<void> => {
+    const proc = child;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.kill('SIGCONT'); // a stopped process would not act on SIGTERM
+    proc.kill(signal);
+    await exited;
+  };
+
+  await launch();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    dir,
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
+    async restart() {
+      await end('SIGTERM');
+      await launch();
+    },
+    output: () => log,
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Raw RESP so the helper does not depend on the client under test. */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    let reply = '';
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+    });
+  });
+}

@@ -1,0 +1,150 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError } from '../../../src/errors.js';
+import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import { createRedisStores } from '../../../src/store/create-stores.js';
+import { createCipher } from '../../../src/store/crypto.js';
+import { createRedisClient, type RedisClient } from '../../../src/store/redis.js';
+import type { Stores } from '../../../src/store/types.js';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { sessionCalls, sessionExpiringIn } from '../../helpers/session-store-calls.js';
+
+// A private redis-server: these tests kill and freeze it, which the shared one must never see.
+let server: RedisServer;
+let redis: RedisClient;
+let stores: Stores;
+let metrics: Metrics;
+const logLines: Array<{ level: number; msg: string }> = [];
+
+beforeAll(async () => {
+  server = await startRedisServer();
+  const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logLines.push(JSON.parse(line)) } });
+  redis = createRedisClient({ mode: 'standalone', url: server.url, commandTimeoutMs: 800 }, { logger });
+  await redis.connect();
+  metrics = createMetrics({ defaultMetrics: false });
+  stores = createRedisStores({ redis, prefix: 'trouble:', cipher: createCipher([{ id: 'k', key: randomBytes(32) }]), metrics });
+});
+afterAll(async () => {
+  await stores.close();
+  await server.stop();
+});
+
+/** Every Redis-backed method the service calls, each on a fresh session id. */
+function everyMethod(): Array<[string, () => Promise<unknown>]> {
+  const sid = randomUUID();
+  const session = sessionCalls(stores.sessionStore);
+  return [
+    ['tokens.get', () => stores.tokens.get(sid)],
+    ['tokens.set', () => stores.tokens.set(sid, { token: 't', expiresAt: 2_000_000_000, version: 1 }, 10_000)],
+    ['tokens.deleteIfToken', () => stores.tokens.deleteIfToken(sid, 't')],
+    ['tokens.delete', () => stores.tokens.delete(sid)],
+    ['leases.acquire', () => stores.leases.acquire(sid, 'o', 10_000)],
+    ['leases.renew', () => stores.leases.renew(sid, 'o', 10_000)],
+    ['leases.release', () => stores.leases.release(sid, 'o')],
+    ['leases.waitForRelease', () => stores.leases.waitForRelease(sid, 100)],
+    ['tombstones.mark', () => stores.tombstones.mark(sid, 10_000)],
+    ['tombstones.isDead', () => stores.tombstones.isDead(sid)],
+    ['rateLimiter.hit', () => stores.rateLimiter.hit(`ip:${sid}`, 5, 10_000)],
+    ['rateLimiter.reset', () => stores.rateLimiter.reset(`ip:${sid}`)],
+    ['session.set', () => session.set(sid, sessionExpiringIn(10_000))],
+    ['session.get', () => session.get(sid)],
+    ['session.touch', () => session.touch(sid, sessionExpiringIn(10_000))],
+    ['session.destroy', () => session.destroy(sid)],
+    ['ping', () => stores.ping()],
+  ];
+}
+
+/** Runs every method at once; reports per method what it settled with and how long it took. */
+async function outcomes(): Promise<Array<{ name: string; code: string; status?: number; retryAfter?: string; ms: number }>> {
+  return Promise.all(
+    everyMethod().map(async ([name, call]) => {
+      const started = Date.now();
+      try {
+        await call();
+        return { name, code: 'ok', ms: Date.now() - started };
+      } catch (err) {
+        const app = err instanceof AppError ? err : undefined;
+        return { name, code: app?.code ?? String(err), status: app?.status, retryAfter: app?.headers['Retry-After'], ms: Date.now() - started };
+      }
+    }),
+  );
+}
+
+function expectAllUnavailableWithin(results: Awaited<ReturnType<typeof outcomes>>, ms: number): void {
+  for (const result of results) {
+    expect(result).toEqual({ name: result.name, code: 'store_unavailable', status: 503, retryAfter: '1', ms: expect.any(Number) });
+    expect(result.ms).toBeLessThan(ms);
+  }
+}
+
+function expectAllOk(results: Awaited<ReturnType<typeof outcomes>>): void {
+  expect(results.filter((r) => r.code !== 'ok')).toEqual([]);
+}
+
+async function untilPingWorks(timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await stores.ping();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await sleep(100);
+    }
+  }
+}
+
+test('when Redis is up, then every method works', async () => {
+  expectAllOk(await outcomes());
+});
+
+test('when Redis is killed, then every method rejects with store_unavailable quickly, counted and logged once', async () => {
+  const errorsBefore = (await metrics.redisErrors.get()).values[0]?.value ?? 0;
+  await server.kill();
+  const results = await outcomes();
+  expectAllUnavailableWithin(results, 1_500);
+  await sleep(1_200); // several reconnect attempts fail meanwhile
+  expectAllUnavailableWithin(await outcomes(), 1_500);
+  const errorsAfter = (await metrics.redisErrors.get()).values[0]?.value ?? 0;
+  expect(errorsAfter - errorsBefore).toBe(2 * results.length);
+  expect(logLines.filter((line) => line.msg === 'redis unavailable; reconnecting')).toHaveLength(1);
+});
+
+test('when Redis comes back, then the same client recovers by itself and every method works', async () => {
+  await server.restart();
+  await untilPingWorks(5_000);
+  expectAllOk(await outcomes());
+  expect(logLines.filter((line) => line.msg === 'redis connection restored')).toHaveLength(1);
+});
+
+test('when Redis hangs (SIGSTOP), then every method rejects with store_unavailable within the command timeout', async () => {
+  server.pause();
+  try {
+    expectAllUnavailableWithin(await outcomes(), 1_500);
+  } finally {
+    server.resume();
+  }
+});
+
+test('when the hung Redis continues, then every method works again on the same client', async () => {
+  await untilPingWorks(3_000);
+  expectAllOk(await outcomes());
+});
+
+test('when Redis is down at start-up, then connect rejects, methods fail fast, and the client connects once Redis starts', async () => {
+  await server.kill();
+  const late = createRedisClient({ mode: 'standalone', url: server.url, maxReconnectDelayMs: 200 });
+  const lateStores = createRedisStores({ redis: late, prefix: 'trouble-late:', cipher: createCipher([{ id: 'k', key: randomBytes(32) }]) });
+  try {
+    await expect(late.connect()).rejects.toThrow();
+    const started = Date.now();
+    await expect(lateStores.tombstones.isDead('x')).rejects.toMatchObject({ code: 'store_unavailable', status: 503 });
+    expect(Date.now() - started).toBeLessThan(1_500);
+    await server.restart();
+    const deadline = Date.now() + 5_000;
+    while (late.status !== 'ready' && Date.now() < deadline) await sleep(50);
+    await expect(lateStores.tombstones.isDead('x')).resolves.toBe(false);
+  } finally {
+    await lateStores.close();
+  }
+});
