@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
   app.use(opsRoutes({ metrics, isDraining: deps.isDraining, checks: deps.readinessChecks }));
-  app.use(...securityMiddleware({ allowedOrigins: settings.allowedOrigins, csrfHeader: settings.csrfHeader }));
+  app.use(...securityMiddleware({ allowedOrigins: settings.allowedOrigins, csrfHeader: settings.csrfHeader, trustProxy: settings.trustProxy }));
 
   const session = sessionMiddleware({
     store: stores.sessionStore,

@@ -22,7 +22,9 @@ export function sessionMiddleware(options: SessionOptions): RequestHandler {
     resave: false,
     saveUninitialized: false,
     rolling: false,
-    unset: 'destroy',
+    // 'keep': with 'destroy', express-session deletes the stored session whenever loading it failed
+    // (req.session stays unset), so one Redis hiccup would log the user out.
+    unset: 'keep',
     proxy: undefined, // follows Express's trust proxy setting
     cookie: {
       httpOnly: true,

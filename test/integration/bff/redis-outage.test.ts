@@ -1,0 +1,73 @@
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { startRig, type Rig } from '../../helpers/app-rig.js';
+
+describe('when Redis goes away', () => {
+  let redis: RedisServer;
+  let rig: Rig;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    rig = await startRig({ store: redis.url });
+  });
+  afterAll(async () => {
+    await rig.close();
+    await redis.stop();
+  });
+
+  async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+    const start = performance.now();
+    const value = await fn();
+    return { value, ms: performance.now() - start };
+  }
+
+  test('when Redis is stopped, then requests get 503 store_unavailable with Retry-After within about a second, and it recovers', async () => {
+    const agent = await rig.login();
+    expect((await agent.get('/api/echo')).status).toBe(200);
+
+    await redis.kill();
+    const { value: res, ms } = await timed(() => agent.get('/api/echo'));
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('store_unavailable');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(ms).toBeLessThan(1500);
+    const login = await timed(() => rig.agent().post('/auth/login').send({ secret: rig.secret }));
+    expect(login.value.status).toBe(503);
+    expect(login.ms).toBeLessThan(1500);
+    const ready = await rig.agent().get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks.store).toBe('unavailable');
+
+    // Redis comes back empty (no persistence): the service reconnects by itself; the old session is gone.
+    await redis.restart();
+    const deadline = Date.now() + 10_000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      status = (await rig.agent().get('/readyz')).status;
+      if (status === 200) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(200);
+    expect((await agent.get('/api/echo')).status).toBe(401);
+    const fresh = await rig.login();
+    expect((await fresh.get('/api/echo')).status).toBe(200);
+  });
+
+  test('when Redis hangs (SIGSTOP), then requests get 503 within about a second, not a hang', async () => {
+    const agent = await rig.login();
+    redis.pause();
+    try {
+      const { value: res, ms } = await timed(() => agent.get('/api/echo'));
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('store_unavailable');
+      expect(ms).toBeLessThan(2000);
+    } finally {
+      redis.resume();
+    }
+    const deadline = Date.now() + 10_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      status = (await agent.get('/api/echo')).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(200);
+  });
+});
