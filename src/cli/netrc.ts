@@ -14,35 +14,33 @@ export interface NetrcEntry {
 function tokenize(text: string): string[] {
   const tokens: string[] = [];
   let i = 0;
+  let macroName = false;
   while (i < text.length) {
     const ch = text[i]!;
     if (/\s/.test(ch)) {
       i++;
-    } else if (ch === '#') {
-      while (i < text.length && text[i] !== '\n') i++;
-    } else if (ch === '"') {
-      let value = '';
-      i++;
-      while (i < text.length && text[i] !== '"') {
-        if (text[i] === '\\' && i + 1 < text.length) i++;
-        value += text[i]!;
-        i++;
-      }
-      i++;
-      tokens.push(value);
-    } else {
-      let value = '';
-      while (i < text.length && !/\s/.test(text[i]!)) {
-        if (text[i] === '\\' && i + 1 < text.length) i++;
-        value += text[i]!;
-        i++;
-      }
-      tokens.push(value);
-      if (value === 'macdef') {
-        const end = text.indexOf('\n\n', i);
-        i = end === -1 ? text.length : end + 2;
-      }
+      continue;
     }
+    if (ch === '#') {
+      while (i < text.length && text[i] !== '\n') i++;
+      continue;
+    }
+    const quoted = ch === '"';
+    if (quoted) i++;
+    let value = '';
+    while (i < text.length && (quoted ? text[i] !== '"' : !/\s/.test(text[i]!))) {
+      if (text[i] === '\\' && i + 1 < text.length) i++;
+      value += text[i]!;
+      i++;
+    }
+    if (quoted) i++;
+    tokens.push(value);
+    if (macroName) {
+      const lineEnd = text.indexOf('\n', i);
+      const bodyEnd = lineEnd === -1 ? -1 : text.indexOf('\n\n', lineEnd);
+      i = bodyEnd === -1 ? text.length : bodyEnd + 2;
+    }
+    macroName = !quoted && value === 'macdef';
   }
   return tokens;
 }
