@@ -123,8 +123,8 @@ describe.each(VERSIONS)('TigerGraphConnection token methods against the simulato
     const wrong = 'nopenopenopenopenopenopenopenope';
     await conn.getToken(secret);
     const token = conn.apiToken as string;
-    for (const call of [conn.getToken(wrong), conn.refreshToken(wrong, token), conn.deleteToken(wrong, token, true)]) {
-      const err = await expectKind(call, 'invalid_credentials');
+    for (const call of [() => conn.getToken(wrong), () => conn.refreshToken(wrong, token), () => conn.deleteToken(wrong, token, true)]) {
+      const err = await expectKind(call(), 'invalid_credentials');
       expect(err.message).not.toContain(wrong);
       expect(err.message).not.toContain(token);
     }

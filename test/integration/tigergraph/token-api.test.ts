@@ -84,8 +84,8 @@ describe.each(VERSIONS)('createTokenApi against the simulator in version %s', (v
   test('when the secret is wrong, then every call fails as invalid_credentials and the secret is masked', async () => {
     const wrong = 'wrongsecretwrongsecretwrongsecre';
     const grant = await api.requestToken(secret);
-    for (const attempt of [api.requestToken(wrong), api.refreshToken(wrong, grant.token)]) {
-      const err = await expectKind(attempt, 'invalid_credentials');
+    for (const attempt of [() => api.requestToken(wrong), () => api.refreshToken(wrong, grant.token)]) {
+      const err = await expectKind(attempt(), 'invalid_credentials');
       expect(err.message).not.toContain(wrong);
     }
     const del = await expectKind(api.deleteToken(wrong, grant.token), 'invalid_credentials');
