@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Stores } from '../../../src/store/types.js';
+import { sessionCalls, sessionExpiringIn } from '../../helpers/session-store-calls.js';
+
+const sid = (): string => randomUUID();
+
+/** Login rate limiting and the express-session store. */
+export function limitAndSessionCases(stores: () => Stores): void {
+  describe('rate limiter', () => {
+    test('when hits exceed max in one window, then the extra hit is refused with retryAfterMs within the window', async () => {
+      const key = `ip:${sid()}`;
+      expect(await stores().rateLimiter.hit(key, 2, 2_000)).toEqual({ allowed: true, retryAfterMs: 0 });
+      expect(await stores().rateLimiter.hit(key, 2, 2_000)).toEqual({ allowed: true, retryAfterMs: 0 });
+      const refused = await stores().rateLimiter.hit(key, 2, 2_000);
+      expect(refused.allowed).toBe(false);
+      expect(refused.retryAfterMs).toBeGreaterThan(1_000);
+      expect(refused.retryAfterMs).toBeLessThanOrEqual(2_000);
+    });
+
+    test('when the window passes, then hits are allowed again', async () => {
+      const key = `ip:${sid()}`;
+      await stores().rateLimiter.hit(key, 1, 200);
+      expect((await stores().rateLimiter.hit(key, 1, 200)).allowed).toBe(false);
+      await sleep(350);
+      expect(await stores().rateLimiter.hit(key, 1, 200)).toEqual({ allowed: true, retryAfterMs: 0 });
+    });
+
+    test('when refused hits keep coming, then the window does not extend', async () => {
+      const key = `ip:${sid()}`;
+      await stores().rateLimiter.hit(key, 1, 400);
+      await sleep(200);
+      const refused = await stores().rateLimiter.hit(key, 1, 400);
+      expect(refused.retryAfterMs).toBeLessThanOrEqual(250);
+    });
+
+    test('when a key is reset, then it is allowed again and other keys keep their count', async () => {
+      const key = `user:${sid()}`;
+      const other = `user:${sid()}`;
+      await stores().rateLimiter.hit(key, 1, 10_000);
+      await stores().rateLimiter.hit(other, 1, 10_000);
+      await stores().rateLimiter.reset(key);
+      expect((await stores().rateLimiter.hit(key, 1, 10_000)).allowed).toBe(true);
+      expect((await stores().rateLimiter.hit(other, 1, 10_000)).allowed).toBe(false);
+    });
+  });
+
+  describe('session store', () => {
+    test('when a session is set, then get returns its fields', async () => {
+      const id = sid();
+      const calls = sessionCalls(stores().sessionStore);
+      await calls.set(id, sessionExpiringIn(10_000, { graph: 'social' }));
+      expect(await calls.get(id)).toMatchObject({ graph: 'social', cookie: { originalMaxAge: 10_000 } });
+    });
+
+    test('when a session is destroyed, then get returns nothing', async () => {
+      const id = sid();
+      const calls = sessionCalls(stores().sessionStore);
+      await calls.set(id, sessionExpiringIn(10_000, { graph: 'social' }));
+      await calls.destroy(id);
+      expect(await calls.get(id)).toBeFalsy();
+    });
+
+    test('when the cookie expiry passes, then the session is gone', async () => {
+      const id = sid();
+      const calls = sessionCalls(stores().sessionStore);
+      await calls.set(id, sessionExpiringIn(800, { graph: 'social' }));
+      await sleep(1_300);
+      expect(await calls.get(id)).toBeFalsy();
+    });
+
+    test('when a session is touched with a later expiry, then it outlives the first one', async () => {
+      const id = sid();
+      const calls = sessionCalls(stores().sessionStore);
+      await calls.set(id, sessionExpiringIn(800, { graph: 'social' }));
+      await sleep(400);
+      await calls.touch(id, sessionExpiringIn(3_000));
+      await sleep(1_000);
+      expect(await calls.get(id)).toMatchObject({ graph: 'social' });
+    });
+  });
+}
