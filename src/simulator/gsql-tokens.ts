@@ -14,11 +14,10 @@ const gsqlError = (r: SimRequest, status: number, message: string) => sendJson(r
 export async function handleGsqlTokens(sim: Sim, r: SimRequest, check: boolean): Promise<void> {
   const body = parseLenientObject(r.bodyText);
   if (check && r.method === 'POST') return checkToken(sim, r, stringField(body, 'token') ?? '');
-  if (r.method === 'POST') {
+  if (!check && (r.method === 'POST' || r.method === 'DELETE')) {
     if (await applyTokenFaults(sim, r.res)) return;
-    return generate(sim, r, body);
+    return r.method === 'POST' ? generate(sim, r, body) : drop(sim, r, body);
   }
-  if (r.method === 'DELETE' && !check) return drop(sim, r, body);
   gsqlError(r, 405, `Method ${r.method} is not allowed.`);
 }
 

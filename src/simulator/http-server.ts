@@ -68,4 +68,5 @@ export function sendText(res: ServerResponse, status: number, text: string): voi
   res.end(text);
 }
 
-export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+// Unref: a long `sleep` or latency must not keep a closed simulator's process alive.
+export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());

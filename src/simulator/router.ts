@@ -7,6 +7,8 @@ import type { Sim, SimRequest } from './sim-context.js';
 import type { SeenRequest } from './types.js';
 
 const SEEN_BODY_BYTES = 4096;
+// Shared by every request without a query string; handlers only read it.
+const NO_PARAMS = new URLSearchParams();
 
 /**
  * One port's request pipeline: split the URL, record, read the body, add latency, dispatch. The gsql
@@ -58,7 +60,7 @@ function request(
     method,
     path,
     rawQuery,
-    query: new URLSearchParams(rawQuery),
+    query: rawQuery === '' ? NO_PARAMS : new URLSearchParams(rawQuery),
     body,
     bodyText: body.length > 0 ? body.toString('utf8') : '',
     // Admin calls are not recorded; they get a throwaway entry.

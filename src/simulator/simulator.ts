@@ -23,7 +23,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   state.addUser(SUPERUSER, 'tigergraph', [], true);
   for (const u of options.users ?? []) {
     for (const g of u.graphs ?? []) if (!graphs.has(g)) throw new Error(`Simulator user "${u.name}" names unknown graph "${g}"`);
-    state.addUser(u.name, u.password, u.graphs ?? [], u.superuser ?? false);
+    // Naming `tigergraph` changes its password, as on a real server; it stays the superuser.
+    state.addUser(u.name, u.password, u.graphs ?? [], u.name === SUPERUSER || (u.superuser ?? false));
   }
 
   const sim: Sim = {
