@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import { startRelayApp, startUpstream, type RelayApp, type Upstream } from './relay-harness.js';
+
+/** Resolves when `release()` is called or after `ms` (so a broken relay fails the test instead of hanging it). */
+function gate(ms = 5000): { wait: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const wait = new Promise<void>((resolve) => {
+    release = resolve;
+    setTimeout(resolve, ms).unref();
+  });
+  return { wait, release };
+}
+
+describe('relay streaming', () => {
+  let upstream: Upstream;
+  let relay: RelayApp;
+
+  beforeAll(async () => {
+    upstream = await startUpstream();
+    // Long upstream timeout: cancellation must come from the browser leaving, not from a timeout.
+    relay = await startRelayApp(upstream.url, { maxBodyBytes: 1024, upstreamTimeoutMs: 30_000 });
+  });
+  beforeEach(() => {
+    upstream.seen.length = 0;
+  });
+  afterAll(async () => {
+    await relay.close();
+    await upstream.close();
+  });
+
+  it('when the upstream streams a large chunked answer, then the first chunk reaches the browser before the upstream has finished', async () => {
+    const firstSeen = gate();
+    let upstreamFinished = false;
+    upstream.handler = (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.write(`{"results":[${'"x",'.repeat(16 * 1024)}`);
+      void firstSeen.wait.then(() => {
+        upstreamFinished = true;
+        res.end('"y"]}');
+      });
+    };
+    let finishedWhenFirstChunkArrived: boolean | undefined;
+    let received = 0;
+
+    await new Promise<void>((resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port: relay.port, path: '/api/query/social/big', agent: false }, (res) => {
+          res.on('data', (c: Buffer) => {
+            if (finishedWhenFirstChunkArrived === undefined) {
+              finishedWhenFirstChunkArrived = upstreamFinished;
+              firstSeen.release();
+            }
+            received += c.length;
+          });
+          res.on('end', resolve);
+        })
+        .on('error', reject);
+    });
+
+    expect(finishedWhenFirstChunkArrived).toBe(false);
+    expect(received).toBe(`{"results":[${'"x",'.repeat(16 * 1024)}"y"]}`.length);
+  });
+
+  it('when the browser uploads a body larger than maxBodyBytes, then it streams through: the upstream gets the start before the upload ends, and every byte', async () => {
+    const firstBytesUpstream = gate();
+    let uploadFinished = false;
+    let finishedWhenUpstreamGotBytes: boolean | undefined;
+    const body = Buffer.alloc(256 * 1024);
+    for (let i = 0; i < body.length; i++) body[i] = i % 251;
+    upstream.handler = (_req, res, seen) => {
+      res.end(JSON.stringify({ length: seen.body.length, sha: createHash('sha256').update(seen.body).digest('hex') }));
+    };
+    upstream.onStart = (req) =>
+      req.once('data', () => {
+        finishedWhenUpstreamGotBytes = uploadFinished;
+        firstBytesUpstream.release();
+      });
+
+    const answer = await new Promise<string>((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port: relay.port, path: '/api/query/social/load', method: 'POST', agent: false },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(Buffer.concat(chunks).toString()));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.subarray(0, 16 * 1024));
+      void firstBytesUpstream.wait.then(() => {
+        uploadFinished = true;
+        req.end(body.subarray(16 * 1024));
+      });
+    });
+    upstream.onStart = null;
+
+    expect(finishedWhenUpstreamGotBytes).toBe(false);
+    expect(JSON.parse(answer)).toEqual({ length: body.length, sha: createHash('sha256').update(body).digest('hex') });
+  });
+
+  it('when the browser goes away mid-response, then the upstream request is cancelled', async () => {
+    const upstreamClosed = gate(5000);
+    let closedByRelay = false;
+    upstream.handler = (req, res) => {
+      res.write('{"results":[');
+      req.socket.once('close', () => {
+        closedByRelay = true;
+        upstreamClosed.release();
+      });
+    };
+
+    await new Promise<void>((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port: relay.port, path: '/api/echo', agent: false }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', () => undefined);
+    });
+    await upstreamClosed.wait;
+
+    expect(closedByRelay).toBe(true);
+  });
+
+  it('when the browser goes away before the upstream answered, then the upstream request is cancelled', async () => {
+    const upstreamClosed = gate(5000);
+    let closedByRelay = false;
+    upstream.handler = () => undefined; // never answers
+    upstream.onStart = (req) =>
+      req.socket.once('close', () => {
+        closedByRelay = true;
+        upstreamClosed.release();
+      });
+
+    const req = http.get({ host: '127.0.0.1', port: relay.port, path: '/api/echo', agent: false });
+    req.on('error', () => undefined);
+    while (upstream.seen.length === 0) await new Promise((r) => setTimeout(r, 10));
+    req.destroy();
+    await upstreamClosed.wait;
+    upstream.onStart = null;
+
+    expect(closedByRelay).toBe(true);
+  });
+
+  it('when the upstream dies mid-response, then the browser sees a cut connection, not a complete answer', async () => {
+    upstream.handler = (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.write('{"results":[1,2,');
+      setTimeout(() => res.socket?.destroy(), 50);
+    };
+
+    const outcome = await new Promise<string>((resolve) => {
+      http
+        .get({ host: '127.0.0.1', port: relay.port, path: '/api/echo', agent: false }, (res) => {
+          res.on('data', () => undefined);
+          res.on('end', () => resolve('complete'));
+          res.on('error', () => resolve('cut'));
+          res.on('aborted', () => resolve('cut'));
+        })
+        .on('error', () => resolve('cut'));
+    });
+
+    expect(outcome).toBe('cut');
+  });
+});

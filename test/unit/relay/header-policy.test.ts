@@ -1,0 +1,82 @@
+import { describe, expect, it } from '@jest/globals';
+import http, { type IncomingHttpHeaders } from 'node:http';
+import { HeaderPolicy } from '../../../src/relay/header-policy.js';
+
+const fwd = { clientIp: '10.0.0.7', proto: 'https', host: 'bff.example' };
+
+function pairs(flat: string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
+  return out;
+}
+
+describe('HeaderPolicy', () => {
+  const policy = new HeaderPolicy('X-CSRF-Token');
+
+  it('when the browser request carries credentials, hop-by-hop and spoofable headers, then only safe ones go upstream plus ours', () => {
+    const incoming: IncomingHttpHeaders = {
+      host: 'bff.example',
+      cookie: 'sid=1',
+      authorization: 'Basic dXNlcjpwYXNz',
+      'x-csrf-token': 'abc',
+      connection: 'Keep-Alive, X-Secret',
+      'x-secret': 'v',
+      'keep-alive': 'timeout=5',
+      te: 'trailers',
+      trailer: 'x',
+      'transfer-encoding': 'chunked',
+      upgrade: 'websocket',
+      'proxy-authorization': 'Basic x',
+      expect: '100-continue',
+      origin: 'https://app.example',
+      referer: 'https://app.example/',
+      'x-forwarded-for': '6.6.6.6',
+      'x-forwarded-proto': 'http',
+      'x-real-ip': '6.6.6.6',
+      'x-request-id': 'mine',
+      accept: 'application/json',
+      'content-length': '12',
+      'gsql-timeout': '500',
+    };
+
+    expect(pairs(policy.upstream(incoming, 'tok-123', 'rid-9', fwd))).toEqual([
+      ['accept', 'application/json'],
+      ['content-length', '12'],
+      ['gsql-timeout', '500'],
+      ['authorization', 'Bearer tok-123'],
+      ['x-request-id', 'rid-9'],
+      ['x-forwarded-proto', 'https'],
+      ['x-forwarded-for', '10.0.0.7'],
+      ['x-forwarded-host', 'bff.example'],
+    ]);
+  });
+
+  it('when the upstream answer carries cookies, hop-by-hop, CORS or the token, then none of it is copied', () => {
+    const res = new http.ServerResponse(new http.IncomingMessage(null as never));
+    res.setHeader('x-frame-options', 'DENY');
+    const upstream: IncomingHttpHeaders = {
+      'content-type': 'application/json',
+      'content-length': '10',
+      'set-cookie': ['a=1', 'b=2'],
+      connection: 'close, x-hop',
+      'x-hop': '1',
+      'keep-alive': 'timeout=5',
+      'transfer-encoding': 'chunked',
+      'proxy-authenticate': 'Basic',
+      'access-control-allow-origin': '*',
+      authorization: 'Bearer tok-123',
+      'x-debug': 'used token tok-123',
+      'x-frame-options': 'ALLOWALL',
+      'x-tg-elapsed': '3',
+    };
+
+    policy.downstream(upstream, res, 'tok-123');
+
+    expect(res.getHeaders()).toEqual({
+      'x-frame-options': 'DENY',
+      'content-type': 'application/json',
+      'content-length': '10',
+      'x-tg-elapsed': '3',
+    });
+  });
+});
