@@ -27,8 +27,9 @@ function readLine(input: TerminalInput, output: NodeJS.WritableStream, label: st
   return new Promise((resolve, reject) => {
     const decoder = new StringDecoder('utf8');
     let line = '';
-    output.write(label);
+    // Echo off before the label shows, or a quick typist's first keys would be echoed.
     input.setRawMode?.(true);
+    output.write(label);
 
     const finish = (err?: CliError): void => {
       input.removeListener('data', onData);

@@ -95,3 +95,20 @@ export function watch(child: ChildProcess): Watched {
     exit: () => exited,
   };
 }
+
+const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Runs the CLI on a pseudo-terminal through util-linux `script`, so it sees a real TTY: the prompt's
+ * raw mode and echo are the terminal's, and what the test reads is what a person would see.
+ * Type with `child.stdin.write` only after the prompt shows, as a person would; input typed earlier
+ * is echoed by the terminal before the CLI can turn echo off.
+ */
+export function runInPty(args: string[], opts: { env?: Record<string, string>; home: string }): Watched {
+  const command = [process.execPath, CLI, ...args].map(shellQuote).join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    env: { PATH: process.env.PATH ?? '', HOME: opts.home, SHELL: '/bin/sh', TERM: 'dumb', ...opts.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  return watch(child);
+}
