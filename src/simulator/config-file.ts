@@ -43,10 +43,5 @@ export async function loadSimConfig(path: string): Promise<SimConfigFile> {
     const issue = parsed.error.issues[0];
     throw new Error(`invalid simulator config ${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
   }
-  const { users, graphs, secrets } = parsed.data;
-  return {
-    ...(users && { users: users.map((u) => ({ name: u.name, password: u.password, ...(u.graphs && { graphs: u.graphs }), ...(u.superuser !== undefined && { superuser: u.superuser }) })) }),
-    ...(graphs && { graphs }),
-    ...(secrets && { secrets: secrets.map((s) => ({ alias: s.alias, value: s.value, ...(s.user && { user: s.user }), ...(s.graph && { graph: s.graph }) })) }),
-  };
+  return parsed.data;
 }

@@ -37,8 +37,9 @@ export function authorizeData(sim: Sim, r: SimRequest, graph?: string): boolean 
     return false;
   }
   const user = sim.state.users.get(found.record.user);
-  const scopeOk = !graph || !sim.state.graphs.has(graph) || ((!found.record.graph || found.record.graph === graph) && !!user && sim.state.canUseGraph(user, graph));
-  if (!user || !scopeOk) {
+  // A graph-bound token works on its graph only; any token needs its user's privilege on the graph.
+  const inScope = (g: string) => (!found.record.graph || found.record.graph === g) && !!user && sim.state.canUseGraph(user, g);
+  if (!user || (graph !== undefined && sim.state.graphs.has(graph) && !inScope(graph))) {
     r.seen.auth = 'invalid';
     restppError(sim, r.res, status, 'REST-10016', denied(token, `has no access to graph '${graph ?? ''}'.`));
     return false;

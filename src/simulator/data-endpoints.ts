@@ -72,7 +72,8 @@ function vertices(sim: Sim, r: SimRequest, graphName: string, type: string, id: 
   }
   const limit = r.query.has('limit') ? Number(r.query.get('limit')) : Infinity;
   if (r.query.get('count_only') === 'true') {
-    return sendJson(r.res, 200, { version: sim.envelopeVersion, error: false, message: '', results: [{ v_type: type, count: graph.vertexCount() }] });
+    const results = [{ v_type: type, count: graph.vertexCount() }];
+    return sendJson(r.res, 200, { version: sim.envelopeVersion, error: false, message: '', results });
   }
   const results = graph.vertices(type, Number.isFinite(limit) && limit >= 0 ? limit : Infinity);
   sendJson(r.res, 200, { version: sim.envelopeVersion, error: false, message: '', results });

@@ -48,7 +48,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     // 3.x secrets belong to a graph (the demo graph unless named); 4.1+ secrets need none.
     const graph = opts.graph ?? (version.era === 'jwt' ? undefined : DEMO_GRAPH);
     if (graph !== undefined && !graphs.has(graph)) throw new Error(`unknown graph "${graph}"`);
-    const secret = state.createSecret({ user, ...(graph ? { graph } : {}), ...(opts.alias ? { alias: opts.alias } : {}), ...(opts.value ? { value: opts.value } : {}) });
+    const secret = state.createSecret({ user, graph, alias: opts.alias, value: opts.value });
     return { alias: secret.alias, value: secret.value };
   };
   for (const s of options.secrets ?? []) createSecret(s);

@@ -69,10 +69,13 @@ export class SimState {
     return this.graphs.has(graph) && (user.superuser || user.graphs.has(graph));
   }
 
-  /** Throws 'alias_exists' when the user already has a secret with that alias. */
-  createSecret(opts: { user: string; graph?: string; alias?: string; value?: string }): SimSecret {
+  /** Throws when the user already has a secret with that alias, or the value is taken. */
+  createSecret(opts: { user: string; graph?: string | undefined; alias?: string | undefined; value?: string | undefined }): SimSecret {
     const alias = opts.alias || newAlias();
-    if (this.secretsOf(opts.user).some((s) => s.alias === alias)) throw new Error('alias_exists');
+    if (this.secretsOf(opts.user).some((s) => s.alias === alias)) {
+      throw new Error(`secret alias "${alias}" already exists for user "${opts.user}"`);
+    }
+    if (opts.value !== undefined && this.secrets.has(opts.value)) throw new Error('that secret value is already in use');
     const secret: SimSecret = { alias, value: opts.value ?? newSecretValue(), user: opts.user, graph: opts.graph };
     this.secrets.set(secret.value, secret);
     return secret;

@@ -5,6 +5,7 @@ import { endpointNotFound } from './restpp-errors.js';
 import type { Sim, SimRequest } from './sim-context.js';
 import type { SimToken } from './state.js';
 import {
+  CODE_BAD_REQUEST,
   isFailure,
   mint,
   ownedToken,
@@ -79,7 +80,7 @@ function operate(sim: Sim, r: SimRequest, f: Fields): Record<string, unknown> | 
   const jwt = sim.version.era === 'jwt';
   const op = r.method === 'PUT' ? 'Refresh' : r.method === 'DELETE' ? 'Drop' : 'Generate';
   if (!['GET', 'POST', 'PUT', 'DELETE'].includes(r.method)) {
-    return { kind: 'bad_request', code: 'REST-1104', message: `${op} token failed, method ${r.method} is not supported.` };
+    return { kind: 'bad_request', code: CODE_BAD_REQUEST, message: `${op} token failed, method ${r.method} is not supported.` };
   }
   // A secret wins over any Authorization header (clients send their cached one along).
   const who: Principal | TokenFailure = f.secret
@@ -94,7 +95,11 @@ function operate(sim: Sim, r: SimRequest, f: Fields): Record<string, unknown> | 
   }
   if (op === 'Refresh' && jwt) {
     // Inferred: 4.1 has no refresh on the wire (clients mint anew), so say so in RESTPP's words.
-    return { kind: 'bad_request', code: 'REST-1101', message: 'The request cannot be processed: JWT tokens cannot be refreshed, request a new token instead.' };
+    return {
+      kind: 'bad_request',
+      code: 'REST-1101',
+      message: 'The request cannot be processed: JWT tokens cannot be refreshed, request a new token instead.',
+    };
   }
   const lifetime = parseLifetime(sim, f.lifetime, op, jwt);
   if (isFailure(lifetime)) return lifetime;
