@@ -53,6 +53,7 @@ const FIELDS = {
   SHUTDOWN_TIMEOUT_MS: withDefault(integer(0), 10_000),
   LOGIN_RATE_LIMIT: withDefault(integer(1), 10),
   LOGIN_RATE_WINDOW: withDefault(integer(1), 60),
+  TOKEN_LEASE_TTL_MS: withDefault(integer(100, 600_000), 5000),
 };
 
 /** Every environment key the service reads (.env.example documents each). */
@@ -71,6 +72,8 @@ export interface Config {
     version: string;
     tokenLifetimeSeconds: number;
     refreshBeforeSeconds: number;
+    /** Cross-instance refresh lease, renewed while the holder's upstream call runs. */
+    leaseTtlMs: number;
     /** PEM text of TG_CA_FILE, read once at start-up. */
     ca?: string;
   }>;
@@ -159,6 +162,7 @@ function build(v: Values, redis: RedisConfig): Config {
       version: v.TG_VERSION,
       tokenLifetimeSeconds: v.TG_TOKEN_LIFETIME,
       refreshBeforeSeconds: v.TOKEN_REFRESH_BEFORE,
+      leaseTtlMs: v.TOKEN_LEASE_TTL_MS,
       ...(v.TG_CA_FILE !== undefined && { ca: v.TG_CA_FILE }),
     },
     simulator: v.TG_RESTPP_URL === undefined && !production,

@@ -88,7 +88,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     leases: stores.leases,
     lifetimeSec: config.tigergraph.tokenLifetimeSeconds,
     refreshBeforeSec: config.tigergraph.refreshBeforeSeconds,
-    ...(options.leaseTtlMs !== undefined && { leaseTtlMs: options.leaseTtlMs }),
+    leaseTtlMs: options.leaseTtlMs ?? config.tigergraph.leaseTtlMs,
     now,
     instanceId: options.instanceId ?? randomUUID(),
     metrics,

@@ -75,6 +75,7 @@ describe('config defaults', () => {
       SHUTDOWN_TIMEOUT_MS: '0',
       LOGIN_RATE_LIMIT: '3',
       LOGIN_RATE_WINDOW: '30',
+      TOKEN_LEASE_TTL_MS: '2500',
     });
     expect(config.simulator).toBe(false);
     expect(config.tigergraph).toEqual({
@@ -83,6 +84,7 @@ describe('config defaults', () => {
       version: '4.1',
       tokenLifetimeSeconds: 3600,
       refreshBeforeSeconds: 60,
+      leaseTtlMs: 2500,
     });
     expect(config.redis).toEqual({
       mode: 'standalone',
