@@ -1,4 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream';
+import { AppError } from '../errors.js';
 
 /** The first bytes of a stream; `ended` means they are all of it. */
 export interface BodyPrefix {
@@ -61,7 +62,12 @@ export async function relayBody(
   maxBytes: number,
 ): Promise<RelayBody> {
   if (!hasBody(req.headers)) return EMPTY;
-  const prefix = await readPrefix(req, maxBytes);
+  let prefix: BodyPrefix;
+  try {
+    prefix = await readPrefix(req, maxBytes);
+  } catch (cause) {
+    throw new AppError(400, 'invalid_request', 'The request body could not be read', { cause });
+  }
   if (prefix.ended) return prefix.size === 0 ? EMPTY : { replayable: true, data: concatPrefix(prefix) };
   const rest = new PassThrough();
   for (const chunk of prefix.chunks) rest.write(chunk);

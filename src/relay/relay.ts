@@ -1,7 +1,7 @@
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import type { Dispatcher } from 'undici';
-import { isAppError, type AppError } from '../errors.js';
+import { AppError, isAppError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { AllowRule } from './allowlist.js';
@@ -9,7 +9,7 @@ import { drainRequest, relayBody, type RelayBody } from './body-prefix.js';
 import { HeaderPolicy } from './header-policy.js';
 import { guardRelayRequest } from './path-guard.js';
 import { readAnswer, type UpstreamAnswer } from './upstream-answer.js';
-import { classifyUpstreamError, upstreamAppError, type UpstreamErrorKind } from './upstream-errors.js';
+import { classifyUpstreamError, endedByClient, upstreamAppError, type UpstreamErrorKind } from './upstream-errors.js';
 
 /** The relay's view of the token broker: knows nothing of sessions or Redis. */
 export interface RelayAuth {
@@ -23,7 +23,7 @@ export interface Relay {
 }
 
 export interface RelayOptions {
-  /** One keep-alive Pool for the data server's origin. */
+  /** One keep-alive Pool for the data server's origin; its connect timeout bounds connection setup. */
   dispatcher: Dispatcher;
   /** Data server base URL, possibly with a path prefix (4.x: http://h:14240/restpp). */
   upstreamUrl: string;
@@ -78,6 +78,8 @@ class UndiciRelay implements Relay {
       }
       this.observe(req.method, answer.statusCode, started);
       await this.respond(answer, res, token, requestId);
+      // The data server may answer before reading all of a streamed upload; the rest must not jam the socket.
+      if (!body.replayable && !req.readableEnded) drainRequest(req);
     } catch (err) {
       if (body !== undefined && !body.replayable) drainRequest(req);
       if (abort.signal.aborted) return; // the browser left: nobody to answer
@@ -135,7 +137,7 @@ class UndiciRelay implements Relay {
     } catch (err) {
       // Bytes may be out already, so no error page is possible: the browser sees a cut connection.
       if (!res.destroyed) res.destroy();
-      if (!CLIENT_GONE_CODES.has(errorName(err))) this.fail(classifyUpstreamError(err), err, requestId);
+      if (!endedByClient(err)) this.fail(classifyUpstreamError(err), err, requestId);
     }
   }
 
@@ -152,12 +154,4 @@ class UndiciRelay implements Relay {
     this.opts.logger?.warn({ requestId, kind, code }, 'relay upstream failure');
     return kind;
   }
-}
-
-/** What pipeline reports when the browser, not the data server, ended the exchange. */
-const CLIENT_GONE_CODES = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_ABORTED', 'ABORT_ERR']);
-
-function errorName(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
 }

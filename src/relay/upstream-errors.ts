@@ -38,6 +38,14 @@ export function upstreamAppError(kind: UpstreamErrorKind, cause: unknown): AppEr
   }
 }
 
+/** What a response pipeline reports when the browser, not the data server, ended the exchange. */
+const CLIENT_GONE_CODES = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_ABORTED', 'ABORT_ERR']);
+
+export function endedByClient(err: unknown): boolean {
+  const code = errorCode(err);
+  return code !== undefined && CLIENT_GONE_CODES.has(code);
+}
+
 function errorCode(err: unknown, depth = 0): string | undefined {
   if (typeof err !== 'object' || err === null || depth > 3) return undefined;
   const { code, cause, errors } = err as { code?: unknown; cause?: unknown; errors?: unknown };
