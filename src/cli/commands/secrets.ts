@@ -1,6 +1,6 @@
 import { createSecretApi } from '../../tigergraph/secret-api.js';
 import { maskSecret, TigerGraphError } from '../../tigergraph/errors.js';
-import type { SecretRecord } from '../../tigergraph/types.js';
+import type { AdminCredentials, SecretRecord } from '../../tigergraph/types.js';
 import { CliError, ExitCode } from '../cli-error.js';
 import { loadSettings, type CommandContext, type CommandRunner } from '../context.js';
 import { resolveCredentials } from '../credentials.js';
@@ -10,7 +10,7 @@ import { table } from '../output.js';
 /** Resolves settings and credentials, runs `work` against the secret API, and closes it on every path. */
 async function withSecretApi<T>(
   ctx: CommandContext,
-  work: (api: ReturnType<typeof createSecretApi>, creds: { username: string; password: string }, graph: string) => Promise<T>,
+  work: (api: ReturnType<typeof createSecretApi>, creds: AdminCredentials, graph: string) => Promise<T>,
 ): Promise<T> {
   const { settings, config } = await loadSettings(ctx);
   const user = typeof ctx.values.user === 'string' ? ctx.values.user : undefined;
