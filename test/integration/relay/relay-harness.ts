@@ -74,18 +74,18 @@ export class FakeAuth implements RelayAuth {
   }
 }
 
-export interface RelayApp {
+export interface RelayApp<A extends RelayAuth = FakeAuth> {
   url: string;
   port: number;
-  auth: FakeAuth;
+  auth: A;
   metrics: Metrics;
   close(): Promise<void>;
 }
 
-export async function startRelayApp(
+export async function startRelayApp<A extends RelayAuth = FakeAuth>(
   upstreamUrl: string,
-  overrides: Partial<RelayOptions> & { auth?: FakeAuth; trustProxy?: boolean } = {},
-): Promise<RelayApp> {
+  overrides: Partial<RelayOptions> & { auth?: A; trustProxy?: boolean } = {},
+): Promise<RelayApp<A>> {
   const metrics = createMetrics({ defaultMetrics: false });
   const origin = new URL(upstreamUrl).origin;
   const pool = new Pool(origin, { connect: { timeout: 2000 } });
@@ -99,7 +99,7 @@ export async function startRelayApp(
     metrics,
     ...overrides,
   });
-  const auth = overrides.auth ?? new FakeAuth();
+  const auth = overrides.auth ?? (new FakeAuth() as RelayAuth as A);
   const app = express();
   app.set('trust proxy', overrides.trustProxy ?? false);
   // app.use, not app.all('/api/*splat'): a route param would be decoded by Express first, so a malformed
