@@ -90,7 +90,9 @@ export function createApp(deps: AppDeps): Express {
       login: settings.loginRateLimit,
     }),
   );
-  app.all('/api/*splat', session, requireSession(sessionDeps), apiRoute({ relay: deps.relay, broker: deps.broker }));
+  // app.use, not a '/api/*splat' route: Express would decode the path parameter first, so a malformed
+  // escape would fail in the router before the relay's own path guard sees the raw URL.
+  app.use('/api', session, requireSession(sessionDeps), apiRoute({ relay: deps.relay, broker: deps.broker }));
 
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
   if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));

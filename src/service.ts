@@ -72,7 +72,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
 
   const tls = config.tigergraph.ca ? { ca: config.tigergraph.ca } : undefined;
   const restppOrigin = new URL(upstream.restppUrl).origin;
-  const pool = new Pool(restppOrigin, { connections: 128, pipelining: 1, ...(tls && { connect: tls }) });
+  const connectTimeout = Math.min(config.upstreamTimeoutMs, 10_000);
+  const pool = new Pool(restppOrigin, { connections: 128, pipelining: 1, connect: { timeout: connectTimeout, ...tls } });
   const tokenAgent = new Agent({ ...(tls && { connect: tls }) });
   const api = createTokenApi({
     restppUrl: upstream.restppUrl,
