@@ -1,0 +1,74 @@
+import type { Config } from '../config.js';
+import type { AdminRoutesDeps } from '../http/admin-routes.js';
+import type { Logger } from '../observability/logger.js';
+import type { SecretDropStore } from '../store/secret-drops.js';
+import type { Cipher, LeaseStore } from '../store/types.js';
+import { createSecretApi } from '../tigergraph/secret-api.js';
+import { wireEraOf } from '../tigergraph/version.js';
+import type { Dispatcher } from 'undici';
+import { createSecretDropper } from './secret-dropper.js';
+import { createSecretSweeper, type SecretSweeper } from './secret-sweeper.js';
+import { createSessionSecrets, type SessionSecrets } from './session-secrets.js';
+
+export interface SweepOptions {
+  /** How often every instance tries a sweep. Default 30 s. */
+  intervalMs?: number;
+  /** Retry delay for a drop that failed. Default 60 s. */
+  claimMs?: number;
+}
+
+export interface AdminParts {
+  passwords?: SessionSecrets;
+  admin?: AdminRoutesDeps;
+  sweeper?: SecretSweeper;
+}
+
+export interface AdminPartsDeps {
+  config: Config;
+  upstream: { restppUrl: string; gsqlUrl?: string; version: string };
+  drops: SecretDropStore;
+  leases: LeaseStore;
+  cipher: Cipher;
+  dispatcher: Dispatcher;
+  now: () => number;
+  instanceId: string;
+  logger: Logger;
+  sweep?: SweepOptions;
+}
+
+/**
+ * What PASSWORD_LOGIN and ADMIN_ROUTES add to the service: the admin-server client, per-session secrets
+ * with their sweeper, and the /admin routes. Nothing is built when both are off. The sweeper is started
+ * here; the caller stops it before closing the stores.
+ */
+export function createAdminParts(deps: AdminPartsDeps): AdminParts {
+  const { config, upstream, logger } = deps;
+  if (!config.passwordLogin && !config.adminRoutes) return {};
+  const secrets = createSecretApi({
+    restppUrl: upstream.restppUrl,
+    ...(upstream.gsqlUrl && { gsqlUrl: upstream.gsqlUrl }),
+    version: upstream.version,
+    dispatcher: deps.dispatcher,
+    timeoutMs: Math.min(config.upstreamTimeoutMs, 10_000),
+  });
+  const graphRequired = wireEraOf(upstream.version) !== 'jwt';
+  const parts: AdminParts = config.adminRoutes ? { admin: { secrets, graphRequired } } : {};
+  if (!config.passwordLogin) return parts;
+
+  const dropSecret = createSecretDropper({ secrets, cipher: deps.cipher });
+  const intervalMs = deps.sweep?.intervalMs ?? 30_000;
+  parts.passwords = createSessionSecrets({ secrets, drops: deps.drops, dropSecret, cipher: deps.cipher, graphRequired, now: deps.now, logger });
+  parts.sweeper = createSecretSweeper({
+    drops: deps.drops,
+    leases: deps.leases,
+    dropSecret,
+    intervalMs,
+    claimMs: deps.sweep?.claimMs ?? 60_000,
+    leaseTtlMs: Math.max(intervalMs, 5000),
+    now: deps.now,
+    instanceId: deps.instanceId,
+    logger,
+  });
+  parts.sweeper.start();
+  return parts;
+}
