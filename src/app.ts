@@ -5,7 +5,9 @@ import type { Metrics } from './observability/metrics.js';
 import type { Relay } from './relay/relay.js';
 import type { Cipher, Stores } from './store/types.js';
 import type { TokenBroker } from './tokens/token-broker.js';
+import type { SessionSecrets } from './admin/session-secrets.js';
 import { accessLog } from './http/access-log.js';
+import { adminRoutes, type AdminRoutesDeps } from './http/admin-routes.js';
 import { apiRoute } from './http/api-route.js';
 import { authRoutes } from './http/auth-routes.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
@@ -40,6 +42,10 @@ export interface AppDeps {
   readinessChecks: ReadinessCheck[];
   isDraining: () => boolean;
   now?: () => number;
+  /** PASSWORD_LOGIN: per-session secrets; absent means password login is off. */
+  passwords?: SessionSecrets;
+  /** ADMIN_ROUTES: absent means /admin is not mounted (404). */
+  admin?: AdminRoutesDeps;
 }
 
 export const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
@@ -88,8 +94,10 @@ export function createApp(deps: AppDeps): Express {
       cookieSecure: settings.cookieSecure,
       idleTimeoutSec: settings.idleTimeoutSec,
       login: settings.loginRateLimit,
+      ...(deps.passwords && { passwords: deps.passwords }),
     }),
   );
+  if (deps.admin) app.use('/admin', adminRoutes(deps.admin));
   // app.use, not a '/api/*splat' route: Express would decode the path parameter first, so a malformed
   // escape would fail in the router before the relay's own path guard sees the raw URL.
   app.use('/api', session, requireSession(sessionDeps), apiRoute({ relay: deps.relay, broker: deps.broker }));

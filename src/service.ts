@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import { Agent, Pool, request } from 'undici';
+import { createAdminParts, type SweepOptions } from './admin/admin-parts.js';
+import type { SecretSweeper } from './admin/secret-sweeper.js';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';
@@ -10,6 +12,10 @@ import { createRelay } from './relay/relay.js';
 import { createCipher } from './store/crypto.js';
 import { createMemoryStores, createRedisStores } from './store/create-stores.js';
 import { createRedisClient } from './store/redis.js';
+import { createMemorySecretDrops } from './store/memory-secret-drops.js';
+import { createRedisSecretDrops } from './store/redis-secret-drops.js';
+import type { SecretDropStore } from './store/secret-drops.js';
+import { createGuard } from './store/store-error.js';
 import type { Stores } from './store/types.js';
 import { createTokenApi } from './tigergraph/restpp-client.js';
 import { createTokenBroker, type TokenBroker } from './tokens/token-broker.js';
@@ -26,6 +32,8 @@ export interface Service {
   stores: Stores;
   broker: TokenBroker;
   metrics: Metrics;
+  /** With PASSWORD_LOGIN: drops the secrets of sessions that ended without a logout (already started). */
+  sweeper?: SecretSweeper;
   /** Readiness goes false at once; requests in flight carry on. */
   drain(): void;
   /** Closes Redis and the upstream connections. */
@@ -41,6 +49,8 @@ export interface ServiceOptions {
   instanceId?: string;
   /** Lease TTL for cross-instance refreshes (tests shorten it). */
   leaseTtlMs?: number;
+  /** Secret sweeper timing (tests shorten it). */
+  secretSweep?: SweepOptions;
 }
 
 /**
@@ -53,9 +63,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const now = options.now ?? Date.now;
   const cipher = createCipher([...config.session.encryptionKeys]);
 
+  const instanceId = options.instanceId ?? randomUUID();
   let stores: Stores;
+  let drops: SecretDropStore;
   if (config.redis.mode === 'memory') {
     stores = createMemoryStores({ cipher, sessionFallbackTtlSeconds: config.session.idleTimeoutSeconds });
+    drops = createMemorySecretDrops();
   } else {
     const redis = createRedisClient(config.redis, { logger });
     // A Redis that is down at start-up is not fatal: the client keeps reconnecting and /readyz says so.
@@ -68,6 +81,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       logger,
       sessionFallbackTtlSeconds: config.session.idleTimeoutSeconds,
     });
+    drops = createRedisSecretDrops({ redis, prefix: config.redis.prefix, guard: createGuard(metrics) });
   }
 
   const tls = config.tigergraph.ca ? { ca: config.tigergraph.ca } : undefined;
@@ -91,7 +105,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     refreshBeforeSec: config.tigergraph.refreshBeforeSeconds,
     leaseTtlMs: options.leaseTtlMs ?? config.tigergraph.leaseTtlMs,
     now,
-    instanceId: options.instanceId ?? randomUUID(),
+    instanceId,
     metrics,
     logger,
   });
@@ -104,6 +118,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     csrfHeader: config.csrfHeader,
     metrics,
     logger,
+  });
+
+  const adminParts = createAdminParts({
+    config, upstream, drops, leases: stores.leases, cipher, dispatcher: tokenAgent, now, instanceId, logger,
+    ...(options.secretSweep && { sweep: options.secretSweep }),
   });
 
   let draining = false;
@@ -131,6 +150,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ],
     isDraining: () => draining,
     now,
+    ...(adminParts.passwords && { passwords: adminParts.passwords }),
+    ...(adminParts.admin && { admin: adminParts.admin }),
   });
 
   return {
@@ -138,10 +159,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     stores,
     broker,
     metrics,
+    ...(adminParts.sweeper && { sweeper: adminParts.sweeper }),
     drain() {
       draining = true;
     },
     async close() {
+      await adminParts.sweeper?.stop();
       await Promise.allSettled([stores.close(), pool.close(), tokenAgent.close(), api.close()]);
     },
   };

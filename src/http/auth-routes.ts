@@ -7,6 +7,9 @@ import type { TokenBroker } from '../tokens/token-broker.js';
 import { cookieClearOptions } from './session.js';
 import { requireSession, sessionContext, type RequireSessionDeps } from './require-session.js';
 import { parseLoginBody } from './login-body.js';
+import { parsePasswordLogin, wantsPasswordLogin } from './password-login-body.js';
+import type { SessionSecrets } from '../admin/session-secrets.js';
+import type { SecretDrop } from '../store/secret-drops.js';
 import type { TgSession } from './session-data.js';
 
 export interface AuthRoutesDeps extends RequireSessionDeps {
@@ -21,9 +24,14 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   cookieSecure: boolean;
   idleTimeoutSec: number;
   login: { max: number; windowSec: number };
+  /** Set when PASSWORD_LOGIN is on: creates and drops the per-session secrets. */
+  passwords?: SessionSecrets;
 }
 
 const iso = (epochSec: number) => new Date(epochSec * 1000).toISOString();
+
+/** The drop entry login recorded for a service-created secret; the session holds the same sealed value. */
+const dropOf = (tg: TgSession): SecretDrop => ({ alias: tg.secretAlias ?? '', graph: tg.graph, sealedSecret: tg.secret });
 
 function regenerate(req: Request): Promise<void> {
   return new Promise((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
@@ -53,6 +61,21 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       deps.logger.warn({ err, code: (err as AppError).code }, 'token delete at logout failed');
       await deps.tokens.delete(sid).catch(() => undefined);
     }
+    // After the token: deleting it needs the secret. release() never throws; a failed drop is swept later.
+    if (tg.secretAlias && deps.passwords) await deps.passwords.release(dropOf(tg));
+  }
+
+  async function limit(key: string): Promise<void> {
+    const limited = await deps.rateLimiter.hit(key, deps.login.max, deps.login.windowSec * 1000);
+    if (limited.allowed) return;
+    deps.metrics.logins.inc({ result: 'rate_limited' });
+    const retry = String(Math.max(1, Math.ceil(limited.retryAfterMs / 1000)));
+    throw new AppError(429, 'rate_limited', 'Too many login attempts; try again later', { headers: { 'Retry-After': retry } });
+  }
+
+  function countFailure(err: unknown): never {
+    deps.metrics.logins.inc({ result: err instanceof AppError && err.status === 401 ? 'invalid' : 'error' });
+    throw err;
   }
 
   router.post('/login', json, async (req: Request, res: Response) => {
@@ -60,28 +83,41 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       // express-session silently drops a Secure cookie on plain http; say why instead of a login that "works".
       throw new AppError(403, 'https_required', 'Login needs https; behind a TLS-terminating proxy set TRUST_PROXY');
     }
-    const body = parseLoginBody(req.body);
-    const limited = await deps.rateLimiter.hit(`login:ip:${req.ip ?? 'unknown'}`, deps.login.max, deps.login.windowSec * 1000);
-    if (!limited.allowed) {
-      deps.metrics.logins.inc({ result: 'rate_limited' });
-      const retry = String(Math.max(1, Math.ceil(limited.retryAfterMs / 1000)));
-      throw new AppError(429, 'rate_limited', 'Too many login attempts; try again later', { headers: { 'Retry-After': retry } });
+    const byPassword = wantsPasswordLogin(req.body)
+      ? parsePasswordLogin(req.body, { enabled: deps.passwords !== undefined, graphRequired: deps.passwords?.graphRequired ?? true })
+      : undefined;
+    const bySecret = byPassword === undefined ? parseLoginBody(req.body) : undefined;
+    await limit(`login:ip:${req.ip ?? 'unknown'}`);
+    if (byPassword) await limit(`login:user:${byPassword.creds.username.toLowerCase()}`);
+    const createdAt = deps.now();
+    let secret = bySecret?.secret ?? '';
+    let created: Awaited<ReturnType<SessionSecrets['create']>> | undefined;
+    if (byPassword && deps.passwords) {
+      // The login gets its own secret, due to be dropped when the session's absolute timeout ends.
+      const dueAt = createdAt + deps.absoluteTimeoutSec * 1000;
+      created = await deps.passwords.create(byPassword.creds, byPassword.graph, dueAt).catch(countFailure);
+      secret = created.secret;
     }
-    let grant;
     try {
-      grant = await deps.broker.mint(body.secret);
+      const grant = await deps.broker.mint(secret).catch(countFailure);
+      await endSession(req);
+      await regenerate(req);
+      const tg: TgSession = {
+        secret: created?.drop.sealedSecret ?? deps.cipher.encrypt(secret),
+        graph: byPassword?.graph ?? bySecret?.graph ?? null,
+        createdAt,
+        ...(byPassword && created && { username: byPassword.creds.username, secretAlias: created.drop.alias }),
+      };
+      req.session.tg = tg;
+      await save(req);
+      await deps.broker.adopt(req.sessionID, grant, deps.absoluteTimeoutSec * 1000);
+      deps.metrics.logins.inc({ result: 'ok' });
+      res.json({ authenticated: true, graph: tg.graph, tokenExpiresAt: iso(grant.expiresAt) });
     } catch (err) {
-      deps.metrics.logins.inc({ result: err instanceof AppError && err.status === 401 ? 'invalid' : 'error' });
+      // The secret was made for this login only: a login that fails must not leave it behind.
+      if (created) await deps.passwords?.release(created.drop);
       throw err;
     }
-    await endSession(req);
-    await regenerate(req);
-    const tg: TgSession = { secret: deps.cipher.encrypt(body.secret), graph: body.graph, createdAt: deps.now() };
-    req.session.tg = tg;
-    await save(req);
-    await deps.broker.adopt(req.sessionID, grant, deps.absoluteTimeoutSec * 1000);
-    deps.metrics.logins.inc({ result: 'ok' });
-    res.json({ authenticated: true, graph: tg.graph, tokenExpiresAt: iso(grant.expiresAt) });
   });
 
   router.post('/logout', async (req: Request, res: Response) => {

@@ -1,0 +1,98 @@
+import express, { type Request, type Response, Router } from 'express';
+import { mapAdminError } from '../admin/admin-errors.js';
+import { checkGraphAccess } from '../admin/graph-access.js';
+import { AppError, isAppError } from '../errors.js';
+import { maskSecret } from '../tigergraph/errors.js';
+import type { SecretClient } from '../tigergraph/secret-api.js';
+import type { AdminCredentials } from '../tigergraph/types.js';
+import { ADMIN_CHALLENGE, basicCredentials } from './basic-credentials.js';
+
+export interface AdminRoutesDeps {
+  secrets: SecretClient;
+  /** 3.x secrets belong to a graph, so every call there must name one. */
+  graphRequired: boolean;
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const invalid = (message: string) => new AppError(400, 'invalid_request', message);
+
+function graphOf(value: unknown, required: boolean): string | null {
+  if (value === undefined || value === null || value === '') {
+    if (required) throw invalid('"graph" is required (secrets belong to a graph on this TigerGraph version)');
+    return null;
+  }
+  if (typeof value !== 'string' || !NAME.test(value)) throw invalid('"graph" must be a graph name');
+  return value;
+}
+
+function aliasOf(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string' || !NAME.test(value)) throw invalid('"alias" must be letters, digits or _ (at most 128)');
+  return value;
+}
+
+/** Admin-server errors as AppErrors; a rejected login also carries the basic-auth challenge. */
+function adminError(err: unknown): unknown {
+  const mapped = mapAdminError(err);
+  if (isAppError(mapped) && mapped.status === 401) {
+    return new AppError(401, mapped.code, mapped.message, { cause: mapped.cause, headers: ADMIN_CHALLENGE });
+  }
+  return mapped;
+}
+
+/**
+ * `/admin/secrets`: list (masked), create (value shown once), drop, as the caller. The caller's basic
+ * credentials go straight to the admin server for this request and are never stored or logged; the
+ * CSRF guard in front of the app covers the state-changing calls.
+ */
+export function adminRoutes(deps: AdminRoutesDeps): Router {
+  const router = Router();
+  const json = express.json({ limit: '16kb', strict: true });
+  const { secrets } = deps;
+
+  async function asCaller<T>(creds: AdminCredentials, graph: string | null, work: () => Promise<T>): Promise<T> {
+    try {
+      if (graph !== null) await checkGraphAccess(secrets.gsql, creds, graph);
+      return await work();
+    } catch (err) {
+      throw adminError(err);
+    }
+  }
+
+  router.get('/secrets', async (req: Request, res: Response) => {
+    const creds = basicCredentials(req);
+    const graph = graphOf(req.query['graph'], deps.graphRequired);
+    const list = await asCaller(creds, graph, () => secrets.listSecrets(creds, graph ?? ''));
+    res.set('Cache-Control', 'no-store').json({
+      secrets: list.map((s) => ({
+        alias: s.alias,
+        // Both wire paths mask already; a value that somehow is not masked is masked here.
+        secret: s.secret.includes('****') ? s.secret : maskSecret(s.secret),
+        ...(s.graph ? { graph: s.graph } : {}),
+      })),
+    });
+  });
+
+  router.post('/secrets', json, async (req: Request, res: Response) => {
+    const creds = basicCredentials(req);
+    const body: unknown = req.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('Body must be a JSON object');
+    const { graph: rawGraph, alias: rawAlias } = body as Record<string, unknown>;
+    const graph = graphOf(rawGraph, deps.graphRequired);
+    const alias = aliasOf(rawAlias);
+    const made = await asCaller(creds, graph, () => secrets.createSecret(creds, graph ?? '', alias));
+    // The only time the value is ever shown: nothing may cache it.
+    res.status(201).set('Cache-Control', 'no-store').json({ alias: made.alias, secret: made.secret });
+  });
+
+  router.delete('/secrets/:alias', async (req: Request, res: Response) => {
+    const creds = basicCredentials(req);
+    const alias = aliasOf(req.params['alias']);
+    if (alias === undefined) throw invalid('An alias is required');
+    const graph = graphOf(req.query['graph'], deps.graphRequired);
+    await asCaller(creds, graph, () => secrets.dropSecret(creds, graph ?? '', alias));
+    res.status(204).end();
+  });
+
+  return router;
+}
