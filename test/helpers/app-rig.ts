@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import supertest from 'supertest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/observability/logger.js';
+import type { SweepOptions } from '../../src/admin/admin-parts.js';
 import { createService, type Service } from '../../src/service.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../src/simulator/types.js';
@@ -19,6 +20,10 @@ export interface RigOptions {
   store?: 'redis' | 'memory' | string;
   now?: () => number;
   leaseTtlMs?: number;
+  /** Secret sweeper timing (PASSWORD_LOGIN tests). */
+  secretSweep?: SweepOptions;
+  /** Admin-server URL the service uses instead of the simulator's (e.g. a closed port). */
+  gsqlUrl?: string;
 }
 
 export interface Rig {
@@ -50,7 +55,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const config = loadConfig({
     NODE_ENV: 'test',
     TG_RESTPP_URL: sim.restppUrl,
-    TG_GSQL_URL: sim.gsqlUrl,
+    TG_GSQL_URL: options.gsqlUrl ?? sim.gsqlUrl,
     TG_VERSION: sim.version,
     ...(redisUrl && { REDIS_URL: redisUrl }),
     REDIS_PREFIX: prefix,
@@ -64,10 +69,11 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const logger = createLogger({ level: config.logLevel, destination: sink });
   const service = await createService({
     config,
-    upstream: { restppUrl: sim.restppUrl, gsqlUrl: sim.gsqlUrl, version: sim.version },
+    upstream: { restppUrl: sim.restppUrl, gsqlUrl: options.gsqlUrl ?? sim.gsqlUrl, version: sim.version },
     logger,
     now,
     ...(options.leaseTtlMs !== undefined && { leaseTtlMs: options.leaseTtlMs }),
+    ...(options.secretSweep && { secretSweep: options.secretSweep }),
   });
   const servers: Server[] = [];
   const clients: Redis[] = [];
