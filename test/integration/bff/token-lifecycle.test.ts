@@ -1,15 +1,10 @@
 import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { manualClock } from '../../helpers/manual-clock.js';
 
-/** One clock for the simulator and the service, so tests can move time without waiting. */
-function testClock(start = Date.now()) {
-  let offset = 0;
-  const now = () => start + offset + (Date.now() - start);
-  return { now, advance: (ms: number) => void (offset += ms) };
-}
 
 describe('token refresh and replay through the app', () => {
   let rig: Rig;
-  const clock = testClock();
+  const clock = manualClock();
   beforeAll(async () => {
     rig = await startRig({ now: clock.now, env: { TG_TOKEN_LIFETIME: '1000', TOKEN_REFRESH_BEFORE: '100' } });
   });
@@ -82,7 +77,7 @@ describe('token refresh and replay through the app', () => {
 
 describe('session timeouts', () => {
   let rig: Rig;
-  const clock = testClock();
+  const clock = manualClock();
   beforeAll(async () => {
     rig = await startRig({ now: clock.now, env: { SESSION_IDLE_TIMEOUT: '60', SESSION_ABSOLUTE_TIMEOUT: '120' } });
   });

@@ -4,7 +4,7 @@ import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../../src/simulator/types.js';
 import { createTokenApi, type TokenClient } from '../../../src/tigergraph/restpp-client.js';
 import { createTokenBroker, type TokenBroker, type TokenBrokerDeps } from '../../../src/tokens/token-broker.js';
-import { manualClock, type ManualClock } from './clock.js';
+import { manualClock, type ManualClock } from '../../helpers/manual-clock.js';
 import { openStores, type StoreKind, type TestStores } from './stores.js';
 
 export const LIFETIME_SEC = 3600;
