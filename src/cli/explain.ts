@@ -55,7 +55,10 @@ export function explain(err: unknown, where: Situation): CliError {
       return make(ExitCode.other, 'secret_exists', `${err.message.replace(/\.$/, '')}: choose another --alias or drop the old one first`);
     case 'bad_request':
       return make(ExitCode.usage, 'bad_request', `${server} refused the request: ${err.message}`);
-    case 'protocol':
-      return make(ExitCode.other, 'protocol', `unexpected answer from ${server}: ${err.message}`);
+    case 'protocol': {
+      // GSQL reports a graph it cannot use in free text the client cannot classify; name the likely cause.
+      const hint = where.server === 'admin' ? ` (check that graph '${where.graph}' exists and '${where.user}' may use it: --graph / TG_GRAPH)` : '';
+      return make(ExitCode.other, 'protocol', `unexpected answer from ${server}: ${err.message}${hint}`);
+    }
   }
 }

@@ -86,6 +86,12 @@ describe('tgbff secrets, as a child process against the simulator', () => {
     expect(sim.counts()).toEqual({});
   });
 
+  it('when the graph does not exist, then create exits 1 and the message points at --graph', async () => {
+    const r = await secrets(['create', '--graph', 'no_such_graph', '--json']);
+    expect(r.code).toBe(1);
+    expect(jsonError(r).message).toContain("check that graph 'no_such_graph' exists");
+  });
+
   it('when known and unknown aliases are dropped without --strict, then the known go and the unknown are reported, exit 0', async () => {
     sim.createSecret({ alias: 'drop_a', graph: 'social' });
     sim.createSecret({ alias: 'drop_b', graph: 'social' });

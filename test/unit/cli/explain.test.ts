@@ -24,6 +24,10 @@ describe('failure explanations', () => {
     expect(err.message).not.toContain('tok0123456789abcdefghij');
   });
 
+  it('when the admin server gives an answer the client cannot read, then the message points at the graph and user', () => {
+    expect(explain(new TigerGraphError('protocol', 'odd'), admin).message).toContain("check that graph 'g' exists and 'bob' may use it");
+  });
+
   it('when the failure is already a CLI error, then it passes through unchanged', () => {
     const original = new CliError(ExitCode.usage, 'usage', 'x');
     expect(explain(original, admin)).toBe(original);
