@@ -1,0 +1,79 @@
+import type { Redis } from 'ioredis';
+import { runLoad, type LoadResult } from './load.js';
+import type { BenchOptions } from './options.js';
+import { commandCounts, diffCounts, type CommandCounts } from './redis-stats.js';
+import type { SimulatorClient } from './simulator-client.js';
+import type { Target } from './subjects.js';
+
+export type Phase = 'c50' | 'c1' | 'rate';
+export const PHASES: Phase[] = ['c50', 'c1', 'rate'];
+
+export interface Sample {
+  subject: string;
+  phase: Phase;
+  round: number;
+  /** Requests per second asked for in the fixed-rate phase. */
+  offeredRps: number | null;
+  load: LoadResult;
+  /** Commands the benchmark Redis served during the run, by name. */
+  redis: CommandCounts;
+  tokenCalls: number;
+}
+
+export interface MeasureDeps {
+  options: BenchOptions;
+  targets: Map<string, Target>;
+  redis: Redis;
+  sim: SimulatorClient;
+  /** Which subject's maximum sets the fixed rate (half of its median c=50 throughput so far). */
+  rateReference: string;
+  progress: (line: string) => void;
+}
+
+/**
+ * Rounds of interleaved runs: every phase visits every subject (A B C … then again), so slow drift of
+ * a shared machine lands on all subjects alike. The subject order rotates each round, so none always
+ * runs first after the previous phase. Every measured run follows an unmeasured warm-up.
+ */
+export async function measure(deps: MeasureDeps): Promise<Sample[]> {
+  const { options, targets } = deps;
+  const ids = [...targets.keys()];
+  const samples: Sample[] = [];
+  for (let round = 1; round <= options.rounds; round++) {
+    const order = ids.map((_, i) => ids[(i + round - 1) % ids.length] as string);
+    for (const phase of PHASES) {
+      const offeredRps = phase === 'rate' ? fixedRate(samples, deps.rateReference) : null;
+      for (const id of order) {
+        const target = targets.get(id) as Target;
+        const load = { connections: phase === 'c1' ? 1 : options.connections, ...(offeredRps !== null && { overallRate: offeredRps }) };
+        await runLoad(target, { ...load, seconds: options.warmupSeconds });
+        const redisBefore = await commandCounts(deps.redis);
+        const tokensBefore = await deps.sim.tokenCalls();
+        const result = await runLoad(target, { ...load, seconds: options.seconds[phase] });
+        const redis = diffCounts(redisBefore, await commandCounts(deps.redis));
+        const tokenCalls = (await deps.sim.tokenCalls()) - tokensBefore;
+        samples.push({ subject: id, phase, round, offeredRps, load: result, redis, tokenCalls });
+        deps.progress(describe(round, phase, id, result, offeredRps));
+      }
+    }
+  }
+  return samples;
+}
+
+function fixedRate(samples: Sample[], reference: string): number {
+  const rates = samples.filter((s) => s.subject === reference && s.phase === 'c50').map((s) => s.load.rps);
+  return Math.max(1, Math.round(median(rates) / 2));
+}
+
+export function median(values: number[]): number {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function describe(round: number, phase: Phase, id: string, r: LoadResult, offered: number | null): string {
+  const rate = offered === null ? '' : ` @${offered}/s`;
+  const failed = r.failed > 0 ? `, ${r.failed} FAILED` : '';
+  return `round ${round} ${phase}${rate} ${id}: ${Math.round(r.rps)} req/s, p50 ${r.p50Ms.toFixed(3)} ms, p99 ${r.p99Ms.toFixed(3)} ms${failed}`;
+}

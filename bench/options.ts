@@ -1,0 +1,64 @@
+/** How long and how often: `--quick` for a sub-minute run, BENCH_* env to shorten further (the smoke test). */
+export interface BenchOptions {
+  quick: boolean;
+  rounds: number;
+  /** Seconds of each measured run, per phase. */
+  seconds: { c50: number; c1: number; rate: number };
+  /** Seconds of unmeasured load before each measured run. */
+  warmupSeconds: number;
+  sessions: number;
+  connections: number;
+  /** Where latest.json, latest.svg and the subjects' logs go. */
+  outDir: string;
+  /** Log level of the BFF processes: info is the production default, so it is what we measure. */
+  logLevel: string;
+  /** Run the BFF under --cpu-prof (profiles land in outDir/profiles). */
+  profile: boolean;
+  /** Only these subjects (ids), e.g. BENCH_ONLY=direct,bff-redis while profiling. Direct is always kept. */
+  only: string[] | null;
+  /** An external Redis instead of a private redis-server (its command counts then include strangers). */
+  redisUrl: string | null;
+}
+
+export const USAGE = `Usage: npm run bench [-- --quick]
+
+Relay overhead of tigergraph-bff against the simulator, a minimal relay and a plain express peer, all on
+loopback, interleaved and repeated. Writes a table to stdout and <out>/latest.json + latest.svg.
+
+  --quick            one short round (under a minute)
+  --help             this text
+
+Environment: BENCH_SECONDS (length of every measured run), BENCH_ROUNDS, BENCH_SESSIONS (100),
+BENCH_CONNECTIONS (50), BENCH_OUT (bench/results), BENCH_LOG_LEVEL (info), BENCH_PROFILE=1 (--cpu-prof
+the BFF), BENCH_ONLY (comma list of subject ids), BENCH_REDIS_URL (default: a private redis-server).
+`;
+
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutDir: string): BenchOptions | 'help' {
+  if (argv.includes('--help')) return 'help';
+  const unknown = argv.filter((arg) => arg !== '--quick');
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown[0]}\n\n${USAGE}`);
+  const quick = argv.includes('--quick');
+  const forced = number(env, 'BENCH_SECONDS');
+  const seconds = forced !== undefined ? { c50: forced, c1: forced, rate: forced } : quick ? { c50: 1.5, c1: 1, rate: 1 } : { c50: 5, c1: 3, rate: 3 };
+  return {
+    quick,
+    rounds: number(env, 'BENCH_ROUNDS') ?? (quick ? 1 : 3),
+    seconds,
+    warmupSeconds: forced !== undefined ? Math.min(0.5, forced) : quick ? 0.3 : 1,
+    sessions: number(env, 'BENCH_SESSIONS') ?? 100,
+    connections: number(env, 'BENCH_CONNECTIONS') ?? 50,
+    outDir: env.BENCH_OUT || defaultOutDir,
+    logLevel: env.BENCH_LOG_LEVEL || 'info',
+    profile: env.BENCH_PROFILE === '1',
+    only: env.BENCH_ONLY ? env.BENCH_ONLY.split(',').map((s) => s.trim()).filter(Boolean) : null,
+    redisUrl: env.BENCH_REDIS_URL || null,
+  };
+}
+
+function number(env: NodeJS.ProcessEnv, key: string): number | undefined {
+  const raw = env[key];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${key} must be a positive number, got "${raw}"`);
+  return n;
+}

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A subject (or helper) running as its own process, so its CPU and memory are its own. */
+export interface Child {
+  name: string;
+  pid: number;
+  /** Peak resident set size so far in MB (Linux VmHWM), null where /proc is missing. */
+  peakRssMb(): number | null;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * Starts `command args` with output to `logFile` (a pipe read by this process would steal the load
+ * generator's CPU) and resolves once `ready()` says so.
+ */
+export async function startChild(opts: {
+  name: string;
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  logFile: string;
+  cwd: string;
+  ready: () => Promise<boolean>;
+  timeoutMs?: number;
+}): Promise<Child> {
+  const fd = openSync(opts.logFile, 'w');
+  const proc: ChildProcess = spawn(opts.command, opts.args, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const stop = async (): Promise<void> => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = once(proc, 'exit');
+    proc.kill('SIGTERM');
+    const killer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(killer);
+  };
+  process.once('exit', () => proc.kill('SIGKILL'));
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  while (!(await opts.ready().catch(() => false))) {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      throw new Error(`${opts.name} exited early (${proc.exitCode ?? proc.signalCode}); see ${opts.logFile}:\n${tail(opts.logFile)}`);
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${opts.name} did not become ready; see ${opts.logFile}:\n${tail(opts.logFile)}`);
+    }
+    await sleep(50);
+  }
+  const pid = proc.pid as number;
+  return { name: opts.name, pid, peakRssMb: () => peakRssMb(pid), stop };
+}
+
+/** Ready when any HTTP answer comes back from `url`. */
+export function answers(url: string): () => Promise<boolean> {
+  return async () => {
+    const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+    await res.arrayBuffer();
+    return true;
+  };
+}
+
+function peakRssMb(pid: number): number | null {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : null;
+  } catch {
+    return null;
+  }
+}
+
+function tail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-20).join('\n');
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,34 @@
+import type { SubjectSummary, TargetCheck } from './summary.js';
+
+const fmt = (n: number | null | undefined, digits = 2): string => (n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits));
+const signed = (n: number, digits = 3): string => (Number.isFinite(n) ? `${n >= 0 ? '+' : ''}${n.toFixed(digits)}` : '-');
+
+/** The stdout table: one row per subject, ratios and added latency against (a). */
+export function formatTable(summaries: SubjectSummary[], checks: TargetCheck[]): string {
+  const rate = summaries.find((s) => s.phases.rate.offeredRps !== null)?.phases.rate.offeredRps;
+  const header = ['subject', 'req/s c=50', 'x (a)', 'p50 c=1', '+p50 c=1', '+p99 c=1', `+p50 @${rate ?? '?'}/s`, `+p99 @${rate ?? '?'}/s`, 'Redis cmd/req', 'token calls', 'peak RSS MB'];
+  const rows = summaries.map((s) => [
+    s.label,
+    fmt(s.phases.c50.rps, 0),
+    fmt(s.phases.c50.ratioToDirect, 2),
+    `${fmt(s.phases.c1.p50Ms, 3)} ms`,
+    signed(s.phases.c1.addedP50Ms),
+    signed(s.phases.c1.addedP99Ms),
+    signed(s.phases.rate.addedP50Ms),
+    signed(s.phases.rate.addedP99Ms),
+    fmt(s.redisCommandsPerRequest, 2),
+    String(s.tokenCalls),
+    fmt(s.peakRssMb, 1),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
+  const failed = summaries.filter((s) => s.failed > 0);
+  if (failed.length > 0) out.push('', `FAILED requests: ${failed.map((s) => `${s.id} ${s.failed}`).join(', ')}`);
+  if (checks.length > 0) {
+    out.push('', 'Targets (on (d)):');
+    for (const c of checks) out.push(`  ${c.met ? 'met   ' : 'MISSED'}  ${c.name}: ${fmt(c.value, 3)} (target ${c.limit})`);
+  }
+  out.push('', 'Latencies in ms; "+" columns are added latency versus (a) in the same round (median over rounds).');
+  return out.join('\n');
+}

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { BenchOptions } from './options.js';
+import { answers, freePort, startChild, type Child } from './processes.js';
+import type { SimulatorClient } from './simulator-client.js';
+
+/** A subject ready for load: where to send it and with which credentials. */
+export interface Target {
+  url: string;
+  headers: Record<string, string>;
+  /**
+   * One value per session, rotated across requests: the logged-in cookies, or for direct one bearer
+   * header per session's token. The floor gets dummy cookies, so every subject costs the load generator
+   * the same.
+   */
+  credentials: { header: string; values: string[] };
+  /** The process whose memory is reported (the simulator itself for direct). */
+  child: Child;
+  /** Key prefix on the benchmark Redis, when the subject uses it. */
+  redisPrefix: string | null;
+}
+
+export interface SubjectContext {
+  root: string;
+  options: BenchOptions;
+  sim: SimulatorClient;
+  simChild: Child;
+  /** One per session: every benchmark user has a secret of its own. */
+  secrets: string[];
+  redisUrl: string;
+}
+
+export interface Subject {
+  id: string;
+  label: string;
+  start(ctx: SubjectContext): Promise<Target>;
+}
+
+const XHR = { 'x-requested-with': 'XMLHttpRequest' };
+
+export const SUBJECTS: Subject[] = [
+  {
+    id: 'direct',
+    label: '(a) direct to the simulator',
+    async start(ctx) {
+      const tokens = await Promise.all(ctx.secrets.map((secret) => ctx.sim.mintToken(secret, 2_592_000)));
+      const credentials = { header: 'authorization', values: tokens.map((token) => `Bearer ${token}`) };
+      return { url: `${ctx.sim.restppUrl}/echo`, headers: {}, credentials, child: ctx.simChild, redisPrefix: null };
+    },
+  },
+  {
+    id: 'floor',
+    label: '(b) floor: node:http + undici',
+    async start(ctx) {
+      const token = await ctx.sim.mintToken(ctx.secrets[0] as string, 2_592_000);
+      const port = await freePort();
+      const child = await script(ctx, 'floor', 'floor-relay.js', { PORT: String(port), UPSTREAM: ctx.sim.restppUrl, TOKEN: token }, port);
+      const credentials = { header: 'cookie', values: ctx.secrets.map((_s, i) => `bench=${i}`) };
+      return { url: `http://127.0.0.1:${port}/api/echo`, headers: {}, credentials, child, redisPrefix: null };
+    },
+  },
+  {
+    id: 'plain-peer',
+    label: '(c) plain peer: express-session + proxy',
+    async start(ctx) {
+      const port = await freePort();
+      const prefix = `bench-peer:${randomBytes(4).toString('hex')}:`;
+      const env = { PORT: String(port), UPSTREAM: ctx.sim.restppUrl, REDIS_URL: ctx.redisUrl, REDIS_PREFIX: prefix, SESSION_SECRET: randomBytes(24).toString('hex') };
+      const child = await script(ctx, 'plain-peer', 'plain-peer.js', env, port);
+      const cookies = await loginAll(ctx.secrets, (secret) => login(`http://127.0.0.1:${port}/login`, { secret }, {}));
+      return { url: `http://127.0.0.1:${port}/api/echo`, headers: {}, credentials: { header: 'cookie', values: cookies }, child, redisPrefix: prefix };
+    },
+  },
+  bff('bff-redis', '(d) tigergraph-bff, Redis', 'redis', {}),
+  bff('bff-memory', '(e) tigergraph-bff, memory store', 'memory', {}),
+  // The broker refuses a refresh margin at or above the lifetime, so the most refreshing a
+  // configuration allows is this: a token is due one second (at most) after it was refreshed.
+  bff('bff-refresh', '(f) tigergraph-bff, Redis, refresh every second', 'redis', { TG_TOKEN_LIFETIME: '3600', TOKEN_REFRESH_BEFORE: '3599' }),
+];
+
+function bff(id: string, label: string, store: 'redis' | 'memory', extraEnv: Record<string, string>): Subject {
+  return {
+    id,
+    label,
+    async start(ctx) {
+      const port = await freePort();
+      const prefix = `bench-${id}:${randomBytes(4).toString('hex')}:`;
+      const env: Record<string, string> = {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        TG_RESTPP_URL: ctx.sim.restppUrl,
+        TG_GSQL_URL: ctx.sim.gsqlUrl,
+        TG_VERSION: '3.9.3',
+        SESSION_SECRET: randomBytes(24).toString('hex'),
+        SESSION_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+        COOKIE_SECURE: 'false',
+        LOG_LEVEL: ctx.options.logLevel,
+        LOGIN_RATE_LIMIT: '100000',
+        ...(store === 'redis' && { REDIS_URL: ctx.redisUrl, REDIS_PREFIX: prefix }),
+        ...extraEnv,
+      };
+      const profile = ctx.options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(ctx.options.outDir, 'profiles', id)}`] : [];
+      const child = await startChild({
+        name: id,
+        command: process.execPath,
+        args: [...profile, join(ctx.root, 'dist', 'main.js')],
+        env: { PATH: process.env.PATH ?? '', ...env },
+        cwd: ctx.root,
+        logFile: join(ctx.options.outDir, `${id}.log`),
+        ready: answers(`http://127.0.0.1:${port}/healthz`),
+      });
+      const base = `http://127.0.0.1:${port}`;
+      const cookies = await loginAll(ctx.secrets, (secret) => login(`${base}/auth/login`, { secret, graph: 'social' }, XHR));
+      const credentials = { header: 'cookie', values: cookies };
+      return { url: `${base}/api/echo`, headers: XHR, credentials, child, redisPrefix: store === 'redis' ? prefix : null };
+    },
+  };
+}
+
+function script(ctx: SubjectContext, name: string, file: string, env: Record<string, string>, port: number): Promise<Child> {
+  return startChild({
+    name,
+    command: process.execPath,
+    args: [join(ctx.root, 'dist-bench', file)],
+    env: { PATH: process.env.PATH ?? '', ...env },
+    cwd: ctx.root,
+    logFile: join(ctx.options.outDir, `${name}.log`),
+    ready: answers(`http://127.0.0.1:${port}/`),
+  });
+}
+
+/** Ten logins at a time: enough to be quick, few enough not to trip anything. */
+async function loginAll(secrets: string[], one: (secret: string) => Promise<string>): Promise<string[]> {
+  const cookies: string[] = [];
+  for (let i = 0; i < secrets.length; i += 10) cookies.push(...(await Promise.all(secrets.slice(i, i + 10).map(one))));
+  return cookies;
+}
+
+async function login(url: string, body: unknown, headers: Record<string, string>): Promise<string> {
+  const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await res.arrayBuffer();
+  const cookie = res.headers.getSetCookie()[0]?.split(';')[0];
+  if (res.status !== 200 || !cookie) throw new Error(`login at ${new URL(url).pathname} failed: ${res.status}`);
+  return cookie;
+}

@@ -1,0 +1,108 @@
+import { median, type Phase, type Sample } from './measure.js';
+import { totalCount, type CommandCounts } from './redis-stats.js';
+
+export interface PhaseSummary {
+  /** Medians over rounds. */
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Median over rounds of (this subject - direct) in the same round; 0 for direct itself. */
+  addedP50Ms: number;
+  addedP99Ms: number;
+  /** Median over rounds of (this subject's req/s / direct's) in the same round. */
+  ratioToDirect: number;
+  offeredRps: number | null;
+}
+
+export interface SubjectSummary {
+  id: string;
+  label: string;
+  phases: Record<Phase, PhaseSummary>;
+  requests: number;
+  failed: number;
+  /** Over every measured run; null when the subject does not use Redis. */
+  redisCommandsPerRequest: number | null;
+  redisCommandsByName: Record<string, number> | null;
+  /** Token endpoint calls (mint, refresh, delete) during the measured runs. */
+  tokenCalls: number;
+  tokenCallsPer1000: number;
+  peakRssMb: number | null;
+}
+
+export interface TargetCheck {
+  name: string;
+  value: number | null;
+  limit: string;
+  met: boolean;
+}
+
+const PHASE_NAMES: Phase[] = ['c50', 'c1', 'rate'];
+
+export function summarize(
+  samples: Sample[],
+  subjects: Array<{ id: string; label: string; usesRedis: boolean; peakRssMb: number | null }>,
+): SubjectSummary[] {
+  return subjects.map(({ id, label, usesRedis, peakRssMb }) => {
+    const own = samples.filter((s) => s.subject === id);
+    const requests = own.reduce((n, s) => n + s.load.ok, 0);
+    const commands = own.reduce<CommandCounts>((acc, s) => {
+      for (const [name, n] of Object.entries(s.redis)) acc[name] = (acc[name] ?? 0) + n;
+      return acc;
+    }, {});
+    const tokenCalls = own.reduce((n, s) => n + s.tokenCalls, 0);
+    const perRequest = (n: number) => (requests > 0 ? round3(n / requests) : NaN);
+    return {
+      id,
+      label,
+      phases: Object.fromEntries(PHASE_NAMES.map((phase) => [phase, phaseSummary(samples, id, phase)])) as Record<Phase, PhaseSummary>,
+      requests,
+      failed: own.reduce((n, s) => n + s.load.failed, 0),
+      redisCommandsPerRequest: usesRedis ? perRequest(totalCount(commands)) : null,
+      redisCommandsByName: usesRedis ? Object.fromEntries(Object.entries(commands).map(([name, n]) => [name, perRequest(n)])) : null,
+      tokenCalls,
+      tokenCallsPer1000: perRequest(tokenCalls * 1000),
+      peakRssMb,
+    };
+  });
+}
+
+function phaseSummary(samples: Sample[], id: string, phase: Phase): PhaseSummary {
+  const own = samples.filter((s) => s.subject === id && s.phase === phase);
+  const paired = own.map((s) => ({ s, d: samples.find((x) => x.subject === 'direct' && x.phase === phase && x.round === s.round) }));
+  const diffs = (pick: (x: Sample) => number) => paired.filter((p) => p.d).map((p) => pick(p.s) - pick(p.d as Sample));
+  return {
+    rps: round3(median(own.map((s) => s.load.rps))),
+    p50Ms: round3(median(own.map((s) => s.load.p50Ms))),
+    p99Ms: round3(median(own.map((s) => s.load.p99Ms))),
+    addedP50Ms: round3(median(diffs((x) => x.load.p50Ms))),
+    addedP99Ms: round3(median(diffs((x) => x.load.p99Ms))),
+    ratioToDirect: round3(median(paired.filter((p) => p.d).map((p) => p.s.load.rps / (p.d as Sample).load.rps))),
+    offeredRps: own[0]?.offeredRps ?? null,
+  };
+}
+
+/** The targets, checked on (d), the BFF with Redis. */
+export function checkTargets(samples: Sample[], summaries: SubjectSummary[]): TargetCheck[] {
+  const d = summaries.find((s) => s.id === 'bff-redis');
+  if (!d) return [];
+  const perRoundRatio = (a: string, b: string) =>
+    median(
+      samples
+        .filter((s) => s.subject === a && s.phase === 'c50')
+        .map((s) => s.load.rps / (samples.find((x) => x.subject === b && x.phase === 'c50' && x.round === s.round)?.load.rps ?? NaN)),
+    );
+  const checks: Array<[string, number | null, string, (v: number) => boolean]> = [
+    ['(d)/(a) req/s at c=50', d.phases.c50.ratioToDirect, '>= 0.45', (v) => v >= 0.45],
+    ['(d)/(c) req/s at c=50', round3(perRoundRatio('bff-redis', 'plain-peer')), '>= 1.5', (v) => v >= 1.5],
+    ['added p50 at c=1 (ms)', d.phases.c1.addedP50Ms, '<= 0.5', (v) => v <= 0.5],
+    ['added p99 at c=1 (ms)', d.phases.c1.addedP99Ms, '<= 2', (v) => v <= 2],
+    ['Redis commands per relayed request', d.redisCommandsPerRequest, '<= 1.2', (v) => v <= 1.2],
+    ['peak RSS of the service (MB)', d.peakRssMb, '<= 150', (v) => v <= 150],
+  ];
+  return checks.map(([name, value, limit, ok]) => {
+    const known = value !== null && Number.isFinite(value);
+    return { name, value: known ? value : null, limit, met: known && ok(value as number) };
+  });
+}
+
+export const round3 = (n: number): number => (Number.isFinite(n) ? Math.round(n * 1000) / 1000 : NaN);
