@@ -12,6 +12,7 @@ export function accessLog(deps: { logger: Logger }): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const bytes = countBodyBytes(res);
+    const handledAt = trackRoute(req);
     let done = false;
     const finish = (aborted: boolean) => {
       if (done) return;
@@ -20,7 +21,7 @@ export function accessLog(deps: { logger: Logger }): RequestHandler {
         {
           requestId: requestIdOf(res),
           method: req.method,
-          route: routeOf(req),
+          route: handledAt() ?? req.originalUrl.split('?')[0] ?? '/',
           status: res.statusCode,
           durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
           bytes: bytes(),
@@ -35,11 +36,37 @@ export function accessLog(deps: { logger: Logger }): RequestHandler {
   };
 }
 
-/** The matched pattern (e.g. `/auth/login`, `/api/*splat`) when a route handled it, else the bare path. */
-function routeOf(req: Request): string {
-  const pattern: unknown = req.route?.path;
-  if (typeof pattern === 'string') return `${req.baseUrl}${pattern}`;
-  return req.originalUrl.split('?')[0] ?? '/';
+/**
+ * Where the request was handled: the full route pattern (e.g. `/auth/login`) when a route matched, else
+ * `<mount>/*` for the deepest mount it entered (e.g. `/api/*` for the relay). Both are recorded as the
+ * router assigns them, because a mounted router puts `baseUrl` back when an error leaves it, so after
+ * the error handler answered, `baseUrl + route.path` would have lost the mount path.
+ */
+function trackRoute(req: Request): () => string | undefined {
+  let baseUrl: unknown = req.baseUrl;
+  let route: unknown = req.route;
+  let pattern: string | undefined;
+  let mount = '';
+  Object.defineProperty(req, 'baseUrl', {
+    configurable: true,
+    enumerable: true,
+    get: () => baseUrl,
+    set(value: unknown) {
+      baseUrl = value;
+      if (typeof value === 'string' && value.length > mount.length) mount = value;
+    },
+  });
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set(value: unknown) {
+      route = value;
+      const path = (value as { path?: unknown } | undefined)?.path;
+      if (typeof path === 'string') pattern = `${typeof baseUrl === 'string' ? baseUrl : ''}${path}`;
+    },
+  });
+  return () => pattern ?? (mount ? `${mount}/*` : undefined);
 }
 
 /** Counts body bytes as written, since streamed (relayed) responses carry no Content-Length. */

@@ -16,7 +16,13 @@ function app(logger: ReturnType<typeof captureLogger>['logger'], onHang?: () => 
   auth.post('/login', (_req, res) => {
     res.json({ ok: true });
   });
+  auth.post('/fail/:id', async () => {
+    throw Object.assign(new Error('refused'), { status: 401 });
+  });
   a.use('/auth', auth);
+  a.use('/mounted', (req, res) => {
+    res.status(202).send(req.url);
+  });
   a.get('/stream', (_req, res) => {
     res.write('abc');
     res.write(Buffer.from('défg'));
@@ -50,6 +56,23 @@ describe('access log', () => {
     const cap = captureLogger();
     await request(app(cap.logger)).post('/auth/login').send({ secret: 'x' });
     expect(cap.lines()[0]).toMatchObject({ method: 'POST', route: '/auth/login', status: 200 });
+  });
+
+  it('when an async error leaves a mounted router, then the pattern still includes the mount path', async () => {
+    const cap = captureLogger();
+    const res = await request(app(cap.logger)).post('/auth/fail/12345');
+    expect(res.status).toBe(401);
+    expect(cap.lines()).toHaveLength(1);
+    expect(cap.lines()[0]).toMatchObject({ method: 'POST', route: '/auth/fail/:id', status: 401 });
+    expect(cap.raw[0]).not.toContain('12345');
+  });
+
+  it('when a middleware mount answers without a route, then the mount path with /* is logged, not the path', async () => {
+    const cap = captureLogger();
+    const res = await request(app(cap.logger)).get('/mounted/vertex/alice@example.com');
+    expect(res.status).toBe(202);
+    expect(cap.lines()[0]).toMatchObject({ route: '/mounted/*', status: 202 });
+    expect(cap.raw[0]).not.toContain('alice');
   });
 
   it('when no route matches, then the path without its query is logged', async () => {
