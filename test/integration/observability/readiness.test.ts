@@ -1,0 +1,122 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+
+async function readyz(rig: Rig) {
+  const started = performance.now();
+  const res = await rig.agent().get('/readyz');
+  return { status: res.status, body: res.body, headers: res.headers, ms: performance.now() - started };
+}
+
+/** Readiness recovers on its own (reconnects), so tests poll with a generous deadline instead of sleeping. */
+async function untilReady(rig: Rig, timeoutMs = 10_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let status = 0;
+  while (Date.now() < deadline) {
+    status = (await rig.agent().get('/readyz')).status;
+    if (status === 200) break;
+    await sleep(100);
+  }
+  return status;
+}
+
+describe('readiness when Redis goes away', () => {
+  let redis: RedisServer;
+  let rig: Rig;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    rig = await startRig({ store: redis.url });
+  });
+  afterAll(async () => {
+    await rig.close();
+    await redis.stop();
+  });
+
+  test('when Redis and the data server answer, then /readyz is 200 with every check ok and /healthz is 200', async () => {
+    const ready = await readyz(rig);
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready', checks: { store: 'ok', upstream: 'ok' } });
+    expect(ready.headers['cache-control']).toBe('no-store');
+    const health = await rig.agent().get('/healthz');
+    expect(health.status).toBe(200);
+    expect(health.body).toEqual({ status: 'ok' });
+  });
+
+  test('when Redis is stopped, then /readyz is 503 naming the store, /healthz stays 200, and readiness returns with Redis', async () => {
+    await redis.kill();
+    const down = await readyz(rig);
+    expect(down.status).toBe(503);
+    expect(down.body).toEqual({ status: 'not_ready', reason: 'store unavailable', checks: { store: 'unavailable', upstream: 'ok' } });
+    expect(down.ms).toBeLessThan(3000);
+    expect((await rig.agent().get('/healthz')).status).toBe(200);
+
+    await redis.restart();
+    expect(await untilReady(rig)).toBe(200);
+    expect((await readyz(rig)).body.checks).toEqual({ store: 'ok', upstream: 'ok' });
+  });
+
+  test('when Redis hangs (SIGSTOP), then /readyz answers 503 within its check bound instead of hanging', async () => {
+    redis.pause();
+    try {
+      const hung = await readyz(rig);
+      expect(hung.status).toBe(503);
+      expect(hung.body.checks.store).toBe('unavailable');
+      expect(hung.ms).toBeLessThan(3000);
+    } finally {
+      redis.resume();
+    }
+    expect(await untilReady(rig)).toBe(200);
+  });
+});
+
+describe('readiness when the data server goes away', () => {
+  let rig: Rig;
+  beforeAll(async () => {
+    rig = await startRig();
+  });
+  afterAll(() => rig.close());
+
+  test('when the data server answers too slowly, then /readyz is 503 naming the upstream, and 200 once it is quick again', async () => {
+    rig.sim.setFaults({ latencyMs: 3000 });
+    try {
+      const slow = await readyz(rig);
+      expect(slow.status).toBe(503);
+      expect(slow.body).toEqual({ status: 'not_ready', reason: 'upstream unavailable', checks: { store: 'ok', upstream: 'unavailable' } });
+      expect(slow.ms).toBeLessThan(2900);
+    } finally {
+      rig.sim.setFaults({});
+    }
+    expect(await untilReady(rig)).toBe(200);
+  });
+
+  test('when the data server port is closed, then /readyz is 503 naming the upstream while the store stays ok', async () => {
+    expect((await readyz(rig)).status).toBe(200);
+    await rig.sim.close();
+    const gone = await readyz(rig);
+    expect(gone.status).toBe(503);
+    expect(gone.body).toEqual({ status: 'not_ready', reason: 'upstream unavailable', checks: { store: 'ok', upstream: 'unavailable' } });
+    expect(gone.ms).toBeLessThan(3000);
+  });
+});
+
+describe('readiness while draining', () => {
+  let rig: Rig;
+  beforeAll(async () => {
+    rig = await startRig();
+  });
+  afterAll(() => rig.close());
+
+  test('when the service drains, then /readyz is 503 draining at once while /healthz and sessions keep working', async () => {
+    const agent = await rig.login();
+    expect((await readyz(rig)).status).toBe(200);
+    rig.service.drain();
+    const draining = await readyz(rig);
+    expect(draining.status).toBe(503);
+    expect(draining.body).toEqual({ status: 'not_ready', reason: 'draining', checks: {} });
+    expect((await rig.agent().get('/healthz')).status).toBe(200);
+    // Draining only stops new traffic from being routed here; requests that still arrive are served.
+    const echo = await agent.get('/api/echo');
+    expect(echo.status).toBe(200);
+    expect(rig.sim.seen().filter((r) => r.path === '/echo' && r.auth === 'ok')).toHaveLength(1);
+  });
+});
