@@ -12,7 +12,7 @@ export function renderChart(summaries: SubjectSummary[], title: string): string 
   const latX = labelW + barW + 90;
   const latW = 260;
   const height = top + summaries.length * rowH + 50;
-  const width = latX + latW + 60;
+  const width = latX + latW + 140;
   const maxRps = Math.max(1, ...summaries.map((s) => finite(s.phases.c50.rps)));
   const maxLat = Math.max(0.1, ...summaries.map((s) => Math.max(finite(s.phases.c1.addedP50Ms), finite(s.phases.c1.addedP99Ms))));
   const parts: string[] = [
@@ -20,7 +20,11 @@ export function renderChart(summaries: SubjectSummary[], title: string): string 
     `<rect width="100%" height="100%" fill="#fff"/>`,
     text(16, 24, escape(title), 'font-size="15" font-weight="bold"'),
     text(labelW, top - 14, 'req/s at c=50 (x = ratio to direct)', 'fill="#444"'),
-    text(latX, top - 14, 'added latency vs direct at c=1 (ms): p50, p99', 'fill="#444"'),
+    text(latX, top - 14, 'added latency vs direct at c=1 (ms):', 'fill="#444"'),
+    `<rect x="${latX + 232}" y="${top - 24}" width="10" height="10" fill="#dd6b20"/>`,
+    text(latX + 246, top - 14, 'p50', 'fill="#444"'),
+    `<rect x="${latX + 276}" y="${top - 24}" width="10" height="10" fill="#9c4221"/>`,
+    text(latX + 290, top - 14, 'p99', 'fill="#444"'),
   ];
   summaries.forEach((s, i) => {
     const y = top + i * rowH;

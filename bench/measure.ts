@@ -18,6 +18,8 @@ export interface Sample {
   /** Commands the benchmark Redis served during the run, by name. */
   redis: CommandCounts;
   tokenCalls: number;
+  /** CPU time the subject's own process used per 2xx request, in microseconds (null without /proc). */
+  cpuUsPerRequest: number | null;
 }
 
 export interface MeasureDeps {
@@ -49,11 +51,14 @@ export async function measure(deps: MeasureDeps): Promise<Sample[]> {
         await runLoad(target, { ...load, seconds: options.warmupSeconds });
         const redisBefore = await commandCounts(deps.redis);
         const tokensBefore = await deps.sim.tokenCalls();
+        const cpuBefore = target.child.cpuSeconds();
         const result = await runLoad(target, { ...load, seconds: options.seconds[phase] });
+        const cpuAfter = target.child.cpuSeconds();
+        const cpuUsPerRequest = cpuBefore === null || cpuAfter === null || result.ok === 0 ? null : Math.round(((cpuAfter - cpuBefore) / result.ok) * 1e6);
         const redis = diffCounts(redisBefore, await commandCounts(deps.redis));
         const tokenCalls = (await deps.sim.tokenCalls()) - tokensBefore;
-        samples.push({ subject: id, phase, round, offeredRps, load: result, redis, tokenCalls });
-        deps.progress(describe(round, phase, id, result, offeredRps));
+        samples.push({ subject: id, phase, round, offeredRps, load: result, redis, tokenCalls, cpuUsPerRequest });
+        deps.progress(describe(round, phase, id, result, offeredRps, cpuUsPerRequest));
       }
     }
   }
@@ -72,8 +77,8 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-function describe(round: number, phase: Phase, id: string, r: LoadResult, offered: number | null): string {
+function describe(round: number, phase: Phase, id: string, r: LoadResult, offered: number | null, cpu: number | null): string {
   const rate = offered === null ? '' : ` @${offered}/s`;
   const failed = r.failed > 0 ? `, ${r.failed} FAILED` : '';
-  return `round ${round} ${phase}${rate} ${id}: ${Math.round(r.rps)} req/s, p50 ${r.p50Ms.toFixed(3)} ms, p99 ${r.p99Ms.toFixed(3)} ms${failed}`;
+  return `round ${round} ${phase}${rate} ${id}: ${Math.round(r.rps)} req/s, p50 ${r.p50Ms.toFixed(3)} ms, p99 ${r.p99Ms.toFixed(3)} ms, ${cpu ?? '?'} us CPU/req${failed}`;
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -10,6 +10,8 @@ export interface Child {
   pid: number;
   /** Peak resident set size so far in MB (Linux VmHWM), null where /proc is missing. */
   peakRssMb(): number | null;
+  /** User + system CPU seconds used so far, null where /proc is missing. */
+  cpuSeconds(): number | null;
   stop(): Promise<void>;
 }
 
@@ -61,7 +63,7 @@ export async function startChild(opts: {
     await sleep(50);
   }
   const pid = proc.pid as number;
-  return { name: opts.name, pid, peakRssMb: () => peakRssMb(pid), stop };
+  return { name: opts.name, pid, peakRssMb: () => peakRssMb(pid), cpuSeconds: () => cpuSeconds(pid), stop };
 }
 
 /** Ready when any HTTP answer comes back from `url`. */
@@ -79,6 +81,30 @@ function peakRssMb(pid: number): number | null {
     return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * utime + stime from /proc/<pid>/stat. CPU time per request holds up on a busy machine where wall-clock
+ * throughput does not: time the process spends waiting for a core is not counted.
+ */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+const CLOCK_TICKS = clockTicks();
+
+function clockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
   }
 }
 

@@ -6,7 +6,7 @@ const signed = (n: number, digits = 3): string => (Number.isFinite(n) ? `${n >= 
 /** The stdout table: one row per subject, ratios and added latency against (a). */
 export function formatTable(summaries: SubjectSummary[], checks: TargetCheck[]): string {
   const rate = summaries.find((s) => s.phases.rate.offeredRps !== null)?.phases.rate.offeredRps;
-  const header = ['subject', 'req/s c=50', 'x (a)', 'p50 c=1', '+p50 c=1', '+p99 c=1', `+p50 @${rate ?? '?'}/s`, `+p99 @${rate ?? '?'}/s`, 'Redis cmd/req', 'token calls', 'peak RSS MB'];
+  const header = ['subject', 'req/s c=50', 'x (a)', 'p50 c=1', '+p50 c=1', '+p99 c=1', `+p50 @${rate ?? '?'}/s`, `+p99 @${rate ?? '?'}/s`, 'CPU us/req c=50', 'Redis cmd/req', 'token calls', 'peak RSS MB'];
   const rows = summaries.map((s) => [
     s.label,
     fmt(s.phases.c50.rps, 0),
@@ -16,6 +16,7 @@ export function formatTable(summaries: SubjectSummary[], checks: TargetCheck[]):
     signed(s.phases.c1.addedP99Ms),
     signed(s.phases.rate.addedP50Ms),
     signed(s.phases.rate.addedP99Ms),
+    fmt(s.phases.c50.cpuUsPerRequest, 0),
     fmt(s.redisCommandsPerRequest, 2),
     String(s.tokenCalls),
     fmt(s.peakRssMb, 1),
@@ -30,5 +31,6 @@ export function formatTable(summaries: SubjectSummary[], checks: TargetCheck[]):
     for (const c of checks) out.push(`  ${c.met ? 'met   ' : 'MISSED'}  ${c.name}: ${fmt(c.value, 3)} (target ${c.limit})`);
   }
   out.push('', 'Latencies in ms; "+" columns are added latency versus (a) in the same round (median over rounds).');
+  out.push('CPU us/req: CPU time of the subject\'s own process per request (for (a), the simulator\'s); steady on a busy machine.');
   return out.join('\n');
 }

@@ -12,6 +12,8 @@ export interface PhaseSummary {
   /** Median over rounds of (this subject's req/s / direct's) in the same round. */
   ratioToDirect: number;
   offeredRps: number | null;
+  /** Median over rounds of the subject's own CPU microseconds per request. */
+  cpuUsPerRequest: number | null;
 }
 
 export interface SubjectSummary {
@@ -78,6 +80,7 @@ function phaseSummary(samples: Sample[], id: string, phase: Phase): PhaseSummary
     addedP99Ms: round3(median(diffs((x) => x.load.p99Ms))),
     ratioToDirect: round3(median(paired.filter((p) => p.d).map((p) => p.s.load.rps / (p.d as Sample).load.rps))),
     offeredRps: own[0]?.offeredRps ?? null,
+    cpuUsPerRequest: nullable(median(own.map((s) => s.cpuUsPerRequest ?? NaN))),
   };
 }
 
@@ -104,5 +107,7 @@ export function checkTargets(samples: Sample[], summaries: SubjectSummary[]): Ta
     return { name, value: known ? value : null, limit, met: known && ok(value as number) };
   });
 }
+
+const nullable = (n: number): number | null => (Number.isFinite(n) ? Math.round(n) : null);
 
 export const round3 = (n: number): number => (Number.isFinite(n) ? Math.round(n * 1000) / 1000 : NaN);
