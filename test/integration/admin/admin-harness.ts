@@ -1,3 +1,5 @@
+import { connect, createServer, type Socket } from 'node:net';
+import type { Redis } from 'ioredis';
 import { createSecretApi } from '../../../src/tigergraph/secret-api.js';
 import type { SecretRecord } from '../../../src/tigergraph/types.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../../src/simulator/types.js';
@@ -36,4 +38,73 @@ export function gsqlUsersSeen(sim: SimulatorHandle): string[] {
     if (r.port !== 'gsql' || typeof auth !== 'string' || !/^basic /i.test(auth)) return [];
     return [Buffer.from(auth.slice(6), 'base64').toString('utf8').split(':')[0] ?? ''];
   });
+}
+
+/** A clock tests move by hand; service, broker and simulator all read it. */
+export function manualClock(start = Date.now()) {
+  let at = start;
+  return { now: () => at, advance: (ms: number) => void (at += ms) };
+}
+
+/**
+ * A TCP gate in front of the admin server: open, it forwards; shut, it cuts every connection, so the
+ * service sees an unreachable admin server while the simulator itself keeps running.
+ */
+export async function startGate(target: string) {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<Socket>();
+  let open = true;
+  const server = createServer((client) => {
+    if (!open) return void client.destroy();
+    const upstream = connect(Number(port), hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.once('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+    client.once('close', () => upstream.destroy());
+    upstream.once('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    shut() {
+      open = false;
+      for (const s of sockets) s.destroy();
+    },
+    open() {
+      open = true;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A loopback port nothing listens on (for a server started next, or to stay closed). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Every value under the rig's prefix, whatever its type, as one string. */
+export async function everythingStored(redis: Redis, prefix: string): Promise<string> {
+  const keys = await redis.keys(`${prefix}*`);
+  const values = await Promise.all(
+    keys.map(async (key) => {
+      const type = await redis.type(key);
+      if (type === 'string') return redis.get(key);
+      if (type === 'hash') return JSON.stringify(await redis.hgetall(key));
+      if (type === 'zset') return JSON.stringify(await redis.zrange(key, 0, -1));
+      return `${key}:${type}`;
+    }),
+  );
+  return `${keys.join('\n')}\n${values.join('\n')}`;
 }

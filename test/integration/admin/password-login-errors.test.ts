@@ -1,23 +1,13 @@
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import supertest from 'supertest';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisServer } from '../../helpers/redis-server.js';
-import { ALICE, BOB, dropsSeen, gsqlUsersSeen, secretsOf, SIM_USERS } from './admin-harness.js';
+import { ALICE, BOB, dropsSeen, freePort, gsqlUsersSeen, secretsOf, SIM_USERS } from './admin-harness.js';
 
 const post = (rig: Rig, body: object, from = '10.0.0.1') =>
   supertest(rig.service.app).post('/auth/login').set(CSRF).set('X-Forwarded-For', from).send(body);
 
 const alice = (extra: object = {}) => ({ username: ALICE.name, password: ALICE.password, graph: 'social', ...extra });
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('password login: refusals and admin-server failures', () => {
   let rig: Rig;
@@ -138,7 +128,7 @@ describe('password login when switched off or the admin server is down', () => {
   });
 
   test('when the admin server is unreachable, then login is 502 upstream_unavailable', async () => {
-    const rig = await startRig({ sim: SIM_USERS, gsqlUrl: `http://127.0.0.1:${await closedPort()}`, env: { PASSWORD_LOGIN: 'true' } });
+    const rig = await startRig({ sim: SIM_USERS, gsqlUrl: `http://127.0.0.1:${await freePort()}`, env: { PASSWORD_LOGIN: 'true' } });
     try {
       const res = await post(rig, alice());
       expect(res.status).toBe(502);

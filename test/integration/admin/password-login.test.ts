@@ -3,25 +3,10 @@ import supertest from 'supertest';
 import { createCipher } from '../../../src/store/crypto.js';
 import { maskSecret } from '../../../src/tigergraph/errors.js';
 import { parseSetCookie, startRig, type Rig } from '../../helpers/app-rig.js';
-import { ALICE, dropsSeen, gsqlUsersSeen, secretsOf, SIM_USERS } from './admin-harness.js';
+import { ALICE, dropsSeen, everythingStored, gsqlUsersSeen, secretsOf, SIM_USERS } from './admin-harness.js';
 
 const sidOf = (res: supertest.Response): string =>
   decodeURIComponent(parseSetCookie(String(res.headers['set-cookie']?.[0])).value).slice(2).split('.')[0]!;
-
-/** Every value under the rig's prefix, whatever its type, as one string. */
-async function everythingStored(redis: Redis, prefix: string): Promise<string> {
-  const keys = await redis.keys(`${prefix}*`);
-  const values = await Promise.all(
-    keys.map(async (key) => {
-      const type = await redis.type(key);
-      if (type === 'string') return redis.get(key);
-      if (type === 'hash') return JSON.stringify(await redis.hgetall(key));
-      if (type === 'zset') return JSON.stringify(await redis.zrange(key, 0, -1));
-      return `${key}:${type}`;
-    }),
-  );
-  return `${keys.join('\n')}\n${values.join('\n')}`;
-}
 
 describe('password login end to end (3.x, Redis)', () => {
   let rig: Rig;
