@@ -5,6 +5,8 @@
  */
 export interface SingleFlight<T> {
   run(key: string, work: () => Promise<T>): Promise<T>;
+  /** True while a call for `key` is running, so a caller can tell joining from starting. */
+  has(key: string): boolean;
   /** Resolves once no call for `key` is running (its outcome is ignored). */
   settled(key: string): Promise<void>;
   /** Calls running now, for tests and diagnostics. */
@@ -27,6 +29,7 @@ export function createSingleFlight<T>(): SingleFlight<T> {
       running.set(key, call);
       return call;
     },
+    has: (key) => running.has(key),
     async settled(key) {
       const call = running.get(key);
       if (call) await call.then(

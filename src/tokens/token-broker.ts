@@ -65,6 +65,12 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     logger,
   });
 
+  /** Joining a refresh another request of this instance runs is a wait too, as on another instance's lease. */
+  const shared = (sid: string, work: () => Promise<TokenState>): Promise<TokenState> => {
+    if (flight.has(sid)) deps.metrics?.leaseWaits.inc({ outcome: 'coalesced' });
+    return flight.run(sid, work);
+  };
+
   return {
     mint: (secret) => upstream.mint(secret, 'login'),
 
@@ -76,14 +82,14 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     async token(sid, secret, sessionTtlMs) {
       const seen = await deps.tokens.get(sid);
       if (seen !== null && isFresh(seen, now(), deps.refreshBeforeSec)) return seen;
-      return flight.run(sid, () => coordinator.ensure({ sid, secret, sessionTtlMs, seen }));
+      return shared(sid, () => coordinator.ensure({ sid, secret, sessionTtlMs, seen }));
     },
 
     async replaceRejected(sid, secret, token, sessionTtlMs) {
       await deps.tokens.deleteIfToken(sid, token);
       const request = { sid, secret, sessionTtlMs, seen: null, rejected: token };
-      const shared = await flight.run(sid, () => coordinator.ensure(request));
-      if (shared.token !== token) return shared;
+      const joined = await shared(sid, () => coordinator.ensure(request));
+      if (joined.token !== token) return joined;
       // The flight we joined had started from the rejected token and handed it back. A fresh ensure
       // starts from the store we just cleaned; the lease still keeps it to one mint across callers.
       return coordinator.ensure(request);

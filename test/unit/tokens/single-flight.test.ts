@@ -27,6 +27,18 @@ describe('single flight', () => {
     expect(runs).toBe(1);
   });
 
+  it('when a call for a key is running, then has() says so for that key only, until it ends', async () => {
+    const flight = createSingleFlight<number>();
+    const g = gate<number>();
+    expect(flight.has('sid')).toBe(false);
+    const call = flight.run('sid', () => g.promise);
+    expect(flight.has('sid')).toBe(true);
+    expect(flight.has('other')).toBe(false);
+    g.open(1);
+    await call;
+    expect(flight.has('sid')).toBe(false);
+  });
+
   it('when keys differ, then each key runs its own work', async () => {
     const flight = createSingleFlight<string>();
     const results = await Promise.all([flight.run('a', async () => 'A'), flight.run('b', async () => 'B')]);
