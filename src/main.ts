@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { Server } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { closeConnectionsWhenDone } from './http/drain-connections.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createService, type Upstream } from './service.js';
 import { startSimulator, type SimulatorHandle } from './simulator/index.js';
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
   const service = await createService({ config, upstream, logger });
   const server: Server = service.app.listen(config.port, config.host);
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
+  let stopping = false;
+  closeConnectionsWhenDone(server, () => stopping);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -51,7 +54,6 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, host: config.host, upstream: upstream.restppUrl, redis: config.redis.mode }, 'listening');
 
-  let stopping = false;
   const shutdown = async (signal: NodeJS.Signals) => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting now');
