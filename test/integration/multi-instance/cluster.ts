@@ -14,10 +14,11 @@ export interface Cluster {
   prefix: string;
   /** A secret the simulator accepts for graph `social`. */
   secret: string;
-  /** The environment every instance got (start more with `add`). */
+  /** The environment every instance got. */
   env: Record<string, string>;
   instances: ServiceProcess[];
-  add(): Promise<ServiceProcess>;
+  /** Starts one more instance, with `extra` on top of the shared environment; `close` kills it. */
+  add(extra?: Record<string, string>): Promise<ServiceProcess>;
   /** A client of the shared Redis for inspecting keys; closed by `close`. */
   redis: Redis;
   keys(sid: string): { session: string; token: string; lease: string; tombstone: string };
@@ -41,13 +42,13 @@ export async function startCluster(options: { instances: number; label: string; 
   };
   const redis = new Redis(REDIS_URL);
   const instances: ServiceProcess[] = [];
-  const add = async () => {
-    const instance = await startServiceProcess(env, 30_000);
+  const add = async (extra: Record<string, string> = {}) => {
+    const instance = await startServiceProcess({ ...env, ...extra }, 30_000);
     instances.push(instance);
     return instance;
   };
   try {
-    await Promise.all(Array.from({ length: options.instances }, add));
+    await Promise.all(Array.from({ length: options.instances }, () => add()));
   } catch (err) {
     await Promise.allSettled(instances.map((i) => i.kill()));
     redis.disconnect();

@@ -14,8 +14,11 @@ export interface OpenStream {
   done: Promise<StreamOutcome>;
 }
 
-/** A GET on its own connection (no keep-alive pool), read chunk by chunk, so shutdown and logout can happen mid-body. */
-export function openStream(baseUrl: string, path: string, cookie: string): OpenStream {
+/**
+ * A GET read chunk by chunk, so shutdown and logout can happen mid-body. By default on its own
+ * connection that closes afterwards; pass a keep-alive agent to act like a browser or a proxy.
+ */
+export function openStream(baseUrl: string, path: string, cookie: string, agent: http.Agent | false = false): OpenStream {
   let markStarted!: () => void;
   let failStart!: (err: Error) => void;
   const started = new Promise<void>((resolve, reject) => {
@@ -24,7 +27,7 @@ export function openStream(baseUrl: string, path: string, cookie: string): OpenS
   });
   started.catch(() => undefined); // `done` reports the failure too
   const done = new Promise<StreamOutcome>((resolve, reject) => {
-    const req = http.get(`${baseUrl}${path}`, { agent: false, headers: { ...CSRF, Cookie: cookie } }, (res) => {
+    const req = http.get(`${baseUrl}${path}`, { agent, headers: { ...CSRF, Cookie: cookie } }, (res) => {
       let body = '';
       let complete = false;
       res.setEncoding('utf8');

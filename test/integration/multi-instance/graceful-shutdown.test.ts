@@ -1,0 +1,127 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import { connect } from 'node:net';
+import { Client } from 'undici';
+import type { ServiceProcess } from '../../helpers/service-process.js';
+import { CSRF, login, startCluster, waitFor, type Cluster } from './cluster.js';
+import { openStream } from './stream-client.js';
+
+const streamPath = (chunks: number) => `/api/query/social/stream?chunks=${chunks}&delayMs=100&chunkBytes=256`;
+
+/** Whether a brand-new TCP connection to the port is accepted or refused. */
+function tryConnect(port: number): Promise<'accepted' | 'refused' | string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('accepted');
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' ? 'refused' : String(err.code)));
+  });
+}
+
+/** Exit code and the time it came, watched from before the signal is sent. */
+function watchExit(instance: ServiceProcess): Promise<{ code: number | null; at: number }> {
+  return once(instance.proc, 'exit').then(([code]) => ({ code: code as number | null, at: Date.now() }));
+}
+
+describe('graceful shutdown of a service process', () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster({ instances: 0, label: 'multi-shutdown' });
+  }, 60_000);
+  afterAll(() => cluster?.close());
+
+  test('when SIGTERM arrives while a stream is in flight on a keep-alive connection, then new connections are refused at once, the stream completes intact and the process exits 0 as soon as it is done', async () => {
+    const instance = await cluster.add({ SHUTDOWN_TIMEOUT_MS: '30000' });
+    const cookie = await login(instance.url, cluster.secret);
+    // Keeps idle connections open indefinitely, like a browser or proxy would within its own timeout.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const stream = openStream(instance.url, streamPath(20), cookie, agent);
+    await stream.started;
+    const exited = watchExit(instance);
+
+    instance.proc.kill('SIGTERM');
+    await waitFor('the shutdown to begin', () => instance.output().includes('"msg":"shutting down"'));
+
+    expect(await tryConnect(instance.port)).toBe('refused');
+    const streamed = await stream.done;
+    const endedAt = Date.now();
+    expect(streamed.complete).toBe(true);
+    const results = (JSON.parse(streamed.body) as { results: Array<{ chunk: number }> }).results;
+    expect(results.map((r) => r.chunk)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const exit = await exited;
+    agent.destroy();
+    expect(exit.code).toBe(0);
+    expect(exit.at).toBeGreaterThanOrEqual(endedAt - 50);
+    expect(exit.at - endedAt).toBeLessThan(5000); // not held open until the 30 s deadline
+    // Redis and the upstream pool are closed before the final line.
+    expect(instance.output()).toMatch(/"msg":"shutting down"[\s\S]*"msg":"stopped"/);
+  }, 60_000);
+
+  test('when a kept-alive connection is busy at SIGTERM, then a request still arriving on it gets /readyz 503 draining with Connection: close, and the process exits when the stream ends, not at the deadline', async () => {
+    const instance = await cluster.add({ SHUTDOWN_TIMEOUT_MS: '30000' });
+    const cookie = await login(instance.url, cluster.secret);
+    // One connection kept alive for a minute that carries a second request while the first streams, as proxies do.
+    const client = new Client(instance.url, { pipelining: 2, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
+    try {
+      const stream = await client.request({ method: 'GET', path: streamPath(20), headers: { ...CSRF, cookie } });
+      const exited = watchExit(instance);
+      instance.proc.kill('SIGTERM');
+      await waitFor('the shutdown to begin', () => instance.output().includes('"msg":"shutting down"'));
+
+      const readyz = client.request({ method: 'GET', path: '/readyz' });
+      const streamed = JSON.parse(await stream.body.text()) as { results: unknown[] };
+      const streamEndedAt = Date.now();
+      const ready = await readyz;
+
+      expect(streamed.results).toHaveLength(20);
+      expect(ready.statusCode).toBe(503);
+      expect(await ready.body.json()).toMatchObject({ status: 'not_ready', reason: 'draining' });
+      expect(ready.headers.connection).toBe('close');
+      const exit = await exited;
+      expect(exit.code).toBe(0);
+      expect(exit.at - streamEndedAt).toBeLessThan(5000);
+    } finally {
+      await client.destroy();
+    }
+  }, 60_000);
+
+  test('when SIGINT arrives with a stream longer than SHUTDOWN_TIMEOUT_MS, then the stream is cut at the deadline and the process still exits 0', async () => {
+    const instance = await cluster.add({ SHUTDOWN_TIMEOUT_MS: '1000' });
+    const cookie = await login(instance.url, cluster.secret);
+    const stream = openStream(instance.url, streamPath(100), cookie); // about 10 s
+    await stream.started;
+    const exited = watchExit(instance);
+
+    const signalledAt = Date.now();
+    instance.proc.kill('SIGINT');
+    const exit = await exited;
+
+    expect(exit.code).toBe(0);
+    expect(exit.at - signalledAt).toBeGreaterThanOrEqual(900); // it did wait for the drain
+    expect(exit.at - signalledAt).toBeLessThan(6000); // generous bound, well short of the stream
+    const streamed = await stream.done;
+    expect(streamed.complete).toBe(false);
+    expect(instance.output()).toContain('shutdown deadline reached');
+  }, 60_000);
+
+  test('when a second SIGTERM arrives during the drain, then the process exits at once with a non-zero code', async () => {
+    const instance = await cluster.add({ SHUTDOWN_TIMEOUT_MS: '30000' });
+    const cookie = await login(instance.url, cluster.secret);
+    const stream = openStream(instance.url, streamPath(100), cookie);
+    await stream.started;
+    const exited = watchExit(instance);
+
+    instance.proc.kill('SIGTERM');
+    await waitFor('the shutdown to begin', () => instance.output().includes('"msg":"shutting down"'));
+    const secondAt = Date.now();
+    instance.proc.kill('SIGTERM');
+    const exit = await exited;
+
+    expect(exit.code).not.toBe(0);
+    expect(exit.code).not.toBeNull();
+    expect(exit.at - secondAt).toBeLessThan(3000); // neither the 10 s stream nor the 30 s deadline
+    expect((await stream.done).complete).toBe(false);
+  }, 60_000);
+});
