@@ -6,7 +6,7 @@ import type { SecretDropperFn } from './secret-dropper.js';
 
 export interface SweepResult {
   dropped: number;
-  /** Already gone upstream (e.g. logout dropped it but could not clear the entry). */
+  /** Already gone upstream (e.g. logout dropped it but could not clear the entry), or never droppable (logged). */
   gone: number;
   /** Left for a later sweep (admin server down, unexpected answer). */
   failed: number;
