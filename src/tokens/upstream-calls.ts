@@ -14,8 +14,21 @@ export interface UpstreamCalls {
 
 const kindOf = (err: unknown): string | undefined => (err instanceof TigerGraphError ? err.kind : undefined);
 
+/** Failures of the server itself, in the relay's labels; refused credentials or unknown tokens are answers. */
+const FAILURE_KINDS: Partial<Record<string, 'timeout' | 'unavailable' | 'protocol'>> = {
+  timeout: 'timeout',
+  unreachable: 'unavailable',
+  protocol: 'protocol',
+};
+
 export function createUpstreamCalls(deps: { api: TokenApi; lifetimeSec: number; metrics?: Metrics }): UpstreamCalls {
   const { api, lifetimeSec, metrics } = deps;
+
+  const failed = (op: 'mint' | 'refresh' | 'delete', err: unknown) => {
+    metrics?.tokenCalls.inc({ op, result: 'error' });
+    const kind = FAILURE_KINDS[kindOf(err) ?? ''];
+    if (kind) metrics?.upstreamErrors.inc({ kind });
+  };
 
   async function counted<T>(op: 'mint' | 'refresh' | 'delete', call: () => Promise<T>): Promise<T> {
     try {
@@ -23,7 +36,7 @@ export function createUpstreamCalls(deps: { api: TokenApi; lifetimeSec: number; 
       metrics?.tokenCalls.inc({ op, result: 'ok' });
       return value;
     } catch (err) {
-      metrics?.tokenCalls.inc({ op, result: 'error' });
+      failed(op, err);
       throw err;
     }
   }
@@ -54,8 +67,11 @@ export function createUpstreamCalls(deps: { api: TokenApi; lifetimeSec: number; 
         const kind = kindOf(err);
         // Dropping a secret invalidates its tokens, so a rejected secret leaves nothing to delete.
         const gone = kind === 'token_not_found' || kind === 'invalid_credentials';
-        metrics?.tokenCalls.inc({ op: 'delete', result: gone ? 'ok' : 'error' });
-        if (!gone) throw mapUpstreamError(err, 'session');
+        if (!gone) {
+          failed('delete', err);
+          throw mapUpstreamError(err, 'session');
+        }
+        metrics?.tokenCalls.inc({ op: 'delete', result: 'ok' });
       }
     },
   };
