@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { rootCertificates } from 'node:tls';
 import type { Express } from 'express';
 import { Agent, Pool, request } from 'undici';
 import { createAdminParts, type SweepOptions } from './admin/admin-parts.js';
@@ -84,7 +85,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     drops = createRedisSecretDrops({ redis, prefix: config.redis.prefix, guard: createGuard(metrics) });
   }
 
-  const tls = config.tigergraph.ca ? { ca: config.tigergraph.ca } : undefined;
+  // Node's `ca` replaces the default trust store, so keep the public roots beside the private CA.
+  const tls = config.tigergraph.ca ? { ca: [...rootCertificates, config.tigergraph.ca] } : undefined;
   const restppOrigin = new URL(upstream.restppUrl).origin;
   const connectTimeout = Math.min(config.upstreamTimeoutMs, 10_000);
   const pool = new Pool(restppOrigin, { connections: 128, pipelining: 1, connect: { timeout: connectTimeout, ...tls } });
