@@ -66,6 +66,15 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
       password: cfg.password,
       sentinelPassword: cfg.sentinelPassword,
       sentinelRetryStrategy: backoff,
+      // A hung sentinel accepts the connection and never answers; without this, resolving the master
+      // would wait on it forever instead of asking the next one.
+      sentinelCommandTimeout: common.commandTimeout,
+      // A switchover leaves the old master up and writable until sentinels demote it seconds later;
+      // listening for +switch-master moves us at once, so no session is written where it will be wiped.
+      failoverDetector: true,
+      sentinelReconnectStrategy: (times: number) => Math.min(1000 * times, 10_000),
+      // Still on a demoted master (a failover that did not kill clients): reconnect via the sentinels.
+      reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
       // TLS on both hops: to the sentinels and to the master they point at.
       ...(cfg.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
     });
@@ -75,6 +84,8 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
       lazyConnect,
       enableOfflineQueue,
       clusterRetryStrategy: backoff,
+      // Replicas lag: a token read there could miss a fresh mint and start a second one.
+      scaleReads: 'master',
       redisOptions: {
         ...nodeOptions,
         username: cfg.username,
