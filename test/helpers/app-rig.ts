@@ -16,8 +16,11 @@ export interface RigOptions {
   /** Extra environment for loadConfig (the rig fills upstream, Redis and cookie settings). */
   env?: Record<string, string>;
   sim?: SimulatorOptions;
-  /** 'redis' (default: the machine's Redis, unique prefix), 'memory', or a Redis URL of the test's own. */
-  store?: 'redis' | 'memory' | string;
+  /**
+   * 'redis' (default: the machine's Redis, unique prefix), 'memory', a Redis URL of the test's own, or
+   * the Redis environment of a test's own Sentinel group or Cluster (`{env: {REDIS_SENTINELS: …}}`).
+   */
+  store?: 'redis' | 'memory' | string | { env: Record<string, string> };
   now?: () => number;
   leaseTtlMs?: number;
   /** Secret sweeper timing (PASSWORD_LOGIN tests). */
@@ -51,13 +54,15 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const secret = sim.createSecret({ alias: `rig_${randomUUID().slice(0, 8)}` }).value;
   const prefix = `tgbff-test:${randomUUID()}:`;
   const store = options.store ?? 'redis';
-  const redisUrl = store === 'memory' ? undefined : store === 'redis' ? 'redis://127.0.0.1:6379' : store;
+  const redisUrl =
+    typeof store !== 'string' || store === 'memory' ? undefined : store === 'redis' ? 'redis://127.0.0.1:6379' : store;
   const config = loadConfig({
     NODE_ENV: 'test',
     TG_RESTPP_URL: sim.restppUrl,
     TG_GSQL_URL: options.gsqlUrl ?? sim.gsqlUrl,
     TG_VERSION: sim.version,
     ...(redisUrl && { REDIS_URL: redisUrl }),
+    ...(typeof store === 'object' && store.env),
     REDIS_PREFIX: prefix,
     COOKIE_SECURE: 'false',
     LOG_LEVEL: 'debug',
@@ -101,6 +106,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
       return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     },
     redis() {
+      if (typeof store === 'object') throw new Error('rig.redis() needs a URL store; connect to your own servers');
       const client = new Redis(redisUrl ?? 'redis://127.0.0.1:6379');
       clients.push(client);
       return client;

@@ -1,0 +1,70 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { poll } from './poll.js';
+import { startRedisServer, type RedisServer } from './redis-server.js';
+
+const run = promisify(execFile);
+
+/** A Redis Cluster of masters only (no replicas), each on its own loopback port. */
+export interface RedisClusterRig {
+  nodes: RedisServer[];
+  /** `127.0.0.1:a,127.0.0.1:b,…`, for REDIS_CLUSTER_NODES. */
+  nodeList: string;
+  /** A plain (non-cluster) client to one node, for checks; closed by stop(). */
+  client(port: number): Redis;
+  /** The port of the master that serves `key`'s slot. */
+  ownerOf(key: string): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function startRedisCluster(options: { masters?: number } = {}): Promise<RedisClusterRig> {
+  const count = options.masters ?? 3;
+  const nodes: RedisServer[] = [];
+  for (let i = 0; i < count; i += 1) {
+    // nodes.conf is relative to --dir, which startRedisServer makes private to each node.
+    nodes.push(await startRedisServer({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '3000'] }));
+  }
+  const clients = new Map<number, Redis>();
+  const client = (port: number): Redis => {
+    const known = clients.get(port);
+    if (known) return known;
+    const c = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, connectTimeout: 500, commandTimeout: 2000 });
+    c.on('error', () => undefined); // polling below answers failures
+    clients.set(port, c);
+    return c;
+  };
+  const stop = async () => {
+    for (const c of clients.values()) c.disconnect();
+    await Promise.all(nodes.map((n) => n.kill()));
+  };
+
+  try {
+    const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
+    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
+    await poll(async () => {
+      for (const node of nodes) {
+        const info = await client(node.port).cluster('INFO');
+        if (!info.includes('cluster_state:ok') || !info.includes(`cluster_known_nodes:${count}`)) return false;
+      }
+      return true;
+    }, 20_000, 'cluster_state:ok on every node');
+  } catch (err) {
+    await stop();
+    throw new Error(`could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`);
+  }
+
+  return {
+    nodes,
+    nodeList: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
+    client,
+    async ownerOf(key) {
+      const slot = await client(nodes[0]!.port).cluster('KEYSLOT', key);
+      const ranges = await client(nodes[0]!.port).cluster('SLOTS');
+      const master = ranges.find(([from, to]) => slot >= from && slot <= to)?.[2];
+      if (!master) throw new Error(`no node serves slot ${slot}`);
+      return master[1];
+    },
+    stop,
+  };
+}

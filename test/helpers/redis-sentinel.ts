@@ -1,0 +1,120 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { poll } from './poll.js';
+import { startRedisServer, type RedisServer } from './redis-server.js';
+
+export interface SentinelGroupOptions {
+  name?: string;
+  /** How long a master may be silent before a sentinel calls it down. */
+  downAfterMs?: number;
+  /** Also the pause before sentinels retry a failover that did not finish (twice this). */
+  failoverTimeoutMs?: number;
+}
+
+/** One master, one replica and three sentinels (quorum 2), each on its own loopback port. */
+export interface SentinelGroup {
+  name: string;
+  /** The nodes as started; which of them is master changes with a failover. */
+  master: RedisServer;
+  replica: RedisServer;
+  sentinels: RedisServer[];
+  /** `127.0.0.1:a,127.0.0.1:b,127.0.0.1:c`, for REDIS_SENTINELS. */
+  sentinelList: string;
+  /** The master's port as the first answering sentinel names it. */
+  masterPort(): Promise<number>;
+  /** Resolves once every live sentinel names `port` as master. */
+  waitForMaster(port: number, timeoutMs?: number): Promise<void>;
+  /** Resolves once every sentinel knows the replica and the other two sentinels (needed to fail over). */
+  waitUntilReady(timeoutMs?: number): Promise<void>;
+  /** A plain client to one port (one per port), for checks; closed by stop(). */
+  client(port: number): Redis;
+  stop(): Promise<void>;
+}
+
+export async function startSentinelGroup(options: SentinelGroupOptions = {}): Promise<SentinelGroup> {
+  const name = options.name ?? 'bffmaster';
+  // Diskless sync without the default 5 s delay, so the replica is in sync about a second after start.
+  const master = await startRedisServer({ args: ['--repl-diskless-sync-delay', '0'] });
+  const replica = await startRedisServer({
+    args: ['--replicaof', '127.0.0.1', String(master.port), '--repl-diskless-sync-delay', '0'],
+  });
+  const clients = new Map<number, Redis>();
+  const client = (port: number): Redis => {
+    const known = clients.get(port);
+    if (known) return known;
+    const c = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, connectTimeout: 500, commandTimeout: 1000, retryStrategy: () => 200 });
+    c.on('error', () => undefined); // dead nodes are expected here; callers poll until an answer fits
+    clients.set(port, c);
+    return c;
+  };
+  await poll(async () => (await client(replica.port).info('replication')).includes('master_link_status:up'), 10_000, 'replica sync');
+
+  // Sentinels rewrite their config file, so each gets a writable one of its own.
+  const confDir = mkdtempSync(join(tmpdir(), 'sentinel-conf-'));
+  const sentinels: RedisServer[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    const file = join(confDir, `sentinel-${i}.conf`);
+    writeFileSync(
+      file,
+      [
+        `sentinel monitor ${name} 127.0.0.1 ${master.port} 2`,
+        `sentinel down-after-milliseconds ${name} ${options.downAfterMs ?? 1000}`,
+        `sentinel failover-timeout ${name} ${options.failoverTimeoutMs ?? 3000}`,
+        `sentinel parallel-syncs ${name} 1`,
+        '',
+      ].join('\n'),
+    );
+    sentinels.push(await startRedisServer({ configFile: file, args: ['--sentinel'] }));
+  }
+
+  const askMaster = async (port: number): Promise<number | undefined> => {
+    const reply = (await client(port).call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name).catch(() => null)) as string[] | null;
+    return reply ? Number(reply[1]) : undefined;
+  };
+
+  return {
+    name,
+    master,
+    replica,
+    sentinels,
+    sentinelList: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','),
+    async masterPort() {
+      for (const s of sentinels) {
+        const port = await askMaster(s.port);
+        if (port !== undefined) return port;
+      }
+      throw new Error('no sentinel answered');
+    },
+    async waitForMaster(port, timeoutMs = 20_000) {
+      await poll(async () => {
+        const named = await Promise.all(sentinels.map((s) => askMaster(s.port)));
+        return named.every((p) => p === undefined || p === port) && named.some((p) => p === port);
+      }, timeoutMs, `sentinels to name ${port} as master`);
+    },
+    async waitUntilReady(timeoutMs = 15_000) {
+      await poll(async () => {
+        for (const s of sentinels) {
+          const fields = toRecord((await client(s.port).call('SENTINEL', 'MASTER', name)) as string[]);
+          if (fields['num-other-sentinels'] !== '2' || fields['num-slaves'] !== '1' || fields.flags !== 'master') return false;
+          const replicas = (await client(s.port).call('SENTINEL', 'REPLICAS', name)) as string[][];
+          if (!replicas.every((r) => toRecord(r)['master-link-status'] === 'ok' && toRecord(r).flags === 'slave')) return false;
+        }
+        return true;
+      }, timeoutMs, 'sentinels to see the replica and each other');
+    },
+    client,
+    async stop() {
+      for (const c of clients.values()) c.disconnect();
+      await Promise.all([...sentinels, master, replica].map((s) => s.kill()));
+      rmSync(confDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function toRecord(flat: string[]): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) record[flat[i]!] = flat[i + 1]!;
+  return record;
+}
