@@ -1,0 +1,112 @@
+import type { Server } from 'node:http';
+import { Cluster } from 'ioredis';
+import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
+import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
+import { createService, type Service } from '../../../src/service.js';
+import { silentLogger } from '../../../src/observability/logger.js';
+import { loginWithSid } from './ha-load.js';
+
+/** One clock for the simulator and every service instance, so a test can move time without waiting. */
+function testClock(start = Date.now()) {
+  let offset = 0;
+  return { now: () => start + offset + (Date.now() - start), advance: (ms: number) => void (offset += ms) };
+}
+
+describe('Redis Cluster: three masters', () => {
+  let cluster: RedisClusterRig;
+  let rig: Rig;
+  let admin: Cluster;
+  const clock = testClock();
+  const keyOf = (kind: string, sid: string) => `${rig.prefix}${kind}:{${sid}}`;
+  const mints = () => rig.sim.counts()['POST /requesttoken'] ?? 0;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    rig = await startRig({
+      store: { env: { REDIS_CLUSTER_NODES: cluster.nodeList } },
+      now: clock.now,
+      env: { TG_TOKEN_LIFETIME: '1000', TOKEN_REFRESH_BEFORE: '100', LOGIN_RATE_LIMIT: '1000' },
+    });
+    admin = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
+  }, 40_000);
+  afterAll(async () => {
+    admin?.disconnect();
+    await rig?.close();
+    await cluster?.stop();
+  });
+
+  test('when sessions log in, then each one keeps all its keys in one slot, and sessions spread over the masters', async () => {
+    const sessions = await Promise.all(Array.from({ length: 12 }, () => loginWithSid(rig)));
+    const owners = new Set<number>();
+    for (const { agent, sid } of sessions) {
+      expect((await agent.get('/api/echo')).status).toBe(200);
+      const slots = await Promise.all(['sess', 'tok', 'lease', 'dead'].map((kind) => admin.cluster('KEYSLOT', keyOf(kind, sid))));
+      expect(new Set(slots).size).toBe(1);
+      const owner = await cluster.ownerOf(keyOf('sess', sid));
+      // Asked directly, not through the cluster client: the keys really live on the slot's master.
+      expect(await cluster.client(owner).exists(keyOf('sess', sid), keyOf('tok', sid))).toBe(2);
+      owners.add(owner);
+    }
+    expect(owners.size).toBeGreaterThan(1);
+  });
+
+  test('when a token comes due, then it is refreshed by PUT through the cluster, and logout leaves only the tombstone', async () => {
+    const { agent, sid } = await loginWithSid(rig);
+    expect((await agent.get('/api/echo')).status).toBe(200);
+    const puts = rig.sim.counts()['PUT /requesttoken'] ?? 0;
+    const mintsBefore = mints();
+
+    clock.advance(950_000); // 50 s of 1000 s left: inside TOKEN_REFRESH_BEFORE
+    expect((await agent.get('/api/graph/social/vertices/Person')).status).toBe(200);
+    expect(rig.sim.counts()['PUT /requesttoken']).toBe(puts + 1);
+    expect(mints()).toBe(mintsBefore);
+    const session = await agent.get('/auth/session');
+    expect(Math.abs(Date.parse(session.body.tokenExpiresAt) - (clock.now() + 1_000_000))).toBeLessThan(5_000);
+
+    expect((await agent.post('/auth/logout')).status).toBe(204);
+    const after = await agent.get('/api/echo');
+    expect(after.status).toBe(401);
+    expect(after.body.error.code).toBe('not_authenticated');
+    const owner = cluster.client(await cluster.ownerOf(keyOf('dead', sid)));
+    expect(await owner.exists(keyOf('sess', sid), keyOf('tok', sid))).toBe(0);
+    expect(await owner.exists(keyOf('dead', sid))).toBe(1);
+  });
+
+  test('when 100 requests for a session without a token reach three instances at once, then exactly one token is minted', async () => {
+    const upstream = { restppUrl: rig.sim.restppUrl, gsqlUrl: rig.sim.gsqlUrl, version: rig.sim.version };
+    const others: Service[] = [];
+    const servers: Server[] = [];
+    try {
+      for (let i = 0; i < 2; i += 1) {
+        others.push(await createService({ config: rig.config, upstream, logger: silentLogger(), now: clock.now, instanceId: `extra-${i}` }));
+      }
+      const urls = [await rig.listen()];
+      for (const service of others) {
+        const server = service.app.listen(0, '127.0.0.1');
+        servers.push(server);
+        await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+        urls.push(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
+      }
+      const { sid, cookie } = await loginWithSid(rig);
+      expect(await admin.del(keyOf('tok', sid))).toBe(1);
+      const before = mints();
+
+      const statuses = await Promise.all(
+        Array.from({ length: 100 }, async (_, i) => {
+          const res = await fetch(`${urls[i % urls.length]}/api/echo`, { headers: { ...CSRF, cookie } });
+          await res.arrayBuffer();
+          return res.status;
+        }),
+      );
+      expect(statuses.filter((s) => s !== 200)).toEqual([]);
+      expect(mints()).toBe(before + 1);
+      expect(await admin.hget(keyOf('tok', sid), 'v')).not.toBeNull();
+    } finally {
+      for (const server of servers) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+      await Promise.all(others.map((s) => s.close()));
+    }
+  });
+});

@@ -1,0 +1,72 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type supertest from 'supertest';
+import { parseSetCookie, type Rig } from '../../helpers/app-rig.js';
+
+/**
+ * Logs in a fresh agent and returns it with its session id (from the signed cookie `s:<sid>.<sig>`) and
+ * a Cookie header value, for sending the same session to another instance.
+ */
+export async function loginWithSid(rig: Rig): Promise<{ agent: supertest.Agent; sid: string; cookie: string }> {
+  const agent = rig.agent();
+  const res = await agent.post('/auth/login').send({ secret: rig.secret, graph: 'social' });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const header = ([res.headers['set-cookie']].flat() as string[]).find((c) => c.startsWith(`${rig.config.session.cookieName}=`));
+  const { name, value } = parseSetCookie(header!);
+  const signed = decodeURIComponent(value);
+  return { agent, sid: signed.slice(2, signed.lastIndexOf('.')), cookie: `${name}=${value}` };
+}
+
+export interface Sample {
+  start: number;
+  end: number;
+  status: number;
+  code?: string;
+}
+
+/** Each agent requests `path` in a loop, one request at a time, until stopped. */
+export function runLoad(agents: supertest.Agent[], path: string, pauseMs = 20) {
+  const samples: Sample[] = [];
+  let running = true;
+  const loops = agents.map(async (agent) => {
+    while (running) {
+      const start = Date.now();
+      const res = await agent.get(path).timeout(30_000);
+      samples.push({ start, end: Date.now(), status: res.status, ...(res.body?.error?.code && { code: res.body.error.code }) });
+      await sleep(pauseMs);
+    }
+  });
+  return {
+    samples,
+    /** True once every request that began in the last `ms` succeeded, and there were at least `min` of them. */
+    healthyFor(ms: number, min: number): boolean {
+      const recent = samples.filter((s) => s.start >= Date.now() - ms);
+      return recent.length >= min && recent.every((s) => s.status === 200);
+    },
+    async stop(): Promise<Sample[]> {
+      running = false;
+      await Promise.all(loops);
+      return samples;
+    },
+  };
+}
+
+export interface LoadReport {
+  requests: number;
+  failed: number;
+  /** From the start of the first failed request to the end of the last one; 0 when none failed. */
+  errorWindowMs: number;
+  slowestMs: number;
+  failures: Array<{ status: number; code?: string }>;
+}
+
+export function summarise(samples: Sample[]): LoadReport {
+  const failed = samples.filter((s) => s.status !== 200);
+  const errorWindowMs = failed.length === 0 ? 0 : Math.max(...failed.map((s) => s.end)) - Math.min(...failed.map((s) => s.start));
+  return {
+    requests: samples.length,
+    failed: failed.length,
+    errorWindowMs,
+    slowestMs: Math.max(0, ...samples.map((s) => s.end - s.start)),
+    failures: failed.map((s) => ({ status: s.status, ...(s.code && { code: s.code }) })),
+  };
+}
