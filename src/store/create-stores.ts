@@ -9,6 +9,7 @@ import type { RedisClient } from './redis.js';
 import { createRedisLeaseStore } from './redis-lease.js';
 import { createRedisRateLimiter } from './redis-rate-limiter.js';
 import { createSessionClient } from './redis-session-client.js';
+import { createAliveMarks, withSessionHotPath, type SessionHotPathOptions } from './session-hot-path.js';
 import { createRedisTokenStore } from './redis-token-store.js';
 import { createRedisTombstones } from './redis-tombstones.js';
 import { createRedisSessionStore } from './session-store.js';
@@ -25,17 +26,25 @@ export interface RedisStoresOptions {
   logger?: Logger;
   /** Session TTL when a session has no cookie expiry; normally the cookie's maxAge decides. */
   sessionFallbackTtlSeconds?: number;
+  /**
+   * One Redis command per request for the session: load and tombstone check in one MGET, touches
+   * thinned out (see DEFAULT_SESSION_HOT_PATH). Absent: a GET, an EXISTS and an EXPIRE per request.
+   */
+  sessionHotPath?: SessionHotPathOptions;
 }
 
 export function createRedisStores(options: RedisStoresOptions): Stores {
   const { redis, cipher, logger } = options;
   const keys = sessionKeys(options.prefix);
   const guard = createGuard(options.metrics);
-  const client = createSessionClient({ redis, keys, guard });
+  const direct = createSessionClient({ redis, keys, guard });
+  const hot = options.sessionHotPath;
+  const alive = hot ? createAliveMarks(hot.clock) : undefined;
+  const client = hot && alive ? withSessionHotPath(direct, { redis, keys, guard, alive, options: hot }) : direct;
   return {
     tokens: createRedisTokenStore({ redis, keys, cipher, guard, ...(logger ? { logger } : {}) }),
     leases: createRedisLeaseStore({ redis, keys, guard }),
-    tombstones: createRedisTombstones({ redis, keys, guard }),
+    tombstones: createRedisTombstones({ redis, keys, guard, ...(alive ? { alive } : {}) }),
     rateLimiter: createRedisRateLimiter({ redis, keys, guard }),
     sessionStore: createRedisSessionStore({ client, fallbackTtlSeconds: options.sessionFallbackTtlSeconds ?? 86_400 }),
     async ping() {

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+/** The commands Redis executed on keys under one prefix, as MONITOR reports them (lower-case names). */
+export interface CommandWatch {
+  /** Waits until every command sent before this call has been reported, then returns them all. */
+  commands(): Promise<string[][]>;
+  /** Forgets what was seen so far (after a settle, so nothing in flight leaks into the next count). */
+  reset(): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * MONITOR on a shared Redis: only commands naming a key under `prefix` are kept, so other test files'
+ * traffic does not count. A marker GET under the prefix tells when the feed has caught up.
+ */
+export async function watchCommands(url: string, prefix: string): Promise<CommandWatch> {
+  const control = new Redis(url);
+  // monitor() opens a connection of its own; the one it was called on must be closed as well.
+  const base = new Redis(url);
+  const monitor = await base.monitor();
+  let seen: string[][] = [];
+  const waiting = new Map<string, () => void>();
+  monitor.on('monitor', (_time: string, args: string[]) => {
+    if (!args.some((arg) => String(arg).startsWith(prefix))) return;
+    const marker = args[0]?.toLowerCase() === 'get' ? waiting.get(String(args[1])) : undefined;
+    if (marker) return marker();
+    seen.push([String(args[0]).toLowerCase(), ...args.slice(1).map(String)]);
+  });
+  const settle = async (): Promise<void> => {
+    const key = `${prefix}monitor-marker:${randomUUID()}`;
+    const arrived = new Promise<void>((resolve) => waiting.set(key, resolve));
+    await control.get(key);
+    await arrived;
+    waiting.delete(key);
+  };
+  return {
+    async commands() {
+      await settle();
+      return seen;
+    },
+    async reset() {
+      await settle();
+      seen = [];
+    },
+    stop() {
+      monitor.disconnect();
+      base.disconnect();
+      control.disconnect();
+    },
+  };
+}
