@@ -1,5 +1,6 @@
 import { silentLogger, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { ShortCache } from '../store/short-cache.js';
 import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
 import type { TokenApi, TokenGrant } from '../tigergraph/types.js';
 import { createLeaseRunner } from './lease-runner.js';
@@ -40,9 +41,19 @@ export interface TokenBrokerDeps {
   /** Clock, epoch ms. */
   now?: () => number;
   instanceId: string;
+  /**
+   * Serve token() from this instance's last read of a session's state for this long (ms) while it is
+   * fresh, instead of reading the store per request. A token another instance replaced meanwhile costs
+   * at most one refused upstream call (the 401 path replaces it); refreshes always read the store.
+   * 0 or absent: read the store every time.
+   */
+  readCacheMs?: number;
   metrics?: Metrics;
   logger?: Logger;
 }
+
+/** What the service uses for readCacheMs: far below any token lifetime, long enough to spare most reads. */
+export const DEFAULT_TOKEN_READ_CACHE_MS = 2000;
 
 export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
   if (!(deps.refreshBeforeSec >= 0 && deps.refreshBeforeSec < deps.lifetimeSec)) {
@@ -53,6 +64,8 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
   const logger = deps.logger ?? silentLogger();
   const upstream = createUpstreamCalls(deps);
   const flight = createSingleFlight<TokenState>();
+  const recent = deps.readCacheMs ? new ShortCache<TokenState>(deps.readCacheMs) : null;
+  const fresh = (s: TokenState | null | undefined): s is TokenState => s != null && isFresh(s, now(), deps.refreshBeforeSec);
   const coordinator = createRefreshCoordinator({
     tokens: deps.tokens,
     leases: deps.leases,
@@ -75,17 +88,26 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     mint: (secret) => upstream.mint(secret, 'login'),
 
     async adopt(sid, grant, sessionTtlMs) {
+      recent?.delete(sid);
       const state: TokenState = { token: grant.token, expiresAt: grant.expiresAt, version: 1 };
       await deps.tokens.set(sid, state, stateTtlMs(grant.expiresAt, now(), sessionTtlMs));
     },
 
     async token(sid, secret, sessionTtlMs) {
+      const remembered = recent?.get(sid);
+      if (fresh(remembered)) return remembered;
       const seen = await deps.tokens.get(sid);
-      if (seen !== null && isFresh(seen, now(), deps.refreshBeforeSec)) return seen;
-      return shared(sid, () => coordinator.ensure({ sid, secret, sessionTtlMs, seen }));
+      if (fresh(seen)) {
+        recent?.set(sid, seen);
+        return seen;
+      }
+      const state = await shared(sid, () => coordinator.ensure({ sid, secret, sessionTtlMs, seen }));
+      if (fresh(state)) recent?.set(sid, state);
+      return state;
     },
 
     async replaceRejected(sid, secret, token, sessionTtlMs) {
+      recent?.delete(sid);
       await deps.tokens.deleteIfToken(sid, token);
       const request = { sid, secret, sessionTtlMs, seen: null, rejected: token };
       const joined = await shared(sid, () => coordinator.ensure(request));
@@ -98,6 +120,7 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     async revoke(sid, secret) {
       // A refresh running here could otherwise write a new token after we deleted the state.
       await flight.settled(sid);
+      recent?.delete(sid);
       const state = await deps.tokens.get(sid);
       try {
         if (state !== null && isUsable(state, now())) await upstream.remove(secret, state.token);
