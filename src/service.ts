@@ -12,6 +12,7 @@ import { DEFAULT_RELAY_ALLOW, parseRelayAllow } from './relay/allowlist.js';
 import { createRelay } from './relay/relay.js';
 import { createCipher } from './store/crypto.js';
 import { createMemoryStores, createRedisStores } from './store/create-stores.js';
+import { DEFAULT_SESSION_HOT_PATH } from './store/session-hot-path.js';
 import { createRedisClient } from './store/redis.js';
 import { createMemorySecretDrops } from './store/memory-secret-drops.js';
 import { createRedisSecretDrops } from './store/redis-secret-drops.js';
@@ -19,7 +20,7 @@ import type { SecretDropStore } from './store/secret-drops.js';
 import { createGuard } from './store/store-error.js';
 import type { Stores } from './store/types.js';
 import { createTokenApi } from './tigergraph/restpp-client.js';
-import { createTokenBroker, type TokenBroker } from './tokens/token-broker.js';
+import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from './tokens/token-broker.js';
 
 /** The data-server and admin-server addresses the service talks to (the simulator's when it runs in-process). */
 export interface Upstream {
@@ -81,6 +82,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       metrics,
       logger,
       sessionFallbackTtlSeconds: config.session.idleTimeoutSeconds,
+      sessionHotPath: DEFAULT_SESSION_HOT_PATH,
     });
     drops = createRedisSecretDrops({ redis, prefix: config.redis.prefix, guard: createGuard(metrics) });
   }
@@ -108,6 +110,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     leaseTtlMs: options.leaseTtlMs ?? config.tigergraph.leaseTtlMs,
     now,
     instanceId,
+    readCacheMs: DEFAULT_TOKEN_READ_CACHE_MS,
     metrics,
     logger,
   });
