@@ -1,4 +1,3 @@
-import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import type { Dispatcher } from 'undici';
 import { AppError, isAppError } from '../errors.js';
@@ -8,6 +7,7 @@ import type { AllowRule } from './allowlist.js';
 import { drainRequest, relayBody, type RelayBody } from './body-prefix.js';
 import { HeaderPolicy } from './header-policy.js';
 import { guardRelayRequest } from './path-guard.js';
+import { streamBody } from './stream-body.js';
 import { readAnswer, type UpstreamAnswer } from './upstream-answer.js';
 import { classifyUpstreamError, endedByClient, upstreamAppError, type UpstreamErrorKind } from './upstream-errors.js';
 
@@ -133,10 +133,9 @@ class UndiciRelay implements Relay {
     }
     if (answer.head !== null) res.write(answer.head);
     try {
-      await pipeline(answer.rest, res);
+      await streamBody(answer.rest, res);
     } catch (err) {
       // Bytes may be out already, so no error page is possible: the browser sees a cut connection.
-      if (!res.destroyed) res.destroy();
       if (!endedByClient(err)) this.fail(classifyUpstreamError(err), err, requestId);
     }
   }
