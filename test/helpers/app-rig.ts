@@ -116,7 +116,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
-      if (redisUrl) await deleteByPrefix(redisUrl, prefix).catch(() => undefined);
+      if (redisUrl) await deleteByPrefix(redisUrl, prefix, config.redis.mode === 'memory' ? {} : config.redis).catch(() => undefined);
       for (const client of clients) client.disconnect();
       await service.close();
       await sim.close();
@@ -125,8 +125,14 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   return rig;
 }
 
-async function deleteByPrefix(url: string, prefix: string): Promise<void> {
-  const client = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 1000 });
+async function deleteByPrefix(url: string, prefix: string, auth: { username?: string; password?: string }): Promise<void> {
+  const client = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 1000,
+    ...(auth.username !== undefined && { username: auth.username }),
+    ...(auth.password !== undefined && { password: auth.password }),
+  });
+  client.on('error', () => undefined); // a test's wrong password or dead server: cleanup is best effort
   try {
     let cursor = '0';
     do {

@@ -21,10 +21,6 @@ export interface RedisClusterRig {
 export async function startRedisCluster(options: { masters?: number } = {}): Promise<RedisClusterRig> {
   const count = options.masters ?? 3;
   const nodes: RedisServer[] = [];
-  for (let i = 0; i < count; i += 1) {
-    // nodes.conf is relative to --dir, which startRedisServer makes private to each node.
-    nodes.push(await startRedisServer({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '3000'] }));
-  }
   const clients = new Map<number, Redis>();
   const client = (port: number): Redis => {
     const known = clients.get(port);
@@ -40,6 +36,10 @@ export async function startRedisCluster(options: { masters?: number } = {}): Pro
   };
 
   try {
+    for (let i = 0; i < count; i += 1) {
+      // nodes.conf is relative to --dir, which startRedisServer makes private to each node.
+      nodes.push(await startRedisServer({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '3000'] }));
+    }
     const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
     await poll(async () => {

@@ -35,11 +35,6 @@ export interface SentinelGroup {
 
 export async function startSentinelGroup(options: SentinelGroupOptions = {}): Promise<SentinelGroup> {
   const name = options.name ?? 'bffmaster';
-  // Diskless sync without the default 5 s delay, so the replica is in sync about a second after start.
-  const master = await startRedisServer({ args: ['--repl-diskless-sync-delay', '0'] });
-  const replica = await startRedisServer({
-    args: ['--replicaof', '127.0.0.1', String(master.port), '--repl-diskless-sync-delay', '0'],
-  });
   const clients = new Map<number, Redis>();
   const client = (port: number): Redis => {
     const known = clients.get(port);
@@ -49,24 +44,45 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
     clients.set(port, c);
     return c;
   };
-  await poll(async () => (await client(replica.port).info('replication')).includes('master_link_status:up'), 10_000, 'replica sync');
-
   // Sentinels rewrite their config file, so each gets a writable one of its own.
   const confDir = mkdtempSync(join(tmpdir(), 'sentinel-conf-'));
+  const started: RedisServer[] = [];
+  const stop = async (): Promise<void> => {
+    for (const c of clients.values()) c.disconnect();
+    await Promise.all(started.map((s) => s.kill()));
+    rmSync(confDir, { recursive: true, force: true });
+  };
+
   const sentinels: RedisServer[] = [];
-  for (let i = 0; i < 3; i += 1) {
-    const file = join(confDir, `sentinel-${i}.conf`);
-    writeFileSync(
-      file,
-      [
-        `sentinel monitor ${name} 127.0.0.1 ${master.port} 2`,
-        `sentinel down-after-milliseconds ${name} ${options.downAfterMs ?? 1000}`,
-        `sentinel failover-timeout ${name} ${options.failoverTimeoutMs ?? 3000}`,
-        `sentinel parallel-syncs ${name} 1`,
-        '',
-      ].join('\n'),
-    );
-    sentinels.push(await startRedisServer({ configFile: file, args: ['--sentinel'] }));
+  let master: RedisServer;
+  let replica: RedisServer;
+  try {
+    // Diskless sync without the default 5 s delay, so the replica is in sync about a second after start.
+    master = await startRedisServer({ args: ['--repl-diskless-sync-delay', '0'] });
+    started.push(master);
+    replica = await startRedisServer({
+      args: ['--replicaof', '127.0.0.1', String(master.port), '--repl-diskless-sync-delay', '0'],
+    });
+    started.push(replica);
+    await poll(async () => (await client(replica.port).info('replication')).includes('master_link_status:up'), 10_000, 'replica sync');
+    for (let i = 0; i < 3; i += 1) {
+      const file = join(confDir, `sentinel-${i}.conf`);
+      writeFileSync(
+        file,
+        [
+          `sentinel monitor ${name} 127.0.0.1 ${master.port} 2`,
+          `sentinel down-after-milliseconds ${name} ${options.downAfterMs ?? 1000}`,
+          `sentinel failover-timeout ${name} ${options.failoverTimeoutMs ?? 3000}`,
+          `sentinel parallel-syncs ${name} 1`,
+          '',
+        ].join('\n'),
+      );
+      sentinels.push(await startRedisServer({ configFile: file, args: ['--sentinel'] }));
+      started.push(sentinels[i]!);
+    }
+  } catch (err) {
+    await stop();
+    throw err;
   }
 
   const askMaster = async (port: number): Promise<number | undefined> => {
@@ -105,11 +121,7 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       }, timeoutMs, 'sentinels to see the replica and each other');
     },
     client,
-    async stop() {
-      for (const c of clients.values()) c.disconnect();
-      await Promise.all([...sentinels, master, replica].map((s) => s.kill()));
-      rmSync(confDir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
 

@@ -59,7 +59,10 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     const deadline = Date.now() + (options.startTimeoutMs ?? 5000);
     while (!(await answersPing(port))) {
       if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`redis-server exited:\n${log}`);
-      if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not start:\n${log}`);
+      if (Date.now() > deadline) {
+        proc.kill('SIGKILL'); // a live child (and its pipes) would keep the test process from exiting
+        throw new Error(`redis-server on ${port} did not start:\n${log}`);
+      }
       await sleep(25);
     }
   };
@@ -90,7 +93,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   };
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port nothing listens on right now (for a second listener, e.g. --tls-port). */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -112,7 +116,8 @@ function answersPing(port: number): Promise<boolean> {
     socket.on('connect', () => socket.write('PING\r\n'));
     socket.on('data', (chunk) => {
       reply += chunk.toString();
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+      // NOAUTH is an answer too: a server started with --requirepass is up, it just wants a password.
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
     });
   });
 }
