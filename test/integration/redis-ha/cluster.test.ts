@@ -109,4 +109,24 @@ describe('Redis Cluster: three masters', () => {
       await Promise.all(others.map((s) => s.close()));
     }
   });
+
+  test('when a master dies, then requests answer 503 store_unavailable within a bounded time, never a hang or a 500', async () => {
+    const sessions = await Promise.all(Array.from({ length: 6 }, () => loginWithSid(rig)));
+    const victimPort = await cluster.ownerOf(keyOf('sess', sessions[0]!.sid));
+    await cluster.nodes.find((n) => n.port === victimPort)!.kill();
+    const started = Date.now();
+    const answers = await Promise.all(
+      sessions.map(async ({ agent }) => {
+        const t0 = Date.now();
+        const res = await agent.get('/api/echo');
+        return { status: res.status, code: res.body.error?.code as string | undefined, ms: Date.now() - t0 };
+      }),
+    );
+    const failed = answers.filter((a) => a.status !== 200);
+    console.log(`cluster master killed: ${failed.length} of ${answers.length} sessions failed, all answered within ${Date.now() - started} ms`);
+    // Sessions on the other masters may still work until the cluster marks itself failed (node timeout).
+    expect(answers[0]).toEqual(expect.objectContaining({ status: 503, code: 'store_unavailable' }));
+    expect(failed.filter((a) => a.status !== 503 || a.code !== 'store_unavailable')).toEqual([]);
+    for (const a of answers) expect(a.ms).toBeLessThan(5_000);
+  }, 30_000);
 });
