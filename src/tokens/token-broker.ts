@@ -52,8 +52,13 @@ export interface TokenBrokerDeps {
   logger?: Logger;
 }
 
-/** What the service uses for readCacheMs: far below any token lifetime, long enough to spare most reads. */
-export const DEFAULT_TOKEN_READ_CACHE_MS = 2000;
+/**
+ * What the service uses for readCacheMs. Token state changes only when a token is refreshed (a due
+ * memo is never served, so that still reads the store) or replaced after a refusal (the stale token
+ * then costs one refused call and a replay). So the memo can outlive a user's pause between clicks,
+ * which is what keeps sporadic sessions near one Redis command per request.
+ */
+export const DEFAULT_TOKEN_READ_CACHE_MS = 30_000;
 
 export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
   if (!(deps.refreshBeforeSec >= 0 && deps.refreshBeforeSec < deps.lifetimeSec)) {
