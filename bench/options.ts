@@ -18,6 +18,11 @@ export interface BenchOptions {
   only: string[] | null;
   /** An external Redis instead of a private redis-server (its command counts then include strangers). */
   redisUrl: string | null;
+  /**
+   * Another build's dist/ (e.g. of the commit before an optimisation): adds its BFF with Redis as one
+   * more subject, so before and after are measured in the same interleaved run.
+   */
+  compareDist: string | null;
 }
 
 export const USAGE = `Usage: npm run bench [-- --quick]
@@ -30,7 +35,8 @@ loopback, interleaved and repeated. Writes a table to stdout and <out>/latest.js
 
 Environment: BENCH_SECONDS (length of every measured run), BENCH_ROUNDS, BENCH_SESSIONS (100),
 BENCH_CONNECTIONS (50), BENCH_OUT (bench/results), BENCH_LOG_LEVEL (info), BENCH_PROFILE=1 (--cpu-prof
-the BFF), BENCH_ONLY (comma list of subject ids), BENCH_REDIS_URL (default: a private redis-server).
+the BFF), BENCH_ONLY (comma list of subject ids), BENCH_REDIS_URL (default: a private redis-server),
+BENCH_COMPARE_DIST (another build's dist/ directory, run as one more subject "bff-compare").
 `;
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutDir: string): BenchOptions | 'help' {
@@ -52,6 +58,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutD
     profile: env.BENCH_PROFILE === '1',
     only: env.BENCH_ONLY ? env.BENCH_ONLY.split(',').map((s) => s.trim()).filter(Boolean) : null,
     redisUrl: env.BENCH_REDIS_URL || null,
+    compareDist: env.BENCH_COMPARE_DIST || null,
   };
 }
 

@@ -11,8 +11,8 @@ import { answers, freePort, startChild, type Child } from './processes.js';
 import { deletePrefix, startPrivateRedis } from './redis-stats.js';
 import { formatTable } from './report.js';
 import { simulatorClient } from './simulator-client.js';
-import { SUBJECTS, type Target } from './subjects.js';
-import { checkTargets, summarize } from './summary.js';
+import { subjectsFor, type Target } from './subjects.js';
+import { checkTargets, compareBuilds, summarize } from './summary.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -59,7 +59,7 @@ async function main(): Promise<number> {
     const secrets: string[] = [];
     for (let i = 0; i < options.sessions; i++) secrets.push(await sim.createSecret());
 
-    const chosen = SUBJECTS.filter((s) => s.id === 'direct' || options.only === null || options.only.includes(s.id));
+    const chosen = subjectsFor(options);
     const targets = new Map<string, Target>();
     for (const subject of chosen) {
       log(`starting ${subject.label}`);
@@ -79,6 +79,7 @@ async function main(): Promise<number> {
       }),
     );
     const checks = checkTargets(samples, summaries);
+    const comparison = compareBuilds(samples, summaries);
     machine.loadAverage.end = currentLoad();
     const finished = new Date();
     const report = {
@@ -90,12 +91,13 @@ async function main(): Promise<number> {
       rateReference,
       subjects: summaries,
       targets: checks,
+      ...(comparison && { comparison, compareDist: options.compareDist }),
       runs: samples,
     };
     writeFileSync(join(options.outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
     const title = `tigergraph-bff relay overhead: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${started.toISOString().slice(0, 10)}`;
     writeFileSync(join(options.outDir, 'latest.svg'), renderChart(summaries, title));
-    process.stdout.write(`\n${title}\n\n${formatTable(summaries, checks)}\n\nWrote ${join(options.outDir, 'latest.json')} and latest.svg\n`);
+    process.stdout.write(`\n${title}\n\n${formatTable(summaries, checks, comparison)}\n\nWrote ${join(options.outDir, 'latest.json')} and latest.svg\n`);
     return 0;
   } finally {
     if (redis) {

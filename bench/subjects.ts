@@ -78,7 +78,14 @@ export const SUBJECTS: Subject[] = [
   bff('bff-refresh', '(f) tigergraph-bff, Redis, refresh every second', 'redis', { TG_TOKEN_LIFETIME: '3600', TOKEN_REFRESH_BEFORE: '3599' }),
 ];
 
-function bff(id: string, label: string, store: 'redis' | 'memory', extraEnv: Record<string, string>): Subject {
+/** The subjects of a run: all of SUBJECTS, plus another build's BFF when BENCH_COMPARE_DIST names one. */
+export function subjectsFor(options: BenchOptions): Subject[] {
+  const chosen = SUBJECTS.filter((s) => s.id === 'direct' || options.only === null || options.only.includes(s.id));
+  if (options.compareDist === null) return chosen;
+  return [...chosen, bff('bff-compare', '(d*) tigergraph-bff, Redis, other build', 'redis', {}, options.compareDist)];
+}
+
+function bff(id: string, label: string, store: 'redis' | 'memory', extraEnv: Record<string, string>, dist?: string): Subject {
   return {
     id,
     label,
@@ -103,7 +110,7 @@ function bff(id: string, label: string, store: 'redis' | 'memory', extraEnv: Rec
       const child = await startChild({
         name: id,
         command: process.execPath,
-        args: [...profile, join(ctx.root, 'dist', 'main.js')],
+        args: [...profile, join(dist ?? join(ctx.root, 'dist'), 'main.js')],
         env: { PATH: process.env.PATH ?? '', ...env },
         cwd: ctx.root,
         logFile: join(ctx.options.outDir, `${id}.log`),

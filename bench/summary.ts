@@ -84,6 +84,38 @@ function phaseSummary(samples: Sample[], id: string, phase: Phase): PhaseSummary
   };
 }
 
+/** (d) against another build of itself run in the same rounds (BENCH_COMPARE_DIST), or null. */
+export interface Comparison {
+  /** Median over rounds of (d)'s req/s at c=50 over the other build's. */
+  rpsRatioC50: number;
+  /** Median over rounds of (d)'s p50 at c=1 minus the other build's, ms. */
+  p50DeltaC1Ms: number;
+  /** (d)'s CPU per request at c=50 over the other build's. */
+  cpuRatioC50: number | null;
+}
+
+export function compareBuilds(samples: Sample[], summaries: SubjectSummary[]): Comparison | null {
+  const d = summaries.find((s) => s.id === 'bff-redis');
+  const other = summaries.find((s) => s.id === 'bff-compare');
+  if (!d || !other) return null;
+  const paired = (phase: Phase, pick: (a: Sample, b: Sample) => number) =>
+    median(
+      samples
+        .filter((s) => s.subject === 'bff-redis' && s.phase === phase)
+        .map((s) => {
+          const o = samples.find((x) => x.subject === 'bff-compare' && x.phase === phase && x.round === s.round);
+          return o ? pick(s, o) : NaN;
+        }),
+    );
+  const cpuD = d.phases.c50.cpuUsPerRequest;
+  const cpuO = other.phases.c50.cpuUsPerRequest;
+  return {
+    rpsRatioC50: round3(paired('c50', (a, b) => a.load.rps / b.load.rps)),
+    p50DeltaC1Ms: round3(paired('c1', (a, b) => a.load.p50Ms - b.load.p50Ms)),
+    cpuRatioC50: cpuD !== null && cpuO !== null && cpuO > 0 ? round3(cpuD / cpuO) : null,
+  };
+}
+
 /** The issue's targets, checked on (d), the BFF with Redis. */
 export function checkTargets(samples: Sample[], summaries: SubjectSummary[]): TargetCheck[] {
   const d = summaries.find((s) => s.id === 'bff-redis');
