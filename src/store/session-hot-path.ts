@@ -72,10 +72,17 @@ export function withSessionHotPath(
       const last = touches.get(sid);
       const window = Math.min(ttlSeconds * 1000 * options.touchFraction, options.maxTouchSkipMs);
       if (last !== undefined && now - last < window) return 1;
-      const result = await client.expire(sid, ttlSeconds);
-      // Only a touch that found the key counts: a missing session must not look recently touched.
-      if (result === 1) touches.set(sid, now);
-      return result;
+      // Marked before the round trip, so the requests of one session that arrive meanwhile skip too.
+      touches.set(sid, now);
+      try {
+        const result = await client.expire(sid, ttlSeconds);
+        // Only a touch that found the key counts: a missing session must not look recently touched.
+        if (result !== 1) touches.delete(sid);
+        return result;
+      } catch (err) {
+        touches.delete(sid);
+        throw err;
+      }
     },
     async del(sids) {
       forget(sids);

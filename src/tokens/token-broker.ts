@@ -1,12 +1,12 @@
 import { silentLogger, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { ShortCache } from '../store/short-cache.js';
 import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
 import type { TokenApi, TokenGrant } from '../tigergraph/types.js';
 import { createLeaseRunner } from './lease-runner.js';
 import { createRefreshCoordinator } from './refresh-coordinator.js';
 import { isFresh, isUsable, stateTtlMs } from './refresh-policy.js';
 import { createSingleFlight } from './single-flight.js';
+import { TokenMemo } from './token-memo.js';
 import { createUpstreamCalls } from './upstream-calls.js';
 
 /** Keeps each session's TigerGraph token valid; knows nothing of HTTP frameworks. */
@@ -69,8 +69,8 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
   const logger = deps.logger ?? silentLogger();
   const upstream = createUpstreamCalls(deps);
   const flight = createSingleFlight<TokenState>();
-  const recent = deps.readCacheMs ? new ShortCache<TokenState>(deps.readCacheMs) : null;
-  const fresh = (s: TokenState | null | undefined): s is TokenState => s != null && isFresh(s, now(), deps.refreshBeforeSec);
+  const fresh = (s: TokenState | null): s is TokenState => s !== null && isFresh(s, now(), deps.refreshBeforeSec);
+  const memo = deps.readCacheMs ? new TokenMemo(deps.readCacheMs, fresh) : null;
   const coordinator = createRefreshCoordinator({
     tokens: deps.tokens,
     leases: deps.leases,
@@ -93,26 +93,22 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     mint: (secret) => upstream.mint(secret, 'login'),
 
     async adopt(sid, grant, sessionTtlMs) {
-      recent?.delete(sid);
+      memo?.forget(sid);
       const state: TokenState = { token: grant.token, expiresAt: grant.expiresAt, version: 1 };
       await deps.tokens.set(sid, state, stateTtlMs(grant.expiresAt, now(), sessionTtlMs));
     },
 
     async token(sid, secret, sessionTtlMs) {
-      const remembered = recent?.get(sid);
-      if (fresh(remembered)) return remembered;
-      const seen = await deps.tokens.get(sid);
-      if (fresh(seen)) {
-        recent?.set(sid, seen);
-        return seen;
-      }
+      const seen = await (memo ? memo.read(sid, () => deps.tokens.get(sid)) : deps.tokens.get(sid));
+      if (fresh(seen)) return seen;
+      const since = memo?.now() ?? 0;
       const state = await shared(sid, () => coordinator.ensure({ sid, secret, sessionTtlMs, seen }));
-      if (fresh(state)) recent?.set(sid, state);
+      memo?.remember(sid, state, since);
       return state;
     },
 
     async replaceRejected(sid, secret, token, sessionTtlMs) {
-      recent?.delete(sid);
+      memo?.forget(sid);
       await deps.tokens.deleteIfToken(sid, token);
       const request = { sid, secret, sessionTtlMs, seen: null, rejected: token };
       const joined = await shared(sid, () => coordinator.ensure(request));
@@ -125,7 +121,7 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     async revoke(sid, secret) {
       // A refresh running here could otherwise write a new token after we deleted the state.
       await flight.settled(sid);
-      recent?.delete(sid);
+      memo?.forget(sid);
       const state = await deps.tokens.get(sid);
       try {
         if (state !== null && isUsable(state, now())) await upstream.remove(secret, state.token);
