@@ -16,6 +16,7 @@ import { requestId } from './http/request-id.js';
 import { requireSession } from './http/require-session.js';
 import { securityMiddleware } from './http/security.js';
 import { sessionMiddleware } from './http/session.js';
+import { sessionReader } from './http/session-reader.js';
 
 export interface AppSettings {
   cookieName: string;
@@ -100,7 +101,9 @@ export function createApp(deps: AppDeps): Express {
   if (deps.admin) app.use('/admin', adminRoutes(deps.admin));
   // app.use, not a '/api/*splat' route: Express would decode the path parameter first, so a malformed
   // escape would fail in the router before the relay's own path guard sees the raw URL.
-  app.use('/api', session, requireSession(sessionDeps), apiRoute({ relay: deps.relay, broker: deps.broker }));
+  // A read-only session reader: the relay never changes the session (see session-reader.ts).
+  const apiSession = sessionReader({ store: stores.sessionStore, cookieName: settings.cookieName, secrets: settings.sessionSecrets });
+  app.use('/api', apiSession, requireSession(sessionDeps), apiRoute({ relay: deps.relay, broker: deps.broker }));
 
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
   if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import express, { type ErrorRequestHandler } from 'express';
+import session from 'express-session';
+import request from 'supertest';
+import { sessionReader } from '../../../src/http/session-reader.js';
+import { createRedisStores } from '../../../src/store/create-stores.js';
+import { createCipher } from '../../../src/store/crypto.js';
+import { createRedisClient, type RedisClient } from '../../../src/store/redis.js';
+import type { Stores } from '../../../src/store/types.js';
+import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
+
+// The /api session reader against express-session itself: whatever cookie express-session issues and
+// accepts, the reader must accept, and nothing else.
+const prefix = uniquePrefix('session-reader');
+const NAME = 'tgbff';
+let redis: RedisClient;
+let stores: Stores;
+
+beforeAll(async () => {
+  redis = createRedisClient({ mode: 'standalone', url: 'redis://127.0.0.1:6379' });
+  await redis.connect();
+  stores = createRedisStores({ redis, prefix, cipher: createCipher([{ id: 'k1', key: randomBytes(32) }]), sessionFallbackTtlSeconds: 60 });
+});
+afterAll(async () => {
+  await deleteKeysWithPrefix(redis, prefix);
+  await stores.close();
+});
+
+function app(secrets: string[]) {
+  const a = express();
+  a.post('/login', session({ name: NAME, secret: secrets, store: stores.sessionStore, resave: false, saveUninitialized: false }), (req, res) => {
+    (req.session as unknown as { graph: string }).graph = 'social';
+    res.json({ sid: req.sessionID });
+  });
+  a.get('/read', sessionReader({ store: stores.sessionStore, cookieName: NAME, secrets }), (req, res) => {
+    res.json({ sid: req.session ? req.sessionID : null, graph: (req.session as unknown as { graph?: string } | undefined)?.graph ?? null });
+  });
+  a.use(((err, _req, res, _next) => res.status(503).json({ code: (err as { code?: string }).code })) as ErrorRequestHandler);
+  return a;
+}
+
+async function login(secrets: string[]): Promise<{ sid: string; cookie: string }> {
+  const res = await request(app(secrets)).post('/login').expect(200);
+  return { sid: res.body.sid as string, cookie: String(res.headers['set-cookie']?.[0]).split(';')[0]! };
+}
+
+test('when express-session issued the cookie, then the reader loads that same session', async () => {
+  const { sid, cookie } = await login(['first-secret']);
+  const res = await request(app(['first-secret'])).get('/read').set('Cookie', `other=1; ${cookie}`).expect(200);
+  expect(res.body).toEqual({ sid, graph: 'social' });
+});
+
+test('when the cookie was signed with an older secret still listed, then it is accepted; once dropped, not', async () => {
+  const { sid, cookie } = await login(['old-secret']);
+  expect((await request(app(['new-secret', 'old-secret'])).get('/read').set('Cookie', cookie)).body).toEqual({ sid, graph: 'social' });
+  expect((await request(app(['new-secret'])).get('/read').set('Cookie', cookie)).body).toEqual({ sid: null, graph: null });
+});
+
+test('when the signature is altered or the id is sent unsigned, then there is no session', async () => {
+  const { sid, cookie } = await login(['first-secret']);
+  const reader = app(['first-secret']);
+  const forged = cookie.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+  expect((await request(reader).get('/read').set('Cookie', forged)).body.sid).toBeNull();
+  expect((await request(reader).get('/read').set('Cookie', `${NAME}=${sid}`)).body.sid).toBeNull();
+});
+
+test('when the session was destroyed in the store, then the cookie alone gives no session', async () => {
+  const { sid, cookie } = await login(['first-secret']);
+  await redis.del(`${prefix}sess:{${sid}}`);
+  expect((await request(app(['first-secret'])).get('/read').set('Cookie', cookie)).body.sid).toBeNull();
+});
+
+test('when the answer has gone out, then the session TTL slides back to the idle timeout', async () => {
+  const { sid, cookie } = await login(['first-secret']);
+  const key = `${prefix}sess:{${sid}}`;
+  await redis.pexpire(key, 5_000);
+  await request(app(['first-secret'])).get('/read').set('Cookie', cookie).expect(200);
+  // The touch is sent when the answer finishes; a round trip later it has landed.
+  await redis.ping();
+  expect(await redis.pttl(key)).toBeGreaterThan(55_000);
+});
