@@ -8,6 +8,7 @@ import { drainRequest, relayBody, type RelayBody } from './body-prefix.js';
 import { HeaderPolicy } from './header-policy.js';
 import { guardRelayRequest } from './path-guard.js';
 import { streamBody } from './stream-body.js';
+import { ClientGone } from './client-gone.js';
 import { readAnswer, type UpstreamAnswer } from './upstream-answer.js';
 import { classifyUpstreamError, endedByClient, upstreamAppError, type UpstreamErrorKind } from './upstream-errors.js';
 
@@ -60,20 +61,20 @@ class UndiciRelay implements Relay {
     // Path first: a refused request must never cost a token or an upstream call.
     const path = this.basePath + guardRelayRequest(this.opts.allow, req.method, req.originalUrl, this.mount);
     const started = performance.now();
-    const abort = new AbortController();
+    const gone = new ClientGone();
     res.once('close', () => {
-      if (!res.writableFinished) abort.abort();
+      if (!res.writableFinished) gone.abort();
     });
     let body: RelayBody | undefined;
     try {
       let token = await auth.token();
       body = await relayBody(req, this.opts.maxBodyBytes);
-      let answer = await this.send(req, path, body, token, requestId, abort.signal);
+      let answer = await this.send(req, path, body, token, requestId, gone);
       if (answer.tokenRejected) {
         const fresh = await auth.rejected(token);
         if (fresh === null || !body.replayable) throw this.tokenRejected(requestId);
         token = fresh;
-        answer = await this.send(req, path, body, token, requestId, abort.signal);
+        answer = await this.send(req, path, body, token, requestId, gone);
         if (answer.tokenRejected) throw this.tokenRejected(requestId);
       }
       this.observe(req.method, answer.statusCode, started);
@@ -82,7 +83,7 @@ class UndiciRelay implements Relay {
       if (!body.replayable && !req.readableEnded) drainRequest(req);
     } catch (err) {
       if (body !== undefined && !body.replayable) drainRequest(req);
-      if (abort.signal.aborted) return; // the browser left: nobody to answer
+      if (gone.aborted) return; // the browser left: nobody to answer
       this.observe(req.method, isAppError(err) ? err.status : 500, started);
       throw err;
     }
@@ -94,7 +95,7 @@ class UndiciRelay implements Relay {
     body: RelayBody,
     token: string,
     requestId: string,
-    signal: AbortSignal,
+    signal: ClientGone,
   ): Promise<UpstreamAnswer> {
     const headers = this.policy.upstream(req.headers, token, requestId, {
       clientIp: req.ip,
