@@ -23,6 +23,8 @@ export interface BenchOptions {
    * more subject, so before and after are measured in the same interleaved run.
    */
   compareDist: string | null;
+  /** NODE_OPTIONS for the BFF processes (e.g. --max-semi-space-size=4 to trade a little GC for memory). */
+  bffNodeOptions: string;
 }
 
 export const USAGE = `Usage: npm run bench [-- --quick]
@@ -36,7 +38,8 @@ loopback, interleaved and repeated. Writes a table to stdout and <out>/latest.js
 Environment: BENCH_SECONDS (length of every measured run), BENCH_ROUNDS, BENCH_SESSIONS (100),
 BENCH_CONNECTIONS (50), BENCH_OUT (bench/results), BENCH_LOG_LEVEL (info), BENCH_PROFILE=1 (--cpu-prof
 the BFF), BENCH_ONLY (comma list of subject ids), BENCH_REDIS_URL (default: a private redis-server),
-BENCH_COMPARE_DIST (another build's dist/ directory, run as one more subject "bff-compare").
+BENCH_COMPARE_DIST (another build's dist/ directory, run as one more subject "bff-compare"),
+BENCH_BFF_NODE_OPTIONS (NODE_OPTIONS of the BFF processes; default none, as the Dockerfile runs it).
 `;
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutDir: string): BenchOptions | 'help' {
@@ -59,6 +62,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutD
     only: env.BENCH_ONLY ? env.BENCH_ONLY.split(',').map((s) => s.trim()).filter(Boolean) : null,
     redisUrl: env.BENCH_REDIS_URL || null,
     compareDist: env.BENCH_COMPARE_DIST || null,
+    bffNodeOptions: env.BENCH_BFF_NODE_OPTIONS ?? '',
   };
 }
 

@@ -111,7 +111,7 @@ function bff(id: string, label: string, store: 'redis' | 'memory', extraEnv: Rec
         name: id,
         command: process.execPath,
         args: [...profile, join(dist ?? join(ctx.root, 'dist'), 'main.js')],
-        env: { PATH: process.env.PATH ?? '', ...env },
+        env: { PATH: process.env.PATH ?? '', ...(ctx.options.bffNodeOptions && { NODE_OPTIONS: ctx.options.bffNodeOptions }), ...env },
         cwd: ctx.root,
         logFile: join(ctx.options.outDir, `${id}.log`),
         ready: answers(`http://127.0.0.1:${port}/healthz`),
