@@ -6,7 +6,6 @@ import type { SimulatorClient } from './simulator-client.js';
 import type { Target } from './subjects.js';
 
 export type Phase = 'c50' | 'c1' | 'rate';
-export const PHASES: Phase[] = ['c50', 'c1', 'rate'];
 
 export interface Sample {
   subject: string;
@@ -43,7 +42,7 @@ export async function measure(deps: MeasureDeps): Promise<Sample[]> {
   const samples: Sample[] = [];
   for (let round = 1; round <= options.rounds; round++) {
     const order = ids.map((_, i) => ids[(i + round - 1) % ids.length] as string);
-    for (const phase of PHASES) {
+    for (const phase of options.phases) {
       const offeredRps = phase === 'rate' ? fixedRate(samples, deps.rateReference) : null;
       for (const id of order) {
         const target = targets.get(id) as Target;

@@ -23,6 +23,8 @@ export interface BenchOptions {
    * more subject, so before and after are measured in the same interleaved run.
    */
   compareDist: string | null;
+  /** Phases to run, in order (default all: c50, c1, rate). A before/after check may want only c50. */
+  phases: Array<'c50' | 'c1' | 'rate'>;
   /** NODE_OPTIONS for the BFF processes (e.g. --max-semi-space-size=4 to trade a little GC for memory). */
   bffNodeOptions: string;
 }
@@ -39,7 +41,8 @@ Environment: BENCH_SECONDS (length of every measured run), BENCH_ROUNDS, BENCH_S
 BENCH_CONNECTIONS (50), BENCH_OUT (bench/results), BENCH_LOG_LEVEL (info), BENCH_PROFILE=1 (--cpu-prof
 the BFF), BENCH_ONLY (comma list of subject ids), BENCH_REDIS_URL (default: a private redis-server),
 BENCH_COMPARE_DIST (another build's dist/ directory, run as one more subject "bff-compare"),
-BENCH_BFF_NODE_OPTIONS (NODE_OPTIONS of the BFF processes; default none, as the Dockerfile runs it).
+BENCH_BFF_NODE_OPTIONS (NODE_OPTIONS of the BFF processes; default none, as the Dockerfile runs it),
+BENCH_PHASES (comma list of c50, c1, rate; default all three).
 `;
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutDir: string): BenchOptions | 'help' {
@@ -63,7 +66,17 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutD
     redisUrl: env.BENCH_REDIS_URL || null,
     compareDist: env.BENCH_COMPARE_DIST || null,
     bffNodeOptions: env.BENCH_BFF_NODE_OPTIONS ?? '',
+    phases: phases(env.BENCH_PHASES),
   };
+}
+
+function phases(raw: string | undefined): BenchOptions['phases'] {
+  if (!raw) return ['c50', 'c1', 'rate'];
+  const list = raw.split(',').map((p) => p.trim());
+  for (const p of list) if (p !== 'c50' && p !== 'c1' && p !== 'rate') throw new Error(`BENCH_PHASES: unknown phase "${p}" (c50, c1, rate)`);
+  // The fixed rate is half of a c=50 result of the same run.
+  if (list.includes('rate') && !list.includes('c50')) throw new Error('BENCH_PHASES: rate needs c50 in the same run');
+  return list as BenchOptions['phases'];
 }
 
 function number(env: NodeJS.ProcessEnv, key: string): number | undefined {
