@@ -1,9 +1,13 @@
 import type { RequestHandler } from 'express';
 import type { SessionData } from 'express-session';
+import { ShortCache } from '../store/short-cache.js';
 import type { SessionOptions } from './session.js';
 import { cookieValue, unsignSessionId } from './signed-cookie.js';
 
 const ignore = (): void => undefined;
+
+/** How long a cookie whose signature checked out is remembered (an HMAC per request showed in the profile). */
+const VERIFIED_MS = 10_000;
 
 /**
  * express-session for routes that only read the session (the /api relay): the same cookie, signature
@@ -15,8 +19,18 @@ const ignore = (): void => undefined;
 export function sessionReader(options: Pick<SessionOptions, 'store' | 'cookieName' | 'secrets'>): RequestHandler {
   const { store, cookieName } = options;
   const secrets = [...options.secrets];
+  // Keyed by the whole signed value, so only the very bytes that verified are let through unchecked.
+  const verified = new ShortCache<string>(VERIFIED_MS, 10_000);
+  const sessionId = (value: string | undefined): string | null => {
+    if (value === undefined) return null;
+    const known = verified.get(value);
+    if (known !== undefined) return known;
+    const sid = unsignSessionId(value, secrets);
+    if (sid !== null) verified.set(value, sid);
+    return sid;
+  };
   return (req, res, next) => {
-    const sid = unsignSessionId(cookieValue(req.headers.cookie, cookieName), secrets);
+    const sid = sessionId(cookieValue(req.headers.cookie, cookieName));
     if (sid === null) return next();
     // Only destroy() is used behind this reader; express-session's generate() is for new sessions.
     req.sessionStore = store as typeof req.sessionStore;

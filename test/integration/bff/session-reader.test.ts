@@ -79,3 +79,13 @@ test('when the answer has gone out, then the session TTL slides back to the idle
   await redis.ping();
   expect(await redis.pttl(key)).toBeGreaterThan(55_000);
 });
+
+test('when a cookie verified a moment ago is sent again, then it still loads; a forged variant of it still does not', async () => {
+  const { sid, cookie } = await login(['first-secret']);
+  const reader = app(['first-secret']);
+  expect((await request(reader).get('/read').set('Cookie', cookie)).body.sid).toBe(sid);
+  expect((await request(reader).get('/read').set('Cookie', cookie)).body.sid).toBe(sid);
+  const forged = cookie.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+  expect((await request(reader).get('/read').set('Cookie', forged)).body.sid).toBeNull();
+  expect((await request(reader).get('/read').set('Cookie', `${cookie}x`)).body.sid).toBeNull();
+});
