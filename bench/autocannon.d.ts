@@ -13,7 +13,6 @@ declare module 'autocannon' {
     connections?: number;
     pipelining?: number;
     duration?: number;
-    overallRate?: number;
     timeout?: number;
     headers?: Record<string, string>;
     requests?: RequestSpec[];

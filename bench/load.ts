@@ -19,7 +19,7 @@ export interface LoadResult {
  * Latencies come from autocannon's per-response event, which has sub-millisecond resolution; its own
  * histogram stores whole milliseconds, too coarse for overheads well under one.
  */
-export async function runLoad(target: Target, opts: { seconds: number; connections: number; overallRate?: number }): Promise<LoadResult> {
+export async function runLoad(target: Target, opts: { seconds: number; connections: number }): Promise<LoadResult> {
   const { pathname, search } = new URL(target.url);
   const requests = target.credentials.values.map((value) => ({
     method: 'GET',
@@ -34,7 +34,6 @@ export async function runLoad(target: Target, opts: { seconds: number; connectio
     duration: opts.seconds,
     timeout: 10,
     requests,
-    ...(opts.overallRate !== undefined && { overallRate: Math.max(1, Math.round(opts.overallRate)) }),
   });
   instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     if (status >= 200 && status < 300) latencies.push(ms);

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { runLoad, type LoadResult } from './load.js';
+import { runPaced } from './paced-load.js';
 import type { BenchOptions } from './options.js';
 import { commandCounts, diffCounts, type CommandCounts } from './redis-stats.js';
 import type { SimulatorClient } from './simulator-client.js';
@@ -46,12 +47,14 @@ export async function measure(deps: MeasureDeps): Promise<Sample[]> {
       const offeredRps = phase === 'rate' ? fixedRate(samples, deps.rateReference) : null;
       for (const id of order) {
         const target = targets.get(id) as Target;
-        const load = { connections: phase === 'c1' ? 1 : options.connections, ...(offeredRps !== null && { overallRate: offeredRps }) };
-        await runLoad(target, { ...load, seconds: options.warmupSeconds });
+        const connections = phase === 'c1' ? 1 : options.connections;
+        const run = (seconds: number) =>
+          offeredRps === null ? runLoad(target, { connections, seconds }) : runPaced(target, { connections, seconds, rate: offeredRps });
+        await run(options.warmupSeconds);
         const redisBefore = await commandCounts(deps.redis);
         const tokensBefore = await deps.sim.tokenCalls();
         const cpuBefore = target.child.cpuSeconds();
-        const result = await runLoad(target, { ...load, seconds: options.seconds[phase] });
+        const result = await run(options.seconds[phase]);
         const cpuAfter = target.child.cpuSeconds();
         const cpuUsPerRequest = cpuBefore === null || cpuAfter === null || result.ok === 0 ? null : Math.round(((cpuAfter - cpuBefore) / result.ok) * 1e6);
         const redis = diffCounts(redisBefore, await commandCounts(deps.redis));
