@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express from 'express';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
@@ -8,15 +8,16 @@ import type { TokenBroker } from './tokens/token-broker.js';
 import type { SessionSecrets } from './admin/session-secrets.js';
 import { accessLog } from './http/access-log.js';
 import { adminRoutes, type AdminRoutesDeps } from './http/admin-routes.js';
-import { apiRoute } from './http/api-route.js';
+import { createApiLane } from './http/api-lane.js';
 import { authRoutes } from './http/auth-routes.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { opsRoutes, type ReadinessCheck } from './http/ops-routes.js';
 import { requestId } from './http/request-id.js';
-import { requireSession } from './http/require-session.js';
-import { securityMiddleware } from './http/security.js';
+import { frontDoor, type FrontDoor } from './http/front-door.js';
+import { sessionGate } from './http/require-session.js';
+import { corsCheck, csrfCheck, securityHeaders, securityMiddleware } from './http/security.js';
 import { sessionMiddleware } from './http/session.js';
-import { sessionReader } from './http/session-reader.js';
+import { sessionLookup } from './http/session-lookup.js';
 
 export interface AppSettings {
   cookieName: string;
@@ -51,8 +52,11 @@ export interface AppDeps {
 
 export const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
 
-/** Builds the Express app from its dependencies. No env reads, no listen: main.ts and tests do that. */
-export function createApp(deps: AppDeps): Express {
+/**
+ * Builds the service's request listener from its dependencies: the /api lane for relayed requests and
+ * the Express app for the rest. No env reads, no listen: main.ts and tests do that.
+ */
+export function createApp(deps: AppDeps): FrontDoor {
   const { settings, stores, metrics } = deps;
   const now = deps.now ?? Date.now;
   const app = express();
@@ -67,7 +71,8 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
   app.use(opsRoutes({ metrics, isDraining: deps.isDraining, checks: deps.readinessChecks }));
-  app.use(...securityMiddleware({ allowedOrigins: settings.allowedOrigins, csrfHeader: settings.csrfHeader, trustProxy: settings.trustProxy }));
+  const security = { allowedOrigins: settings.allowedOrigins, csrfHeader: settings.csrfHeader, trustProxy: settings.trustProxy };
+  app.use(...securityMiddleware(security));
 
   const session = sessionMiddleware({
     store: stores.sessionStore,
@@ -99,16 +104,24 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   if (deps.admin) app.use('/admin', adminRoutes(deps.admin));
-  // app.use, not a '/api/*splat' route: Express would decode the path parameter first, so a malformed
-  // escape would fail in the router before the relay's own path guard sees the raw URL.
-  // A read-only session reader: the relay never changes the session (see session-reader.ts).
-  const apiSession = sessionReader({ store: stores.sessionStore, cookieName: settings.cookieName, secrets: settings.sessionSecrets });
-  app.use('/api', apiSession, requireSession(sessionDeps), apiRoute({ relay: deps.relay, broker: deps.broker }));
-
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
   if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));
 
   app.use(notFoundHandler);
   app.use(errorHandler({ logger: deps.logger }));
-  return app;
+
+  // /api never reaches the app above: the lane runs the same steps without Express (see api-lane.ts).
+  const lane = createApiLane({
+    logger: deps.logger,
+    metrics,
+    securityHeaders: securityHeaders(),
+    cors: corsCheck(security),
+    csrf: csrfCheck(security),
+    trustProxy: settings.trustProxy,
+    sessions: sessionLookup({ store: stores.sessionStore, cookieName: settings.cookieName, secrets: settings.sessionSecrets }),
+    gate: sessionGate(sessionDeps),
+    broker: deps.broker,
+    relay: deps.relay,
+  });
+  return frontDoor(lane, app);
 }

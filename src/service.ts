@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
-import type { Express } from 'express';
 import { Agent, Pool, request } from 'undici';
 import { createAdminParts, type SweepOptions } from './admin/admin-parts.js';
 import type { SecretSweeper } from './admin/secret-sweeper.js';
 import { createApp } from './app.js';
+import type { FrontDoor } from './http/front-door.js';
 import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
@@ -30,7 +30,8 @@ export interface Upstream {
 }
 
 export interface Service {
-  app: Express;
+  /** The request listener (the /api lane in front of the Express app); `app.listen` as with Express. */
+  app: FrontDoor;
   stores: Stores;
   broker: TokenBroker;
   metrics: Metrics;
@@ -56,7 +57,7 @@ export interface ServiceOptions {
 }
 
 /**
- * The composition root's wiring, shared by main.ts and the tests: config in, a ready Express app and
+ * The composition root's wiring, shared by main.ts and the tests: config in, a ready request listener and
  * its closable resources out. Opens connections; reads no environment.
  */
 export async function createService(options: ServiceOptions): Promise<Service> {

@@ -1,4 +1,5 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, RequestHandler } from 'express';
 import type { Logger } from '../observability/logger.js';
 import { requestIdOf } from './request-id.js';
 
@@ -10,30 +11,44 @@ import { requestIdOf } from './request-id.js';
 export function accessLog(deps: { logger: Logger }): RequestHandler {
   const { logger } = deps;
   return (req, res, next) => {
-    const started = process.hrtime.bigint();
-    const bytes = countBodyBytes(res);
     const handledAt = trackRoute(req);
-    let done = false;
-    const finish = (aborted: boolean) => {
-      if (done) return;
-      done = true;
-      logger.info(
-        {
-          requestId: requestIdOf(res),
-          method: req.method,
-          route: handledAt() ?? req.originalUrl.split('?')[0] ?? '/',
-          status: res.statusCode,
-          durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
-          bytes: bytes(),
-          ...(aborted && { aborted: true }),
-        },
-        'request',
-      );
-    };
-    res.once('finish', () => finish(false));
-    res.once('close', () => finish(!res.writableFinished));
+    trackAccess(logger, req, res, () => requestIdOf(res), () => handledAt() ?? req.originalUrl.split('?')[0] ?? '/');
     next();
   };
+}
+
+/**
+ * Logs the access line of one request when it finishes or the client goes away. Shared by the Express
+ * middleware and the /api lane, which has no router and names its route itself.
+ */
+export function trackAccess(
+  logger: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: () => string | undefined,
+  route: () => string,
+): void {
+  const started = process.hrtime.bigint();
+  const bytes = countBodyBytes(res);
+  let done = false;
+  const finish = (aborted: boolean) => {
+    if (done) return;
+    done = true;
+    logger.info(
+      {
+        requestId: requestId(),
+        method: req.method,
+        route: route(),
+        status: res.statusCode,
+        durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
+        bytes: bytes(),
+        ...(aborted && { aborted: true }),
+      },
+      'request',
+    );
+  };
+  res.once('finish', () => finish(false));
+  res.once('close', () => finish(!res.writableFinished));
 }
 
 /**
@@ -70,7 +85,7 @@ function trackRoute(req: Request): () => string | undefined {
 }
 
 /** Counts body bytes as written, since streamed (relayed) responses carry no Content-Length. */
-function countBodyBytes(res: Response): () => number {
+function countBodyBytes(res: ServerResponse): () => number {
   let total = 0;
   const add = (chunk: unknown, encoding: unknown) => {
     if (typeof chunk === 'string') total += Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
@@ -78,13 +93,13 @@ function countBodyBytes(res: Response): () => number {
   };
   const write = res.write;
   const end = res.end;
-  res.write = function (this: Response, chunk: unknown, ...rest: unknown[]) {
+  res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
     add(chunk, rest[0]);
     return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
-  } as Response['write'];
-  res.end = function (this: Response, chunk?: unknown, ...rest: unknown[]) {
+  } as ServerResponse['write'];
+  res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
     if (typeof chunk !== 'function') add(chunk, rest[0]);
-    return (end as (...args: unknown[]) => Response).call(this, chunk, ...rest);
-  } as Response['end'];
+    return (end as (...args: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+  } as ServerResponse['end'];
   return () => total;
 }

@@ -1,4 +1,5 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import { requestIdOf } from './request-id.js';
@@ -41,28 +42,40 @@ function toAppError(err: unknown): AppError {
  */
 export function errorHandler(deps: { logger: Logger }): ErrorRequestHandler {
   const { logger } = deps;
-  return (err, req, res, _next) => {
-    const appError = toAppError(err);
-    const context = { requestId: requestIdOf(res), method: req.method, path: req.path, code: appError.code };
-    if (res.headersSent) {
-      // A half-sent response cannot be turned into an error; cutting the connection tells the client it failed.
-      logger.error({ ...context, err }, 'error after response started');
-      req.socket.destroy();
-      return;
-    }
-    if (appError.status >= 500) logger.error({ ...context, err: appError.cause ?? err }, appError.message);
-    else logger.debug({ ...context, status: appError.status }, appError.message);
-    send(res, appError);
-  };
+  return (err, req, res, _next) => answerError(logger, err, req, res, { requestId: requestIdOf(res), path: req.path });
+}
+
+/** What errorHandler does, on plain node objects: the /api lane answers its errors with it too. */
+export function answerError(
+  logger: Logger,
+  err: unknown,
+  req: IncomingMessage,
+  res: ServerResponse,
+  where: { requestId: string | undefined; path: string },
+): void {
+  const appError = toAppError(err);
+  const context = { requestId: where.requestId, method: req.method, path: where.path, code: appError.code };
+  if (res.headersSent) {
+    // A half-sent response cannot be turned into an error; cutting the connection tells the client it failed.
+    logger.error({ ...context, err }, 'error after response started');
+    req.socket.destroy();
+    return;
+  }
+  if (appError.status >= 500) logger.error({ ...context, err: appError.cause ?? err }, appError.message);
+  else logger.debug({ ...context, status: appError.status }, appError.message);
+  send(req, res, appError);
 }
 
 export const notFoundHandler: RequestHandler = (_req, _res, next) => {
   next(new AppError(404, 'not_found', 'Not found'));
 };
 
-function send(res: Response, error: AppError): void {
-  res.status(error.status);
+function send(req: IncomingMessage, res: ServerResponse, error: AppError): void {
+  const body = JSON.stringify({ error: { code: error.code, message: error.message } });
+  res.statusCode = error.status;
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res.setHeader('Cache-Control', 'no-store');
-  res.json({ error: { code: error.code, message: error.message } });
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(req.method === 'HEAD' ? undefined : body);
 }

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 
 export type TrustProxySetting = boolean | number | string | readonly string[];
 
@@ -30,19 +30,18 @@ export function trustsPeer(setting: TrustProxySetting): (address: string | undef
   };
 }
 
-const firstValue = (header: string | undefined) => header?.split(',')[0]?.trim() || undefined;
+const firstValue = (header: string | string[] | undefined) =>
+  (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim() || undefined;
 
 /**
  * The origin the browser used to reach us: scheme and host, taking X-Forwarded-Proto/Host only when the
- * peer is a trusted proxy. Without an explicit `trusted`, Express's own req.protocol/req.host decide (they
- * follow the app's `trust proxy` setting). Null when unknowable.
+ * peer is a trusted proxy. Null when unknowable.
  */
-export function ownOrigin(req: Request, trusted?: (address: string | undefined) => boolean): string | null {
-  if (trusted === undefined) return req.host ? normalizeOrigin(`${req.protocol}://${req.host}`) : null;
+export function ownOrigin(req: IncomingMessage, trusted: (address: string | undefined) => boolean): string | null {
   const viaProxy = trusted(req.socket.remoteAddress);
   const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  const proto = (viaProxy ? firstValue(req.get('x-forwarded-proto')) : undefined) ?? (encrypted ? 'https' : 'http');
-  const host = (viaProxy ? firstValue(req.get('x-forwarded-host')) : undefined) ?? req.get('host');
+  const proto = (viaProxy ? firstValue(req.headers['x-forwarded-proto']) : undefined) ?? (encrypted ? 'https' : 'http');
+  const host = (viaProxy ? firstValue(req.headers['x-forwarded-host']) : undefined) ?? req.headers.host;
   if (host === undefined) return null;
   return normalizeOrigin(`${proto}://${host}`);
 }

@@ -12,12 +12,16 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function requestId(): RequestHandler {
   return (req, res, next) => {
-    const given = req.get(REQUEST_ID_HEADER);
-    const id = given !== undefined && SAFE_ID.test(given) ? given : randomUUID();
+    const id = chooseRequestId(req.headers['x-request-id']);
     res.locals.requestId = id;
     res.setHeader(REQUEST_ID_HEADER, id);
     next();
   };
+}
+
+/** The caller's id when it is one safe value, else a fresh UUID. */
+export function chooseRequestId(given: string | string[] | undefined): string {
+  return typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
 }
 
 /** The id the middleware assigned, if it ran. */

@@ -39,12 +39,15 @@ function destroy(req: Request): Promise<void> {
   return new Promise((resolve) => req.session.destroy(() => resolve()));
 }
 
+/** Checks a loaded session: resolves with its context, or rejects with the AppError to answer. */
+export type SessionGate = (sid: string, tg: TgSession | undefined, destroy: () => Promise<void>) => Promise<SessionContext>;
+
 /**
  * Lets a request through only with a live session: present, not tombstoned by a logout, within the
  * absolute timeout (the idle timeout is the store TTL), and with a secret that still decrypts (a tampered
- * or foreign-key value is a 401, never a 500).
+ * or foreign-key value is a 401, never a 500). `destroy` removes a session found expired or unreadable.
  */
-export function requireSession(deps: RequireSessionDeps): RequestHandler {
+export function sessionGate(deps: RequireSessionDeps): SessionGate {
   const absoluteMs = deps.absoluteTimeoutSec * 1000;
   const opened = new ShortCache<string>(SECRET_MEMO_MS, 10_000);
   const open = (sealed: string): string => {
@@ -55,25 +58,31 @@ export function requireSession(deps: RequireSessionDeps): RequestHandler {
     }
     return secret;
   };
-  return (req: Request, res: Response, next: NextFunction) => {
-    const tg = req.session?.tg;
-    if (!tg) return next(notAuthenticated());
-    const sid = req.sessionID;
+  return async (sid, tg, destroy) => {
+    if (!tg) throw notAuthenticated();
     const remainingMs = tg.createdAt + absoluteMs - deps.now();
     if (remainingMs <= 0) {
-      destroy(req).then(() => next(new AppError(401, 'session_expired', 'Session expired; log in again')), next);
-      return;
+      await destroy();
+      throw new AppError(401, 'session_expired', 'Session expired; log in again');
     }
-    deps.tombstones.isDead(sid).then((dead) => {
-      if (dead) return next(notAuthenticated());
-      let secret: string;
-      try {
-        secret = open(tg.secret);
-      } catch {
-        destroy(req).then(() => next(new AppError(401, 'not_authenticated', 'Session is not valid; log in again')), next);
-        return;
-      }
-      res.locals.session = { sid, tg, secret, remainingMs } satisfies SessionContext;
+    if (await deps.tombstones.isDead(sid)) throw notAuthenticated();
+    let secret: string;
+    try {
+      secret = open(tg.secret);
+    } catch {
+      await destroy();
+      throw new AppError(401, 'not_authenticated', 'Session is not valid; log in again');
+    }
+    return { sid, tg, secret, remainingMs };
+  };
+}
+
+/** sessionGate for Express routes behind express-session (e.g. GET /auth/session). */
+export function requireSession(deps: RequireSessionDeps): RequestHandler {
+  const gate = sessionGate(deps);
+  return (req: Request, res: Response, next: NextFunction) => {
+    gate(req.sessionID, req.session?.tg, () => destroy(req)).then((ctx) => {
+      res.locals.session = ctx;
       next();
     }, next);
   };

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 import { AppError } from '../errors.js';
@@ -22,8 +23,37 @@ export function securityMiddleware(options: SecurityOptions): RequestHandler[] {
   return [helmetMiddleware(), corsMiddleware(options), csrfGuard(options)];
 }
 
-/** helmet's defaults with a CSP tightened for the demo page: own scripts and styles only, nothing inline. */
+export type HeaderList = ReadonlyArray<readonly [string, string]>;
+
+/**
+ * The headers helmet sets, worked out once by running it against a recorder: with this configuration
+ * they never depend on the request, and setting a fixed list spares a dozen middleware calls per request.
+ */
+export function securityHeaders(): HeaderList {
+  const headers = new Map<string, string>();
+  const recorder = {
+    setHeader: (name: string, value: unknown) => void headers.set(name, String(value)),
+    removeHeader: (name: string) => void headers.delete(name),
+  };
+  let finished = false;
+  helmetConfigured()({} as IncomingMessage, recorder as unknown as ServerResponse, () => {
+    finished = true;
+  });
+  if (!finished) throw new Error('helmet did not finish synchronously; its headers cannot be precomputed');
+  return [...headers];
+}
+
+/** helmet's headers as a middleware (precomputed, see securityHeaders). */
 export function helmetMiddleware(): RequestHandler {
+  const headers = securityHeaders();
+  return (_req, res, next) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  };
+}
+
+/** helmet's defaults with a CSP tightened for the demo page: own scripts and styles only, nothing inline. */
+export function helmetConfigured() {
   return helmet({
     contentSecurityPolicy: {
       useDefaults: true,
@@ -45,24 +75,34 @@ export function helmetMiddleware(): RequestHandler {
 
 /** Credentialed CORS for listed origins only; everyone else gets no CORS headers at all. */
 export function corsMiddleware(options: Pick<SecurityOptions, 'allowedOrigins' | 'csrfHeader'>): RequestHandler {
+  const cors = corsCheck(options);
+  return (req, res, next) => {
+    if (!cors(req, res)) next();
+  };
+}
+
+/** The CORS step on plain node objects: true when it answered the request (a preflight). */
+export function corsCheck(options: Pick<SecurityOptions, 'allowedOrigins' | 'csrfHeader'>): (req: IncomingMessage, res: ServerResponse) => boolean {
   const allowed = new Set(options.allowedOrigins.map((o) => normalizeOrigin(o)).filter((o) => o !== null));
   const allowHeaders = `${options.csrfHeader}, content-type, x-request-id`;
-  return (req, res, next) => {
-    res.vary('Origin');
-    const origin = req.get('origin');
+  return (req, res) => {
+    const vary = res.getHeader('Vary');
+    res.setHeader('Vary', vary === undefined || vary === '' ? 'Origin' : `${String(vary)}, Origin`);
+    const origin = req.headers.origin;
     const normalized = origin === undefined ? null : normalizeOrigin(origin);
-    if (normalized === null || !allowed.has(normalized)) return next();
+    if (normalized === null || !allowed.has(normalized)) return false;
     res.setHeader('Access-Control-Allow-Origin', origin as string);
     res.setHeader('Access-Control-Allow-Credentials', 'true');
-    if (req.method === 'OPTIONS' && req.get('access-control-request-method') !== undefined) {
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
       res.setHeader('Access-Control-Allow-Methods', CORS_METHODS);
       res.setHeader('Access-Control-Allow-Headers', allowHeaders);
       res.setHeader('Access-Control-Max-Age', '600');
-      res.status(204).end();
-      return;
+      res.statusCode = 204;
+      res.end();
+      return true;
     }
     res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id');
-    next();
+    return false;
   };
 }
 
@@ -72,22 +112,36 @@ export function corsMiddleware(options: Pick<SecurityOptions, 'allowedOrigins' |
  * be our own or listed.
  */
 export function csrfGuard(options: SecurityOptions): RequestHandler {
+  const check = csrfCheck(options);
+  return (req, _res, next) => {
+    // Without an explicit trust setting, Express's req.protocol/req.host (the app's `trust proxy`) decide.
+    next(check(req, req.path, () => (req.host ? normalizeOrigin(`${req.protocol}://${req.host}`) : null)) ?? undefined);
+  };
+}
+
+/**
+ * The CSRF step on plain node objects: the refusal, or null to go on. `expressOrigin` is only consulted
+ * when the options carry no trust setting (the Express middleware's fallback).
+ */
+export function csrfCheck(options: SecurityOptions): (req: IncomingMessage, path: string, expressOrigin?: () => string | null) => AppError | null {
   const allowed = new Set(options.allowedOrigins.map((o) => normalizeOrigin(o)).filter((o) => o !== null));
   const trusted = options.trustProxy === undefined ? undefined : trustsPeer(options.trustProxy);
-  const header = options.csrfHeader;
-  return (req, _res, next) => {
-    if (!isGuarded(req.method, req.path)) return next();
-    const value = req.get(header);
+  const header = options.csrfHeader.toLowerCase();
+  return (req, path, expressOrigin) => {
+    if (!isGuarded(req.method ?? 'GET', path)) return null;
+    const raw = req.headers[header];
+    const value = Array.isArray(raw) ? raw.join(', ') : raw;
     if (value === undefined || value.trim() === '') {
-      return next(new AppError(403, 'csrf_rejected', `Missing required header ${header}`));
+      return new AppError(403, 'csrf_rejected', `Missing required header ${options.csrfHeader}`);
     }
-    const origin = req.get('origin');
+    const origin = req.headers.origin;
     if (origin !== undefined) {
       const normalized = normalizeOrigin(origin);
-      const ok = normalized !== null && (allowed.has(normalized) || normalized === ownOrigin(req, trusted));
-      if (!ok) return next(new AppError(403, 'csrf_rejected', 'Origin not allowed'));
+      const own = () => (trusted !== undefined ? ownOrigin(req, trusted) : (expressOrigin?.() ?? null));
+      const ok = normalized !== null && (allowed.has(normalized) || normalized === own());
+      if (!ok) return new AppError(403, 'csrf_rejected', 'Origin not allowed');
     }
-    next();
+    return null;
   };
 }
 

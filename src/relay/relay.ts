@@ -1,11 +1,11 @@
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { AppError, isAppError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { AllowRule } from './allowlist.js';
 import { drainRequest, relayBody, type RelayBody } from './body-prefix.js';
-import { HeaderPolicy } from './header-policy.js';
+import { HeaderPolicy, type ForwardedFor } from './header-policy.js';
 import { guardRelayRequest } from './path-guard.js';
 import { streamBody } from './stream-body.js';
 import { ClientGone } from './client-gone.js';
@@ -19,8 +19,18 @@ export interface RelayAuth {
   rejected(token: string): Promise<string | null>;
 }
 
+/** One relayed request's context, worked out by whoever received it. */
+export interface RelayCall {
+  auth: RelayAuth;
+  requestId: string;
+  /** The request target as received, mount included (e.g. `/api/query/g/q?x=1`), not decoded. */
+  url: string;
+  /** Client address, scheme and host as the trust-proxy setting sees them, for X-Forwarded-*. */
+  forwarded: ForwardedFor;
+}
+
 export interface Relay {
-  handle(req: Request, res: Response, auth: RelayAuth, requestId: string): Promise<void>;
+  handle(req: IncomingMessage, res: ServerResponse, call: RelayCall): Promise<void>;
 }
 
 export interface RelayOptions {
@@ -57,9 +67,11 @@ class UndiciRelay implements Relay {
     this.policy = new HeaderPolicy(opts.csrfHeader);
   }
 
-  async handle(req: Request, res: Response, auth: RelayAuth, requestId: string): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, call: RelayCall): Promise<void> {
+    const { auth, requestId } = call;
+    const method = req.method ?? 'GET';
     // Path first: a refused request must never cost a token or an upstream call.
-    const path = this.basePath + guardRelayRequest(this.opts.allow, req.method, req.originalUrl, this.mount);
+    const path = this.basePath + guardRelayRequest(this.opts.allow, method, call.url, this.mount);
     const started = performance.now();
     const gone = new ClientGone();
     res.once('close', () => {
@@ -69,44 +81,41 @@ class UndiciRelay implements Relay {
     try {
       let token = await auth.token();
       body = await relayBody(req, this.opts.maxBodyBytes);
-      let answer = await this.send(req, path, body, token, requestId, gone);
+      let answer = await this.send(req, call, path, body, token, gone);
       if (answer.tokenRejected) {
         const fresh = await auth.rejected(token);
         if (fresh === null || !body.replayable) throw this.tokenRejected(requestId);
         token = fresh;
-        answer = await this.send(req, path, body, token, requestId, gone);
+        answer = await this.send(req, call, path, body, token, gone);
         if (answer.tokenRejected) throw this.tokenRejected(requestId);
       }
-      this.observe(req.method, answer.statusCode, started);
+      this.observe(method, answer.statusCode, started);
       await this.respond(answer, res, token, requestId);
       // The data server may answer before reading all of a streamed upload; the rest must not jam the socket.
       if (!body.replayable && !req.readableEnded) drainRequest(req);
     } catch (err) {
       if (body !== undefined && !body.replayable) drainRequest(req);
       if (gone.aborted) return; // the browser left: nobody to answer
-      this.observe(req.method, isAppError(err) ? err.status : 500, started);
+      this.observe(method, isAppError(err) ? err.status : 500, started);
       throw err;
     }
   }
 
   private async send(
-    req: Request,
+    req: IncomingMessage,
+    call: RelayCall,
     path: string,
     body: RelayBody,
     token: string,
-    requestId: string,
     signal: ClientGone,
   ): Promise<UpstreamAnswer> {
-    const headers = this.policy.upstream(req.headers, token, requestId, {
-      clientIp: req.ip,
-      proto: req.protocol,
-      host: req.host,
-    });
+    const requestId = call.requestId;
+    const headers = this.policy.upstream(req.headers, token, requestId, call.forwarded);
     try {
       const answer = await this.opts.dispatcher.request({
         origin: this.origin,
         path,
-        method: req.method as Dispatcher.HttpMethod,
+        method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
         headers,
         body: body.data,
         signal,
@@ -125,7 +134,7 @@ class UndiciRelay implements Relay {
   }
 
   /** Headers, then the bytes already read (if any), then the rest with backpressure. */
-  private async respond(answer: UpstreamAnswer, res: Response, token: string, requestId: string): Promise<void> {
+  private async respond(answer: UpstreamAnswer, res: ServerResponse, token: string, requestId: string): Promise<void> {
     res.statusCode = answer.statusCode;
     this.policy.downstream(answer.headers, res, token);
     if (answer.rest === null) {

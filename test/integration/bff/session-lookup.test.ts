@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto';
 import express, { type ErrorRequestHandler } from 'express';
 import session from 'express-session';
 import request from 'supertest';
-import { sessionReader } from '../../../src/http/session-reader.js';
+import { sessionLookup } from '../../../src/http/session-lookup.js';
 import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createCipher } from '../../../src/store/crypto.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis.js';
 import type { Stores } from '../../../src/store/types.js';
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
 
-// The /api session reader against express-session itself: whatever cookie express-session issues and
-// accepts, the reader must accept, and nothing else.
-const prefix = uniquePrefix('session-reader');
+// The /api lane's session lookup against express-session itself: whatever cookie express-session issues
+// and accepts, the lookup must accept, and nothing else.
+const prefix = uniquePrefix('session-lookup');
 const NAME = 'tgbff';
 let redis: RedisClient;
 let stores: Stores;
@@ -32,8 +32,15 @@ function app(secrets: string[]) {
     (req.session as unknown as { graph: string }).graph = 'social';
     res.json({ sid: req.sessionID });
   });
-  a.get('/read', sessionReader({ store: stores.sessionStore, cookieName: NAME, secrets }), (req, res) => {
-    res.json({ sid: req.session ? req.sessionID : null, graph: (req.session as unknown as { graph?: string } | undefined)?.graph ?? null });
+  const lookup = sessionLookup({ store: stores.sessionStore, cookieName: NAME, secrets });
+  a.get('/read', (req, res, next) => {
+    const sid = lookup.sid(req.headers.cookie);
+    if (sid === null) return void res.json({ sid: null, graph: null });
+    lookup.load(sid).then((data) => {
+      if (data === null) return void res.json({ sid: null, graph: null });
+      res.once('finish', () => lookup.touch(sid, data));
+      res.json({ sid, graph: (data as unknown as { graph?: string }).graph ?? null });
+    }, next);
   });
   a.use(((err, _req, res, _next) => res.status(503).json({ code: (err as { code?: string }).code })) as ErrorRequestHandler);
   return a;
@@ -44,7 +51,7 @@ async function login(secrets: string[]): Promise<{ sid: string; cookie: string }
   return { sid: res.body.sid as string, cookie: String(res.headers['set-cookie']?.[0]).split(';')[0]! };
 }
 
-test('when express-session issued the cookie, then the reader loads that same session', async () => {
+test('when express-session issued the cookie, then the lookup loads that same session', async () => {
   const { sid, cookie } = await login(['first-secret']);
   const res = await request(app(['first-secret'])).get('/read').set('Cookie', `other=1; ${cookie}`).expect(200);
   expect(res.body).toEqual({ sid, graph: 'social' });
