@@ -50,6 +50,7 @@ const FIELDS = {
   ADMIN_ROUTES: withDefault(boolean, false),
   TRUST_PROXY: withDefault(trustProxy, false),
   LOG_LEVEL: withDefault(oneOf(LOG_LEVELS), 'info'),
+  LOG_FLUSH_MS: withDefault(integer(0, 10_000), 250),
   SHUTDOWN_TIMEOUT_MS: withDefault(integer(0), 10_000),
   LOGIN_RATE_LIMIT: withDefault(integer(1), 10),
   LOGIN_RATE_WINDOW: withDefault(integer(1), 60),
@@ -101,6 +102,8 @@ export interface Config {
   readonly passwordLogin: boolean;
   readonly adminRoutes: boolean;
   readonly logLevel: (typeof LOG_LEVELS)[number];
+  /** Log lines are written in batches, at the latest this often; 0 writes each line at once. */
+  readonly logFlushMs: number;
   readonly shutdownTimeoutMs: number;
   readonly loginRateLimit: Readonly<{ max: number; windowSeconds: number }>;
   /** Keys generated at random for this start (outside production only), so main can warn. */
@@ -185,6 +188,7 @@ function build(v: Values, redis: RedisConfig): Config {
     passwordLogin: v.PASSWORD_LOGIN,
     adminRoutes: v.ADMIN_ROUTES,
     logLevel: v.LOG_LEVEL,
+    logFlushMs: v.LOG_FLUSH_MS,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     loginRateLimit: { max: v.LOGIN_RATE_LIMIT, windowSeconds: v.LOGIN_RATE_WINDOW },
     generated,

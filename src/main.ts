@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, ...(config.logFlushMs > 0 && { buffered: { flushMs: config.logFlushMs } }) });
   warnAboutDefaults(config, logger);
 
   let simulator: SimulatorHandle | undefined;
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     const demo = simulator.createSecret({ alias: 'tgbff_demo' });
     logger.warn({ restppUrl: simulator.restppUrl, gsqlUrl: simulator.gsqlUrl }, 'no TG_RESTPP_URL: running the TigerGraph simulator in-process');
     // The one deliberate print of a secret: a throwaway simulator secret, so a developer can log in.
+    logger.flush();
     process.stdout.write(`\n  Demo secret for the built-in simulator (graph "social"): ${demo.value}\n\n`);
   } else {
     upstream = {
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, host: config.host, upstream: upstream.restppUrl, redis: config.redis.mode }, 'listening');
+  logger.flush(); // lines are batched (LOG_FLUSH_MS); this one should not wait
 
   const shutdown = async (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -8,6 +8,7 @@ import { CSRF } from '../../helpers/app-rig.js';
 import { startHttpsForwarder, type HttpsForwarder } from '../../helpers/https-forwarder.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { makeTestCerts, type TestCerts } from '../../helpers/test-certs.js';
+import { poll } from '../../helpers/poll.js';
 
 /**
  * TigerGraph Cloud's shape over TLS: one https origin, RESTPP under /restpp, the admin server at the
@@ -88,7 +89,9 @@ describe('when TigerGraph is reached over https with a private CA', () => {
     expect(ready.body).toMatchObject({ status: 'not_ready', checks: { upstream: 'unavailable' } });
     // The handshake failed, so no HTTP request reached the front.
     expect(fwd.forwarded()).toHaveLength(before);
-    expect(svc.output()).toMatch(/SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT/);
+    // Log lines are written in batches (LOG_FLUSH_MS, 250 ms by default): wait for the line, not for luck.
+    const certProblem = /SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT/;
+    await poll(async () => certProblem.test(svc.output()), 5000, 'the certificate problem in the log');
     expect(svc.output()).not.toContain(secret);
     const metrics = await supertest(svc.url).get('/metrics');
     expect(metrics.text).toMatch(/^tgbff_upstream_errors_total\{kind="unavailable"\} 1$/m);

@@ -4,6 +4,7 @@ import { startServiceProcess, type ServiceProcess } from '../../helpers/service-
 import { makeLoopbackCert, type TlsCert } from '../../helpers/tls-cert.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
+import { poll } from '../../helpers/poll.js';
 
 // A child process, because the only way to trust a private CA without a config key is
 // NODE_EXTRA_CA_CERTS, which Node reads once at start-up.
@@ -66,6 +67,7 @@ describe('Redis over TLS', () => {
     const res = await login(service.url);
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('store_unavailable');
-    expect(service.output()).toMatch(/self[- ]signed certificate/i);
+    // Log lines are written in batches (LOG_FLUSH_MS): wait for the line.
+    await poll(async () => /self[- ]signed certificate/i.test(service.output()), 5000, 'the certificate problem in the log');
   }, 30_000);
 });
