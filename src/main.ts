@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { closeConnectionsWhenDone } from './http/drain-connections.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createService, type Upstream } from './service.js';
-import { startSimulator, type SimulatorHandle } from './simulator/index.js';
+import type { SimulatorHandle } from './simulator/index.js';
 
 /**
  * The composition root: config → upstream (or the in-process simulator) → service → listen, and a
@@ -27,6 +27,9 @@ async function main(): Promise<void> {
   let simulator: SimulatorHandle | undefined;
   let upstream: Upstream;
   if (config.simulator) {
+    // Imported only when used: a service with a real TigerGraph never loads the simulator's modules,
+    // which would otherwise stay in its heap (and be marked by every full GC) for nothing.
+    const { startSimulator } = await import('./simulator/index.js');
     simulator = await startSimulator({ version: config.tigergraph.version });
     upstream = { restppUrl: simulator.restppUrl, gsqlUrl: simulator.gsqlUrl, version: simulator.version };
     const demo = simulator.createSecret({ alias: 'tgbff_demo' });
