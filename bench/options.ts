@@ -27,7 +27,22 @@ export interface BenchOptions {
   phases: Array<'c50' | 'c1' | 'rate'>;
   /** NODE_OPTIONS for the BFF processes (e.g. --max-semi-space-size=4 to trade a little GC for memory). */
   bffNodeOptions: string;
+  /**
+   * Node command-line flags of the BFF processes, before dist/main.js. Defaults to DEPLOYED_NODE_ARGS,
+   * the flags the Dockerfile and `npm start` run the service with, so the bench measures what ships.
+   */
+  bffNodeArgs: string[];
+  /** The same for bff-compare (default: bffNodeArgs), so a runtime flag can be A/B tested in one run. */
+  compareNodeArgs: string[];
 }
+
+/**
+ * The flags the service is deployed with: keep in step with the Dockerfile's CMD and `npm start`.
+ * --heap-growing-percent=100: the old generation grows to 2x its live size between full GCs, not the up
+ * to 4x V8 allows with a heap limit of 2 GB or more (as on this machine), whose garbage was most of the
+ * peak RSS under load (docs/performance.md, "Peak RSS"). Node takes it only on its command line.
+ */
+export const DEPLOYED_NODE_ARGS: readonly string[] = ['--heap-growing-percent=100'];
 
 export const USAGE = `Usage: npm run bench [-- --quick]
 
@@ -42,7 +57,9 @@ BENCH_CONNECTIONS (50), BENCH_OUT (bench/results), BENCH_LOG_LEVEL (info), BENCH
 the BFF), BENCH_ONLY (comma list of subject ids), BENCH_REDIS_URL (default: a private redis-server),
 BENCH_COMPARE_DIST (another build's dist/ directory, run as one more subject "bff-compare"),
 BENCH_BFF_NODE_OPTIONS (NODE_OPTIONS of the BFF processes; default none, as the Dockerfile runs it),
-BENCH_PHASES (comma list of c50, c1, rate; default all three).
+BENCH_BFF_NODE_ARGS (space-separated node flags of the BFF processes; default the Dockerfile's,
+${DEPLOYED_NODE_ARGS.join(' ')}; set it empty for V8's defaults), BENCH_COMPARE_NODE_ARGS (the same for
+bff-compare; default BENCH_BFF_NODE_ARGS), BENCH_PHASES (comma list of c50, c1, rate; default all three).
 `;
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutDir: string): BenchOptions | 'help' {
@@ -66,6 +83,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutD
     redisUrl: env.BENCH_REDIS_URL || null,
     compareDist: env.BENCH_COMPARE_DIST || null,
     bffNodeOptions: env.BENCH_BFF_NODE_OPTIONS ?? '',
+    bffNodeArgs: nodeArgs(env.BENCH_BFF_NODE_ARGS) ?? [...DEPLOYED_NODE_ARGS],
+    compareNodeArgs: nodeArgs(env.BENCH_COMPARE_NODE_ARGS) ?? nodeArgs(env.BENCH_BFF_NODE_ARGS) ?? [...DEPLOYED_NODE_ARGS],
     phases: phases(env.BENCH_PHASES),
   };
 }
@@ -77,6 +96,14 @@ function phases(raw: string | undefined): BenchOptions['phases'] {
   // The fixed rate is half of a c=50 result of the same run.
   if (list.includes('rate') && !list.includes('c50')) throw new Error('BENCH_PHASES: rate needs c50 in the same run');
   return list as BenchOptions['phases'];
+}
+
+/** Unset: undefined (take the default); set, even to "": that list. */
+function nodeArgs(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const args = raw.split(/\s+/).filter(Boolean);
+  for (const a of args) if (!a.startsWith('-')) throw new Error(`BENCH_*_NODE_ARGS: "${a}" is not a flag`);
+  return args;
 }
 
 function number(env: NodeJS.ProcessEnv, key: string): number | undefined {

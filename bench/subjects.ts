@@ -110,7 +110,7 @@ function bff(id: string, label: string, store: 'redis' | 'memory', extraEnv: Rec
       const child = await startChild({
         name: id,
         command: process.execPath,
-        args: [...profile, join(dist ?? join(ctx.root, 'dist'), 'main.js')],
+        args: [...profile, ...(id === 'bff-compare' ? ctx.options.compareNodeArgs : ctx.options.bffNodeArgs), join(dist ?? join(ctx.root, 'dist'), 'main.js')],
         env: { PATH: process.env.PATH ?? '', ...(ctx.options.bffNodeOptions && { NODE_OPTIONS: ctx.options.bffNodeOptions }), ...env },
         cwd: ctx.root,
         logFile: join(ctx.options.outDir, `${id}.log`),
