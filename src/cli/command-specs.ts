@@ -46,12 +46,15 @@ const admin: Record<string, OptionSpec> = {
 };
 
 const lifetime: OptionSpec = { type: 'string', value: 'SECONDS', description: 'token lifetime (default: server default, 2592000 on 3.x)' };
-const token: OptionSpec = { type: 'string', value: 'TOKEN', description: 'the token (required)', required: true };
+const token: OptionSpec = { type: 'string', value: 'TOKEN', description: 'the token; else TG_TOKEN (which, unlike a flag, `ps` does not show)' };
 const strict: OptionSpec = { type: 'boolean', description: 'exit 4 when it does not exist instead of ignoring it' };
 
 const secretInput =
   'The secret is read from TG_SECRET, else from standard input (one line), else asked for\n' +
   'without echo when standard input is a terminal. It is never taken from the command line.';
+const tokenInput =
+  `${secretInput}\nThe token is --token, else TG_TOKEN: prefer TG_TOKEN on shared hosts, since other\n` +
+  'local users can read a command line (ps, /proc) while it runs.';
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -85,15 +88,15 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'token refresh',
     summary: 'extend a token: new expiry = now + lifetime',
-    usage: 'tgbff token refresh --token TOKEN [--lifetime SECONDS] [options]',
-    details: secretInput,
+    usage: 'tgbff token refresh [--token TOKEN] [--lifetime SECONDS] [options]',
+    details: tokenInput,
     options: { token, lifetime, ...connection, ...output },
   },
   {
     name: 'token delete',
     summary: 'delete a token (a missing token is ignored unless --strict)',
-    usage: 'tgbff token delete --token TOKEN [--strict] [options]',
-    details: secretInput,
+    usage: 'tgbff token delete [--token TOKEN] [--strict] [options]',
+    details: tokenInput,
     options: { token, strict, ...connection, ...output },
   },
   {

@@ -2,7 +2,7 @@ import { createTokenApi, type TokenClient } from '../../tigergraph/restpp-client
 import { maskSecret, TigerGraphError } from '../../tigergraph/errors.js';
 import type { TokenGrant } from '../../tigergraph/types.js';
 import { positiveInt } from '../args.js';
-import { ExitCode } from '../cli-error.js';
+import { ExitCode, usageError } from '../cli-error.js';
 import { loadSettings, type CommandContext, type CommandRunner } from '../context.js';
 import { explain } from '../explain.js';
 import { isoTime } from '../output.js';
@@ -15,9 +15,16 @@ interface TokenWork {
   lifetime: number | undefined;
 }
 
+/** --token, else TG_TOKEN (an environment variable is not in `ps`); for refresh and delete, one is required. */
+function tokenArgument(ctx: CommandContext): string {
+  const token = typeof ctx.values.token === 'string' ? ctx.values.token.trim() : ctx.env.TG_TOKEN?.trim();
+  if (!token) throw usageError('no token given: pass --token or set TG_TOKEN');
+  return token;
+}
+
 /** Validates flags before touching the secret, so a typo never costs the user a prompt. */
-async function withTokenApi<T>(ctx: CommandContext, work: (w: TokenWork) => Promise<T>): Promise<T> {
-  const token = typeof ctx.values.token === 'string' ? ctx.values.token : undefined;
+async function withTokenApi<T>(ctx: CommandContext, needsToken: boolean, work: (w: TokenWork) => Promise<T>): Promise<T> {
+  const token = needsToken ? tokenArgument(ctx) : undefined;
   const lifetime = positiveInt(typeof ctx.values.lifetime === 'string' ? ctx.values.lifetime : undefined, '--lifetime');
   const { settings } = await loadSettings(ctx);
   if (token !== undefined) ctx.out.protect(token);
@@ -41,23 +48,23 @@ function printGrant(ctx: CommandContext, grant: TokenGrant): number {
 }
 
 export const getToken: CommandRunner = async (ctx) =>
-  printGrant(ctx, await withTokenApi(ctx, ({ api, secret, lifetime }) => api.requestToken(secret, lifetime)));
+  printGrant(ctx, await withTokenApi(ctx, false, ({ api, secret, lifetime }) => api.requestToken(secret, lifetime)));
 
 export const refreshToken: CommandRunner = async (ctx) =>
-  printGrant(ctx, await withTokenApi(ctx, ({ api, secret, token, lifetime }) => api.refreshToken(secret, token!, lifetime)));
+  printGrant(ctx, await withTokenApi(ctx, true, ({ api, secret, token, lifetime }) => api.refreshToken(secret, token!, lifetime)));
 
 export const deleteToken: CommandRunner = async (ctx) => {
   const strict = ctx.values.strict === true;
-  const deleted = await withTokenApi(ctx, async ({ api, secret, token }) => {
+  const { deleted, masked } = await withTokenApi(ctx, true, async ({ api, secret, token }) => {
+    const masked = maskSecret(token!);
     try {
       await api.deleteToken(secret, token!);
-      return true;
+      return { deleted: true, masked };
     } catch (err) {
       if (strict || !(err instanceof TigerGraphError && err.kind === 'token_not_found')) throw err;
-      return false;
+      return { deleted: false, masked };
     }
   });
-  const masked = maskSecret(ctx.values.token as string);
   ctx.out.result({ deleted, token: masked }, deleted ? `deleted token ${masked}` : `token ${masked} did not exist (ignored)`);
   return ExitCode.ok;
 };

@@ -101,12 +101,30 @@ describe('tgbff token, as a child process against the simulator', () => {
     expect(strict.stdout + strict.stderr).not.toContain(tok);
   });
 
-  it('when --token is missing for refresh or delete, then exit 2 before the secret is read', async () => {
+  it('when neither --token nor TG_TOKEN is given for refresh or delete, then exit 2 before the secret is read', async () => {
     for (const sub of ['refresh', 'delete']) {
-      const r = await token([sub], { env: { TG_SECRET: secret } });
+      // No TG_SECRET and nothing piped: had the secret been read first, the message would be about it.
+      const r = await token([sub], { env: { TG_TOKEN: '  ' } });
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain('option --token is required');
+      expect(r.stderr).toContain('no token given: pass --token or set TG_TOKEN');
     }
+  });
+
+  it('when the token comes from TG_TOKEN, then refresh and delete use it and print it only masked', async () => {
+    const tok = await mint('1000');
+    const refreshed = await token(['refresh', '--lifetime', '5000', '--json'], { env: { TG_SECRET: secret, TG_TOKEN: tok } });
+    expect(refreshed.code).toBe(0);
+    expect(expiryOf(tok)).toBeGreaterThanOrEqual(nowSec() + 4990);
+    const deleted = await token(['delete'], { env: { TG_SECRET: secret, TG_TOKEN: tok } });
+    expect(deleted.code).toBe(0);
+    expect(deleted.stdout).toBe(`deleted token ${maskSecret(tok)}\n`);
+    expect(expiryOf(tok)).toBeUndefined();
+  });
+
+  it('when both --token and TG_TOKEN are given, then the flag wins', async () => {
+    const tok = await mint('1000');
+    const r = await token(['delete', '--token', tok, '--json'], { env: { TG_SECRET: secret, TG_TOKEN: 'abcdefabcdefabcdefabcdefabcdef12' } });
+    expect(json(r)).toEqual({ deleted: true, token: maskSecret(tok) });
   });
 
   it('when the data server has authentication off, then exit 5 says so', async () => {
