@@ -33,6 +33,7 @@ const FIELDS = {
   REDIS_PASSWORD: optional(text),
   REDIS_SENTINEL_PASSWORD: optional(text),
   REDIS_TLS: withDefault(boolean, false),
+  REDIS_CA_FILE: optional(pemFile),
   REDIS_COMMAND_TIMEOUT_MS: withDefault(integer(1), 800),
   REDIS_PREFIX: withDefault(text, 'tgbff:'),
   SESSION_SECRET: optional(sessionSecrets),

@@ -5,6 +5,8 @@ interface RedisCommon {
   username?: string;
   password?: string;
   tls: boolean;
+  /** PEM text of REDIS_CA_FILE (trusted besides the public roots), read once at start-up. */
+  ca?: string;
   commandTimeoutMs: number;
 }
 
@@ -23,6 +25,7 @@ export interface RedisInput {
   REDIS_USERNAME?: string | undefined;
   REDIS_PASSWORD?: string | undefined;
   REDIS_TLS: boolean;
+  REDIS_CA_FILE?: string | undefined;
   REDIS_COMMAND_TIMEOUT_MS: number;
   REDIS_PREFIX: string;
 }
@@ -46,9 +49,13 @@ export function redisMode(v: RedisInput): { redis?: RedisConfig; issues: KeyIssu
     }
   }
   if (named.length === 0) {
-    for (const key of ['REDIS_USERNAME', 'REDIS_PASSWORD'] as const) {
+    for (const key of ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_CA_FILE'] as const) {
       if (v[key] !== undefined) issues.push({ key, message: 'is set but no Redis mode (REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES) is' });
     }
+  }
+  const tls = v.REDIS_TLS || (v.REDIS_URL?.startsWith('rediss:') ?? false);
+  if (named.length === 1 && v.REDIS_CA_FILE !== undefined && !tls) {
+    issues.push({ key: 'REDIS_CA_FILE', message: 'only applies with TLS: set REDIS_TLS=true or use a rediss:// URL' });
   }
   if (issues.length > 0) return { issues };
 
@@ -56,7 +63,8 @@ export function redisMode(v: RedisInput): { redis?: RedisConfig; issues: KeyIssu
     prefix: v.REDIS_PREFIX,
     ...(v.REDIS_USERNAME !== undefined && { username: v.REDIS_USERNAME }),
     ...(v.REDIS_PASSWORD !== undefined && { password: v.REDIS_PASSWORD }),
-    tls: v.REDIS_TLS || (v.REDIS_URL?.startsWith('rediss:') ?? false),
+    tls,
+    ...(v.REDIS_CA_FILE !== undefined && { ca: v.REDIS_CA_FILE }),
     commandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS,
   };
   if (v.REDIS_URL !== undefined) return { redis: { mode: 'standalone', url: v.REDIS_URL, ...common }, issues };

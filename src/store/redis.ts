@@ -1,3 +1,4 @@
+import { rootCertificates, type ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
 
@@ -15,9 +16,16 @@ export interface RedisTuning {
   maxReconnectDelayMs?: number;
 }
 
+/** TLS settings shared by every mode: on or off, and an extra CA (PEM) trusted besides the public roots. */
+interface RedisTls {
+  tls?: boolean;
+  ca?: string;
+}
+
 export type RedisConfig = RedisTuning &
+  RedisTls &
   (
-    | { mode: 'standalone'; url: string; username?: string; password?: string; tls?: boolean }
+    | { mode: 'standalone'; url: string; username?: string; password?: string }
     | {
         mode: 'sentinel';
         sentinels: readonly HostPort[];
@@ -25,9 +33,8 @@ export type RedisConfig = RedisTuning &
         username?: string;
         password?: string;
         sentinelPassword?: string;
-        tls?: boolean;
       }
-    | { mode: 'cluster'; nodes: readonly HostPort[]; username?: string; password?: string; tls?: boolean }
+    | { mode: 'cluster'; nodes: readonly HostPort[]; username?: string; password?: string }
   );
 
 /**
@@ -48,6 +55,9 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
     retryStrategy: backoff,
   };
 
+  // A private CA is added to the public roots, not put in their place (as TG_CA_FILE is for TigerGraph).
+  const tls: ConnectionOptions = cfg.ca === undefined ? {} : { ca: [...rootCertificates, cfg.ca] };
+
   let client: RedisClient;
   if (cfg.mode === 'standalone') {
     // Credentials and TLS in the URL (rediss://) win; these only fill what the URL leaves out.
@@ -55,7 +65,7 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
       ...common,
       ...(cfg.username === undefined ? {} : { username: cfg.username }),
       ...(cfg.password === undefined ? {} : { password: cfg.password }),
-      ...(cfg.tls ? { tls: {} } : {}),
+      ...(cfg.tls ? { tls } : {}),
     });
   } else if (cfg.mode === 'sentinel') {
     client = new Redis({
@@ -76,7 +86,7 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
       // Still on a demoted master (a failover that did not kill clients): reconnect via the sentinels.
       reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
       // TLS on both hops: to the sentinels and to the master they point at.
-      ...(cfg.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+      ...(cfg.tls ? { tls, sentinelTLS: tls, enableTLSForSentinelMode: true } : {}),
     });
   } else {
     const { enableOfflineQueue, retryStrategy, lazyConnect, ...nodeOptions } = common;
@@ -90,7 +100,7 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
         ...nodeOptions,
         username: cfg.username,
         password: cfg.password,
-        ...(cfg.tls ? { tls: {} } : {}),
+        ...(cfg.tls ? { tls } : {}),
       },
     });
   }

@@ -6,8 +6,8 @@ import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
 import { poll } from '../../helpers/poll.js';
 
-// A child process, because the only way to trust a private CA without a config key is
-// NODE_EXTRA_CA_CERTS, which Node reads once at start-up.
+// Child processes: a private CA is trusted either through REDIS_CA_FILE or through NODE_EXTRA_CA_CERTS,
+// which Node reads once at start-up.
 describe('Redis over TLS', () => {
   let cert: TlsCert;
   let redis: RedisServer;
@@ -59,6 +59,15 @@ describe('Redis over TLS', () => {
     const echo = await fetch(`${service.url}/api/echo`, { headers: { ...CSRF, cookie } });
     expect(echo.status).toBe(200);
     await echo.arrayBuffer();
+    expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+  }, 30_000);
+
+  test('when REDIS_CA_FILE names the CA, then the TLS port works without NODE_EXTRA_CA_CERTS', async () => {
+    const service = await start({ REDIS_URL: `rediss://127.0.0.1:${tlsPort}`, REDIS_CA_FILE: cert.certFile });
+    const res = await login(service.url);
+    expect(res.status).toBe(200);
+    const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+    expect((await fetch(`${service.url}/api/echo`, { headers: { ...CSRF, cookie } })).status).toBe(200);
     expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
   }, 30_000);
 

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '../../../src/config.js';
 import { configErrorOf, keysOf } from './helpers.js';
 
@@ -57,5 +60,32 @@ describe('config redis mode', () => {
 
   it('when Redis credentials are set without any mode, then they are named rather than silently ignored', () => {
     expect(keysOf(configErrorOf({ REDIS_PASSWORD: 'pw' }))).toEqual(['REDIS_PASSWORD']);
+  });
+
+  describe('REDIS_CA_FILE', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tgbff-redis-ca-'));
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const caFile = join(dir, 'ca.pem');
+    writeFileSync(caFile, pem);
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('when it is set with TLS (REDIS_TLS or rediss://), then its PEM text goes with every mode', () => {
+      expect(loadConfig({ REDIS_URL: 'rediss://r:6380', REDIS_CA_FILE: caFile }).redis).toMatchObject({ mode: 'standalone', tls: true, ca: pem });
+      expect(loadConfig({ REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_NAME: 'm', REDIS_TLS: 'true', REDIS_CA_FILE: caFile }).redis).toMatchObject({ mode: 'sentinel', ca: pem });
+      expect(loadConfig({ REDIS_CLUSTER_NODES: 'n1:7000', REDIS_TLS: 'yes', REDIS_CA_FILE: caFile }).redis).toMatchObject({ mode: 'cluster', ca: pem });
+    });
+
+    it('when it is set without TLS, or without any Redis mode, then it is named rather than silently ignored', () => {
+      const err = configErrorOf({ REDIS_URL: 'redis://r:6379', REDIS_CA_FILE: caFile });
+      expect(keysOf(err)).toEqual(['REDIS_CA_FILE']);
+      expect(err.message).toContain('REDIS_TLS=true');
+      expect(keysOf(configErrorOf({ REDIS_CA_FILE: caFile }))).toEqual(['REDIS_CA_FILE']);
+    });
+
+    it('when the file holds no certificate or is missing, then it is named', () => {
+      writeFileSync(join(dir, 'empty.pem'), 'nothing here');
+      expect(keysOf(configErrorOf({ REDIS_URL: 'rediss://r:6380', REDIS_CA_FILE: join(dir, 'empty.pem') }))).toEqual(['REDIS_CA_FILE']);
+      expect(keysOf(configErrorOf({ REDIS_URL: 'rediss://r:6380', REDIS_CA_FILE: join(dir, 'missing.pem') }))).toEqual(['REDIS_CA_FILE']);
+    });
   });
 });
