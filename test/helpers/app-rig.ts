@@ -9,6 +9,7 @@ import type { SweepOptions } from '../../src/admin/admin-parts.js';
 import { createService, type Service } from '../../src/service.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../src/simulator/types.js';
+import { startRedisServer, type RedisServer } from './redis-server.js';
 
 export const CSRF = { 'X-Requested-With': 'XMLHttpRequest' } as const;
 
@@ -123,6 +124,43 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     },
   };
   return rig;
+}
+
+export interface OwnRedisRig {
+  rig: Rig;
+  redis: RedisServer;
+  close(): Promise<void>;
+}
+
+/** A rig on a redis-server of its own, for tests that stop, freeze or restart Redis (never the shared one). */
+export async function startRigOnOwnRedis(options: Omit<RigOptions, 'store'> = {}): Promise<OwnRedisRig> {
+  const redis = await startRedisServer();
+  try {
+    const rig = await startRig({ ...options, store: redis.url });
+    return {
+      rig,
+      redis,
+      async close() {
+        await rig.close();
+        await redis.stop();
+      },
+    };
+  } catch (err) {
+    await redis.stop();
+    throw err;
+  }
+}
+
+/** Polls /readyz until it is 200 (readiness recovers by itself as clients reconnect); the last status. */
+export async function untilReady(rig: Rig, timeoutMs = 10_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let status = 0;
+  while (Date.now() < deadline) {
+    status = (await rig.agent().get('/readyz')).status;
+    if (status === 200) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return status;
 }
 
 async function deleteByPrefix(url: string, prefix: string, auth: { username?: string; password?: string }): Promise<void> {

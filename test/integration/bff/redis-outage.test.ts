@@ -1,17 +1,15 @@
-import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
-import { startRig, type Rig } from '../../helpers/app-rig.js';
+import type { RedisServer } from '../../helpers/redis-server.js';
+import { startRigOnOwnRedis, untilReady, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
 
 describe('when Redis goes away', () => {
+  let own: OwnRedisRig;
   let redis: RedisServer;
   let rig: Rig;
   beforeAll(async () => {
-    redis = await startRedisServer();
-    rig = await startRig({ store: redis.url });
+    own = await startRigOnOwnRedis();
+    ({ rig, redis } = own);
   });
-  afterAll(async () => {
-    await rig.close();
-    await redis.stop();
-  });
+  afterAll(() => own.close());
 
   async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
     const start = performance.now();
@@ -38,14 +36,7 @@ describe('when Redis goes away', () => {
 
     // Redis comes back empty (no persistence): the service reconnects by itself; the old session is gone.
     await redis.restart();
-    const deadline = Date.now() + 10_000;
-    let status = 0;
-    while (Date.now() < deadline) {
-      status = (await rig.agent().get('/readyz')).status;
-      if (status === 200) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(status).toBe(200);
+    expect(await untilReady(rig)).toBe(200);
     expect((await agent.get('/api/echo')).status).toBe(401);
     const fresh = await rig.login();
     expect((await fresh.get('/api/echo')).status).toBe(200);

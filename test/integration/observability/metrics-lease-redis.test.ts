@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import supertest from 'supertest';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { createService, type Service } from '../../../src/service.js';
-import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
-import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { CSRF, startRig, startRigOnOwnRedis, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
+import type { RedisServer } from '../../helpers/redis-server.js';
 import { testClock } from './log-lines.js';
 import { scrape } from './prom-text.js';
 
@@ -83,16 +83,14 @@ describe('lease wait metrics when requests share one refresh', () => {
 });
 
 describe('Redis error metrics when the service’s own Redis stops', () => {
+  let own: OwnRedisRig;
   let redis: RedisServer;
   let rig: Rig;
   beforeAll(async () => {
-    redis = await startRedisServer();
-    rig = await startRig({ store: redis.url });
+    own = await startRigOnOwnRedis();
+    ({ rig, redis } = own);
   });
-  afterAll(async () => {
-    await rig.close();
-    await redis.stop();
-  });
+  afterAll(() => own.close());
 
   test('when Redis is down, then each failed Redis round trip is counted, and nothing more once it is back', async () => {
     const agent = await rig.login();

@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { startRig, type Rig } from '../../helpers/app-rig.js';
-import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { startRig, startRigOnOwnRedis, untilReady, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
+import type { RedisServer } from '../../helpers/redis-server.js';
 
 async function readyz(rig: Rig) {
   const started = performance.now();
@@ -8,29 +7,15 @@ async function readyz(rig: Rig) {
   return { status: res.status, body: res.body, headers: res.headers, ms: performance.now() - started };
 }
 
-/** Readiness recovers on its own (reconnects), so tests poll with a generous deadline instead of sleeping. */
-async function untilReady(rig: Rig, timeoutMs = 10_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let status = 0;
-  while (Date.now() < deadline) {
-    status = (await rig.agent().get('/readyz')).status;
-    if (status === 200) break;
-    await sleep(100);
-  }
-  return status;
-}
-
 describe('readiness when Redis goes away', () => {
+  let own: OwnRedisRig;
   let redis: RedisServer;
   let rig: Rig;
   beforeAll(async () => {
-    redis = await startRedisServer();
-    rig = await startRig({ store: redis.url });
+    own = await startRigOnOwnRedis();
+    ({ rig, redis } = own);
   });
-  afterAll(async () => {
-    await rig.close();
-    await redis.stop();
-  });
+  afterAll(() => own.close());
 
   test('when Redis and the data server answer, then /readyz is 200 with every check ok and /healthz is 200', async () => {
     const ready = await readyz(rig);
