@@ -2,23 +2,34 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { poll } from './poll.js';
-import { startRedisServer, type RedisServer } from './redis-server.js';
+import { freePort, startRedisServer, type RedisServer } from './redis-server.js';
+import type { TlsCert } from './tls-cert.js';
 
 const run = promisify(execFile);
 
 /** A Redis Cluster of masters only (no replicas), each on its own loopback port. */
 export interface RedisClusterRig {
   nodes: RedisServer[];
-  /** `127.0.0.1:a,127.0.0.1:b,…`, for REDIS_CLUSTER_NODES. */
+  /** `127.0.0.1:a,127.0.0.1:b,…`, for REDIS_CLUSTER_NODES (the TLS ports with `tls`). */
   nodeList: string;
   /** A plain (non-cluster) client to one node, for checks; closed by stop(). */
   client(port: number): Redis;
-  /** The port of the master that serves `key`'s slot. */
+  /** The port of the master that serves `key`'s slot (its plain port: what CLUSTER SLOTS tells a plain client). */
   ownerOf(key: string): Promise<number>;
   stop(): Promise<void>;
 }
 
-export async function startRedisCluster(options: { masters?: number } = {}): Promise<RedisClusterRig> {
+export interface RedisClusterOptions {
+  masters?: number;
+  /**
+   * Each node also gets a TLS port with this certificate, and the cluster bus runs over TLS
+   * (`tls-cluster yes`). Nodes then announce their TLS ports to TLS clients (CLUSTER SLOTS, MOVED)
+   * and their plain ports to plain ones, so `client()` and `ownerOf()` stay plain.
+   */
+  tls?: TlsCert;
+}
+
+export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisClusterRig> {
   const count = options.masters ?? 3;
   const nodes: RedisServer[] = [];
   const clients = new Map<number, Redis>();
@@ -38,7 +49,10 @@ export async function startRedisCluster(options: { masters?: number } = {}): Pro
   try {
     for (let i = 0; i < count; i += 1) {
       // nodes.conf is relative to --dir, which startRedisServer makes private to each node.
-      nodes.push(await startRedisServer({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '3000'] }));
+      const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '3000'];
+      // The bus port is the TLS port + 10000 by default, past 65535 for a free port above 55535: pick one.
+      const tls = options.tls ? { tls: options.tls, args: ['--tls-cluster', 'yes', '--cluster-port', String(await freePort())] } : { args: [] };
+      nodes.push(await startRedisServer({ ...(tls.tls && { tls: tls.tls }), args: [...args, ...tls.args] }));
     }
     const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
@@ -56,7 +70,7 @@ export async function startRedisCluster(options: { masters?: number } = {}): Pro
 
   return {
     nodes,
-    nodeList: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
+    nodeList: nodes.map((n) => `127.0.0.1:${n.tlsPort ?? n.port}`).join(','),
     client,
     async ownerOf(key) {
       const slot = await client(nodes[0]!.port).cluster('KEYSLOT', key);

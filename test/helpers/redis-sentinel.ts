@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { poll } from './poll.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
+import type { TlsCert } from './tls-cert.js';
 
 export interface SentinelGroupOptions {
   name?: string;
@@ -11,6 +12,13 @@ export interface SentinelGroupOptions {
   downAfterMs?: number;
   /** Also the pause before sentinels retry a failover that did not finish (twice this). */
   failoverTimeoutMs?: number;
+  /**
+   * Every node and sentinel also gets a TLS port with this certificate, and all Redis-to-Redis links
+   * use it: the replica syncs over TLS, and sentinels reach the data nodes and each other over TLS
+   * (`tls-replication yes`). Sentinels then know each node by its `tlsPort`, `sentinelList` names the
+   * sentinels' TLS ports, and `client(port)` speaks TLS to a TLS port.
+   */
+  tls?: TlsCert;
 }
 
 /** One master, one replica and three sentinels (quorum 2), each on its own loopback port. */
@@ -20,26 +28,28 @@ export interface SentinelGroup {
   master: RedisServer;
   replica: RedisServer;
   sentinels: RedisServer[];
-  /** `127.0.0.1:a,127.0.0.1:b,127.0.0.1:c`, for REDIS_SENTINELS. */
+  /** `127.0.0.1:a,127.0.0.1:b,127.0.0.1:c`, for REDIS_SENTINELS (the TLS ports with `tls`). */
   sentinelList: string;
-  /** The master's port as the first answering sentinel names it. */
+  /** The master's port as the first answering sentinel names it (its `tlsPort` with `tls`). */
   masterPort(): Promise<number>;
   /** Resolves once every live sentinel names `port` as master. */
   waitForMaster(port: number, timeoutMs?: number): Promise<void>;
   /** Resolves once every sentinel knows the replica and the other two sentinels (needed to fail over). */
   waitUntilReady(timeoutMs?: number): Promise<void>;
-  /** A plain client to one port (one per port), for checks; closed by stop(). */
+  /** A client to one port (one per port; TLS to a TLS port), for checks; closed by stop(). */
   client(port: number): Redis;
   stop(): Promise<void>;
 }
 
 export async function startSentinelGroup(options: SentinelGroupOptions = {}): Promise<SentinelGroup> {
   const name = options.name ?? 'bffmaster';
+  const cert = options.tls;
   const clients = new Map<number, Redis>();
   const client = (port: number): Redis => {
     const known = clients.get(port);
     if (known) return known;
-    const c = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, connectTimeout: 500, commandTimeout: 1000, retryStrategy: () => 200 });
+    const tls = cert && started.some((s) => s.tlsPort === port) ? { tls: { ca: readFileSync(cert.certFile) } } : {};
+    const c = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, connectTimeout: 500, commandTimeout: 1000, retryStrategy: () => 200, ...tls });
     c.on('error', () => undefined); // dead nodes are expected here; callers poll until an answer fits
     clients.set(port, c);
     return c;
@@ -56,12 +66,16 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
   const sentinels: RedisServer[] = [];
   let master: RedisServer;
   let replica: RedisServer;
+  // The port other Redis processes (and so the service) know a node by.
+  const linkPort = (s: RedisServer): number => (cert ? s.tlsPort! : s.port);
+  const tlsLinks = cert ? { tls: cert, args: ['--tls-replication', 'yes'] } : { args: [] };
   try {
     // Diskless sync without the default 5 s delay, so the replica is in sync about a second after start.
-    master = await startRedisServer({ args: ['--repl-diskless-sync-delay', '0'] });
+    master = await startRedisServer({ ...tlsLinks, args: [...tlsLinks.args, '--repl-diskless-sync-delay', '0'] });
     started.push(master);
     replica = await startRedisServer({
-      args: ['--replicaof', '127.0.0.1', String(master.port), '--repl-diskless-sync-delay', '0'],
+      ...tlsLinks,
+      args: [...tlsLinks.args, '--replicaof', '127.0.0.1', String(linkPort(master)), '--repl-diskless-sync-delay', '0'],
     });
     started.push(replica);
     await poll(async () => (await client(replica.port).info('replication')).includes('master_link_status:up'), 10_000, 'replica sync');
@@ -70,14 +84,14 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       writeFileSync(
         file,
         [
-          `sentinel monitor ${name} 127.0.0.1 ${master.port} 2`,
+          `sentinel monitor ${name} 127.0.0.1 ${linkPort(master)} 2`,
           `sentinel down-after-milliseconds ${name} ${options.downAfterMs ?? 1000}`,
           `sentinel failover-timeout ${name} ${options.failoverTimeoutMs ?? 3000}`,
           `sentinel parallel-syncs ${name} 1`,
           '',
         ].join('\n'),
       );
-      sentinels.push(await startRedisServer({ configFile: file, args: ['--sentinel'] }));
+      sentinels.push(await startRedisServer({ ...tlsLinks, configFile: file, args: ['--sentinel', ...tlsLinks.args] }));
       started.push(sentinels[i]!);
     }
   } catch (err) {
@@ -95,7 +109,7 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
     master,
     replica,
     sentinels,
-    sentinelList: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','),
+    sentinelList: sentinels.map((s) => `127.0.0.1:${linkPort(s)}`).join(','),
     async masterPort() {
       for (const s of sentinels) {
         const port = await askMaster(s.port);

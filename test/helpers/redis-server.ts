@@ -4,6 +4,7 @@ import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { TlsCert } from './tls-cert.js';
 
 export interface RedisServerOptions {
   /** Fixed port; a free one is picked when absent. */
@@ -14,12 +15,19 @@ export interface RedisServerOptions {
   args?: string[];
   bin?: string;
   startTimeoutMs?: number;
+  /**
+   * Also listen with TLS on a second free port (`tlsPort`), with this certificate; clients need not
+   * present one (`tls-auth-clients no`). The plain port stays open for the start-up check and for checks.
+   */
+  tls?: TlsCert;
 }
 
 /** A private redis-server for tests that stop, crash or freeze Redis; the shared one is never touched. */
 export interface RedisServer {
   port: number;
   url: string;
+  /** The TLS port, when started with `tls`. */
+  tlsPort?: number;
   /** Working directory (for --cluster-config-file and such); removed when the test process exits. */
   dir: string;
   /** Graceful SIGTERM, waits for exit. */
@@ -38,9 +46,11 @@ export interface RedisServer {
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), `redis-${port}-`));
+  const tlsPort = options.tls ? await freePort() : undefined;
   const argv = [
     ...(options.configFile ? [options.configFile] : []),
     ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    ...(options.tls ? tlsArgs(options.tls, tlsPort!) : []),
     ...(options.args ?? []),
   ];
   let child: ChildProcess | undefined;
@@ -80,6 +90,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    ...(tlsPort !== undefined && { tlsPort }),
     dir,
     stop: () => end('SIGTERM'),
     kill: () => end('SIGKILL'),
@@ -91,6 +102,12 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     },
     output: () => log,
   };
+}
+
+/** The server side of TLS; the certificate is self-signed, so it is its own CA (for tls-replication and the cluster bus). */
+function tlsArgs(cert: TlsCert, tlsPort: number): string[] {
+  return ['--tls-port', String(tlsPort), '--tls-cert-file', cert.certFile, '--tls-key-file', cert.keyFile,
+    '--tls-ca-cert-file', cert.certFile, '--tls-auth-clients', 'no'];
 }
 
 /** A loopback port nothing listens on right now (for a second listener, e.g. --tls-port). */
