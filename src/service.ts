@@ -13,7 +13,7 @@ import { createRelay } from './relay/relay.js';
 import { createCipher } from './store/crypto.js';
 import { createMemoryStores, createRedisStores } from './store/create-stores.js';
 import { DEFAULT_SESSION_HOT_PATH } from './store/session-hot-path.js';
-import { createRedisClient } from './store/redis.js';
+import { createRedisClient, type RedisClient } from './store/redis.js';
 import { createMemorySecretDrops } from './store/memory-secret-drops.js';
 import { createRedisSecretDrops } from './store/redis-secret-drops.js';
 import type { SecretDropStore } from './store/secret-drops.js';
@@ -75,7 +75,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   } else {
     const redis = createRedisClient(config.redis, { logger });
     // A Redis that is down at start-up is not fatal: the client keeps reconnecting and /readyz says so.
-    await redis.connect().catch((err: unknown) => logger.warn({ err }, 'redis not reachable at start-up; retrying'));
+    await connectOrGoOn(redis, logger);
     stores = createRedisStores({
       redis,
       prefix: config.redis.prefix,
@@ -174,6 +174,30 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await Promise.allSettled([stores.close(), pool.close(), tokenAgent.close(), api.close()]);
     },
   };
+}
+
+/**
+ * How long start-up waits for Redis before it listens anyway. In Sentinel mode ioredis's connect() does
+ * not settle while no sentinel answers (it retries them forever), so an unbounded wait would keep the
+ * service from ever listening, and /readyz from saying why.
+ */
+const REDIS_STARTUP_WAIT_MS = 3000;
+
+async function connectOrGoOn(redis: RedisClient, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), REDIS_STARTUP_WAIT_MS);
+  });
+  // Caught here, so a rejection that comes after the wait is not an unhandled one.
+  const connected = redis.connect().then(
+    () => 'connected' as const,
+    (err: unknown) => err,
+  );
+  const outcome = await Promise.race([connected, gaveUp]);
+  clearTimeout(timer);
+  if (outcome === 'connected') return;
+  const err = outcome === 'timeout' ? { message: `no answer within ${REDIS_STARTUP_WAIT_MS} ms` } : outcome;
+  logger.warn({ err }, 'redis not reachable at start-up; retrying');
 }
 
 /** Any HTTP answer from the data server counts: a 401 from an auth-enabled /echo still proves it is up. */
