@@ -50,9 +50,11 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     for (let i = 0; i < count; i += 1) {
       // nodes.conf is relative to --dir, which startRedisServer makes private to each node.
       const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '3000'];
-      // The bus port is the TLS port + 10000 by default, past 65535 for a free port above 55535: pick one.
-      const tls = options.tls ? { tls: options.tls, args: ['--tls-cluster', 'yes', '--cluster-port', String(await freePort())] } : { args: [] };
-      nodes.push(await startRedisServer({ ...(tls.tls && { tls: tls.tls }), args: [...args, ...tls.args] }));
+      // The bus port is the node's port + 10000 by default, past 65535 for a free port above 55535 (this
+      // machine hands out ports up to 60999, and Redis then refuses to start): always pick one.
+      const bus = ['--cluster-port', String(await freePort())];
+      const tls = options.tls ? { tls: options.tls, args: ['--tls-cluster', 'yes'] } : { args: [] };
+      nodes.push(await startRedisServer({ ...(tls.tls && { tls: tls.tls }), args: [...args, ...bus, ...tls.args] }));
     }
     const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
