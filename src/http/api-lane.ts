@@ -2,12 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { ForwardedFor } from '../relay/header-policy.js';
 import type { Relay, RelayAuth } from '../relay/relay.js';
 import type { TokenBroker } from '../tokens/token-broker.js';
 import { trackAccess } from './access-log.js';
 import { answerError } from './error-handler.js';
 import { forwardedFor } from './forwarded.js';
-import type { TrustProxySetting } from './own-origin.js';
+import { ownOrigin, type TrustProxySetting } from './own-origin.js';
 import { REQUEST_ID_HEADER, chooseRequestId } from './request-id.js';
 import type { SessionGate } from './require-session.js';
 import type { HeaderList } from './security.js';
@@ -22,7 +23,8 @@ export interface ApiLaneDeps {
   securityHeaders: HeaderList;
   /** Answers a CORS preflight (true) or adds the CORS headers and lets the request go on. */
   cors: (req: IncomingMessage, res: ServerResponse) => boolean;
-  csrf: (req: IncomingMessage, path: string) => AppError | null;
+  /** The CSRF check; `own` gives this service's origin as the request reached it. */
+  csrf: (req: IncomingMessage, path: string, own: () => string | null) => AppError | null;
   trustProxy: TrustProxySetting;
   sessions: SessionLookup;
   gate: SessionGate;
@@ -51,7 +53,13 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
   const forwarded = forwardedFor(deps.trustProxy);
   const inFlightDone = () => metrics.activeRequests.dec();
 
-  const relayFor = async (req: IncomingMessage, res: ServerResponse, url: string, requestId: string): Promise<void> => {
+  const relayFor = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    requestId: string,
+    seen: () => ForwardedFor,
+  ): Promise<void> => {
     const sid = sessions.sid(req.headers.cookie);
     if (sid === null) throw notAuthenticated();
     const data = await sessions.load(sid);
@@ -62,7 +70,7 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       token: () => broker.token(ctx.sid, ctx.secret, ctx.remainingMs).then((s) => s.token),
       rejected: (token) => broker.replaceRejected(ctx.sid, ctx.secret, token, ctx.remainingMs).then((s) => s.token),
     };
-    await relay.handle(req, res, { auth, requestId, url, forwarded: forwarded(req) });
+    await relay.handle(req, res, { auth, requestId, url, forwarded: seen() });
   };
 
   return {
@@ -82,14 +90,17 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       const q = url.indexOf('?');
       const path = q === -1 ? url : url.slice(0, q);
       const fail = (err: unknown) => answerError(logger, err, req, res, { requestId, path });
+      // Worked out at most once: the CSRF check needs it when an Origin came, the relay always.
+      let fwd: ForwardedFor | undefined;
+      const seen = () => (fwd ??= forwarded(req));
       try {
         if (cors(req, res)) return;
-        const refused = csrf(req, path);
+        const refused = csrf(req, path, () => ownOrigin(seen()));
         if (refused !== null) return fail(refused);
       } catch (err) {
         return fail(err);
       }
-      relayFor(req, res, url, requestId).catch(fail);
+      relayFor(req, res, url, requestId, seen).catch(fail);
     },
   };
 }

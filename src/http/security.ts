@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 import { AppError } from '../errors.js';
-import { normalizeOrigin, ownOrigin, trustsPeer, type TrustProxySetting } from './own-origin.js';
+import { forwardedFor } from './forwarded.js';
+import { normalizeOrigin, ownOrigin, type TrustProxySetting } from './own-origin.js';
 
 export interface SecurityOptions {
   allowedOrigins: readonly string[];
@@ -113,21 +114,20 @@ export function corsCheck(options: Pick<SecurityOptions, 'allowedOrigins' | 'csr
  */
 export function csrfGuard(options: SecurityOptions): RequestHandler {
   const check = csrfCheck(options);
+  const forwarded = options.trustProxy === undefined ? undefined : forwardedFor(options.trustProxy);
   return (req, _res, next) => {
     // Without an explicit trust setting, Express's req.protocol/req.host (the app's `trust proxy`) decide.
-    next(check(req, req.path, () => (req.host ? normalizeOrigin(`${req.protocol}://${req.host}`) : null)) ?? undefined);
+    next(check(req, req.path, () => ownOrigin(forwarded ? forwarded(req) : { proto: req.protocol, host: req.host })) ?? undefined);
   };
 }
 
-/**
- * The CSRF step on plain node objects: the refusal, or null to go on. `expressOrigin` is only consulted
- * when the options carry no trust setting (the Express middleware's fallback).
- */
-export function csrfCheck(options: SecurityOptions): (req: IncomingMessage, path: string, expressOrigin?: () => string | null) => AppError | null {
+/** The CSRF step on plain node objects: the refusal, or null to go on. `own` is asked only when an Origin came. */
+export function csrfCheck(
+  options: Pick<SecurityOptions, 'allowedOrigins' | 'csrfHeader'>,
+): (req: IncomingMessage, path: string, own: () => string | null) => AppError | null {
   const allowed = new Set(options.allowedOrigins.map((o) => normalizeOrigin(o)).filter((o) => o !== null));
-  const trusted = options.trustProxy === undefined ? undefined : trustsPeer(options.trustProxy);
   const header = options.csrfHeader.toLowerCase();
-  return (req, path, expressOrigin) => {
+  return (req, path, own) => {
     if (!isGuarded(req.method ?? 'GET', path)) return null;
     const raw = req.headers[header];
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
@@ -137,7 +137,6 @@ export function csrfCheck(options: SecurityOptions): (req: IncomingMessage, path
     const origin = req.headers.origin;
     if (origin !== undefined) {
       const normalized = normalizeOrigin(origin);
-      const own = () => (trusted !== undefined ? ownOrigin(req, trusted) : (expressOrigin?.() ?? null));
       const ok = normalized !== null && (allowed.has(normalized) || normalized === own());
       if (!ok) return new AppError(403, 'csrf_rejected', 'Origin not allowed');
     }
