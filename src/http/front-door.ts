@@ -9,8 +9,6 @@ import type { ApiLane } from './api-lane.js';
  */
 export interface FrontDoor extends RequestListener<typeof IncomingMessage, typeof ServerResponse> {
   listen(port?: number, host?: string): Server;
-  /** The Express part, for what only Express can be asked (settings). */
-  readonly express: Express;
 }
 
 export function frontDoor(lane: ApiLane, app: Express): FrontDoor {
@@ -23,6 +21,5 @@ export function frontDoor(lane: ApiLane, app: Express): FrontDoor {
       const server = createServer(listener);
       return host === undefined ? server.listen(port) : server.listen(port, host);
     },
-    express: app,
   });
 }

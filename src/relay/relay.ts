@@ -81,12 +81,12 @@ class UndiciRelay implements Relay {
     try {
       let token = await auth.token();
       body = await relayBody(req, this.opts.maxBodyBytes);
-      let answer = await this.send(req, call, path, body, token, gone);
+      let answer = await this.send(req, method, call, path, body, token, gone);
       if (answer.tokenRejected) {
         const fresh = await auth.rejected(token);
         if (fresh === null || !body.replayable) throw this.tokenRejected(requestId);
         token = fresh;
-        answer = await this.send(req, call, path, body, token, gone);
+        answer = await this.send(req, method, call, path, body, token, gone);
         if (answer.tokenRejected) throw this.tokenRejected(requestId);
       }
       this.observe(method, answer.statusCode, started);
@@ -103,6 +103,7 @@ class UndiciRelay implements Relay {
 
   private async send(
     req: IncomingMessage,
+    method: string,
     call: RelayCall,
     path: string,
     body: RelayBody,
@@ -115,7 +116,7 @@ class UndiciRelay implements Relay {
       const answer = await this.opts.dispatcher.request({
         origin: this.origin,
         path,
-        method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+        method: method as Dispatcher.HttpMethod,
         headers,
         body: body.data,
         signal,
