@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { rootCertificates } from 'node:tls';
 import { Agent, Pool, request } from 'undici';
 import { createAdminParts, type SweepOptions } from './admin/admin-parts.js';
 import type { SecretSweeper } from './admin/secret-sweeper.js';
@@ -20,6 +19,7 @@ import type { SecretDropStore } from './store/secret-drops.js';
 import { createGuard } from './store/store-error.js';
 import type { Stores } from './store/types.js';
 import { createTokenApi } from './tigergraph/restpp-client.js';
+import { trustAlso } from './tls-trust.js';
 import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from './tokens/token-broker.js';
 
 /** The data-server and admin-server addresses the service talks to (the simulator's when it runs in-process). */
@@ -88,8 +88,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     drops = createRedisSecretDrops({ redis, prefix: config.redis.prefix, guard: createGuard(metrics) });
   }
 
-  // Node's `ca` replaces the default trust store, so keep the public roots beside the private CA.
-  const tls = config.tigergraph.ca ? { ca: [...rootCertificates, config.tigergraph.ca] } : undefined;
+  const tls = config.tigergraph.ca ? trustAlso(config.tigergraph.ca) : undefined;
   const restppOrigin = new URL(upstream.restppUrl).origin;
   const connectTimeout = Math.min(config.upstreamTimeoutMs, 10_000);
   const pool = new Pool(restppOrigin, { connections: 128, pipelining: 1, connect: { timeout: connectTimeout, ...tls } });

@@ -1,6 +1,7 @@
-import { rootCertificates, type ConnectionOptions } from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../observability/logger.js';
+import { trustAlso } from '../tls-trust.js';
 
 export type RedisClient = Redis | Cluster;
 
@@ -55,8 +56,7 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
     retryStrategy: backoff,
   };
 
-  // A private CA is added to the public roots, not put in their place (as TG_CA_FILE is for TigerGraph).
-  const tls: ConnectionOptions = cfg.ca === undefined ? {} : { ca: [...rootCertificates, cfg.ca] };
+  const tls: ConnectionOptions = cfg.ca === undefined ? {} : trustAlso(cfg.ca);
 
   let client: RedisClient;
   if (cfg.mode === 'standalone') {
