@@ -1,3 +1,4 @@
+import { sessionKeys } from '../../../src/store/keys.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { poll } from '../../helpers/poll.js';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
@@ -13,7 +14,7 @@ describe('Redis Sentinel over TLS: data nodes, replication and sentinels on TLS 
   let cert: TlsCert;
   let group: SentinelGroup;
   let rig: Rig;
-  const keyOf = (kind: string, sid: string) => `${rig.prefix}${kind}:{${sid}}`;
+  const keys = () => sessionKeys(rig.prefix);
 
   beforeAll(async () => {
     cert = await makeLoopbackCert();
@@ -39,7 +40,7 @@ describe('Redis Sentinel over TLS: data nodes, replication and sentinels on TLS 
     expect((await agent.get('/api/echo')).status).toBe(200);
     expect((await agent.get('/readyz')).status).toBe(200);
     expect(await group.client(group.master.tlsPort!).wait(1, 2000)).toBe(1);
-    expect(await group.client(group.replica.port).exists(keyOf('sess', sid), keyOf('tok', sid))).toBe(2);
+    expect(await group.client(group.replica.port).exists(keys().session(sid), keys().token(sid))).toBe(2);
   }, 20_000);
 
   test('when the master is killed, then sentinels promote the replica over TLS and the service follows with its sessions', async () => {
@@ -62,7 +63,7 @@ describe('Redis Sentinel over TLS: data nodes, replication and sentinels on TLS 
     expect(rig.sim.counts()['POST /requesttoken'] ?? 0).toBe(mintsBefore);
     const late = await loginWithSid(rig);
     expect((await late.agent.get('/api/echo')).status).toBe(200);
-    expect(await group.client(group.replica.port).exists(keyOf('sess', late.sid))).toBe(1);
+    expect(await group.client(group.replica.port).exists(keys().session(late.sid))).toBe(1);
   }, 30_000);
 });
 
@@ -70,7 +71,7 @@ describe('Redis Cluster over TLS: three masters, TLS ports and a TLS cluster bus
   let cert: TlsCert;
   let cluster: RedisClusterRig;
   let rig: Rig;
-  const keyOf = (kind: string, sid: string) => `${rig.prefix}${kind}:{${sid}}`;
+  const keys = () => sessionKeys(rig.prefix);
 
   beforeAll(async () => {
     cert = await makeLoopbackCert();
@@ -88,8 +89,8 @@ describe('Redis Cluster over TLS: three masters, TLS ports and a TLS cluster bus
     const owners = new Set<number>();
     for (const { agent, sid } of sessions) {
       expect((await agent.get('/api/echo')).status).toBe(200);
-      const owner = await cluster.ownerOf(keyOf('sess', sid));
-      expect(await cluster.client(owner).exists(keyOf('sess', sid), keyOf('tok', sid))).toBe(2);
+      const owner = await cluster.ownerOf(keys().session(sid));
+      expect(await cluster.client(owner).exists(keys().session(sid), keys().token(sid))).toBe(2);
       owners.add(owner);
     }
     // More than one master answered: the client followed the slot map to the other nodes' TLS ports.
