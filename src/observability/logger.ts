@@ -43,9 +43,12 @@ const BUFFER_BYTES = 4096;
 export function createLogger(options: LoggerOptions = {}): Logger {
   let destination = options.destination;
   if (destination === undefined && options.buffered) {
-    const stdout = pinoDestination({ dest: 1, minLength: BUFFER_BYTES, sync: false });
-    // pino flushes the buffer synchronously when the process exits; the timer bounds the wait otherwise.
-    setInterval(() => stdout.flush(), options.buffered.flushMs).unref();
+    // Synchronous writes of whole batches, as pino's default stdout writes each line: an asynchronous
+    // batch still in flight when the process exits lands after the final synchronous flush, out of
+    // order. sonic-boom's own timer (unref'd) bounds how long a quiet line waits; pino registers its
+    // exit flush only for asynchronous destinations, so the last batch is flushed here.
+    const stdout = pinoDestination({ dest: 1, minLength: BUFFER_BYTES, sync: true, periodicFlush: options.buffered.flushMs });
+    process.once('exit', () => stdout.flushSync());
     destination = stdout;
   }
   return pino(
