@@ -17,6 +17,7 @@ import { frontDoor, type FrontDoor } from './http/front-door.js';
 import { sessionGate } from './http/require-session.js';
 import { corsCheck, csrfCheck, securityHeaders, securityMiddleware } from './http/security.js';
 import { sessionMiddleware } from './http/session.js';
+import { sessionConcurrency } from './http/session-concurrency.js';
 import { sessionLookup } from './http/session-lookup.js';
 
 export interface AppSettings {
@@ -29,6 +30,8 @@ export interface AppSettings {
   csrfHeader: string;
   trustProxy: boolean | number | string | readonly string[];
   loginRateLimit: { max: number; windowSec: number };
+  /** Relayed requests one session may have in flight on this instance (429 beyond). */
+  relaySessionConcurrency: number;
   /** Folder of the demo page; null serves none. */
   publicDir?: string | null;
 }
@@ -122,6 +125,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     gate: sessionGate(sessionDeps),
     broker: deps.broker,
     relay: deps.relay,
+    concurrency: sessionConcurrency(settings.relaySessionConcurrency),
   });
   return frontDoor(lane, app);
 }

@@ -3,6 +3,7 @@ import {
   boolean, cookieName, headerName, hostPort, httpUrl, integer, list, oneOf, optional, origin, pemFile, text, version,
   withDefault, type HostPort, type KeyIssue,
 } from './config/fields.js';
+import { forwardHeader } from './config/forward-header.js';
 import { redisMode, redisUrl, type RedisConfig } from './config/redis-mode.js';
 import { RULES, type RuleValues } from './config/rules.js';
 import {
@@ -47,6 +48,11 @@ const FIELDS = {
   RELAY_ALLOW: optional(text),
   UPSTREAM_TIMEOUT_MS: withDefault(integer(1), 30_000),
   MAX_BODY_BYTES: withDefault(integer(1), 1_048_576),
+  UPSTREAM_CONNECTIONS: withDefault(integer(1, 65_535), 128),
+  RELAY_SESSION_CONCURRENCY: withDefault(integer(1, 65_535), 16),
+  RELAY_FORWARD_HEADERS: withDefault(list(forwardHeader), []),
+  HEADERS_TIMEOUT_MS: withDefault(integer(1000, 600_000), 10_000),
+  REQUEST_TIMEOUT_MS: withDefault(integer(1000, 3_600_000), 30_000),
   PASSWORD_LOGIN: withDefault(boolean, false),
   ADMIN_ROUTES: withDefault(boolean, false),
   TRUST_PROXY: withDefault(trustProxy, false),
@@ -98,8 +104,18 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   /** Raw RELAY_ALLOW; the relay parses it. Undefined when unset. */
   readonly relayAllow?: string;
+  /** From a relayed request's arrival to the answer's headers, queue wait included. */
   readonly upstreamTimeoutMs: number;
+  /** Cap on every request body; a relayed body over it is refused with 413 before it goes upstream. */
   readonly maxBodyBytes: number;
+  /** Size of the keep-alive pool to the data server. */
+  readonly upstreamConnections: number;
+  /** Relayed requests one session may have in flight on one instance; more get 429. */
+  readonly relaySessionConcurrency: number;
+  /** Browser headers forwarded upstream besides the default allowlist (lower-case). */
+  readonly relayForwardHeaders: readonly string[];
+  /** Node's headersTimeout and requestTimeout on the listening server: slow clients lose their request. */
+  readonly clientTimeouts: Readonly<{ headersMs: number; requestMs: number }>;
   readonly passwordLogin: boolean;
   readonly adminRoutes: boolean;
   readonly logLevel: (typeof LOG_LEVELS)[number];
@@ -186,6 +202,10 @@ function build(v: Values, redis: RedisConfig): Config {
     ...(v.RELAY_ALLOW !== undefined && { relayAllow: v.RELAY_ALLOW }),
     upstreamTimeoutMs: v.UPSTREAM_TIMEOUT_MS,
     maxBodyBytes: v.MAX_BODY_BYTES,
+    upstreamConnections: v.UPSTREAM_CONNECTIONS,
+    relaySessionConcurrency: v.RELAY_SESSION_CONCURRENCY,
+    relayForwardHeaders: v.RELAY_FORWARD_HEADERS,
+    clientTimeouts: { headersMs: v.HEADERS_TIMEOUT_MS, requestMs: v.REQUEST_TIMEOUT_MS },
     passwordLogin: v.PASSWORD_LOGIN,
     adminRoutes: v.ADMIN_ROUTES,
     logLevel: v.LOG_LEVEL,

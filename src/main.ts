@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { closeConnectionsWhenDone } from './http/drain-connections.js';
 import { createLogger, type Logger } from './observability/logger.js';
+import { createMetrics } from './observability/metrics.js';
+import { installSafetyNet } from './observability/safety-net.js';
 import { createService, type Upstream } from './service.js';
 import type { SimulatorHandle } from './simulator/index.js';
 
@@ -22,6 +24,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger({ level: config.logLevel, ...(config.logFlushMs > 0 && { buffered: { flushMs: config.logFlushMs } }) });
+  const metrics = createMetrics();
+  installSafetyNet(process, logger, metrics);
   warnAboutDefaults(config, logger);
 
   let simulator: SimulatorHandle | undefined;
@@ -45,8 +49,18 @@ async function main(): Promise<void> {
     };
   }
 
-  const service = await createService({ config, upstream, logger });
-  const server: Server = service.app.listen(config.port, config.host);
+  const service = await createService({ config, upstream, logger, metrics });
+  // A client that sends its headers or body slowly loses the request (408) instead of holding a socket
+  // and a slot: Node checks these every connectionsCheckingInterval, so that is kept short too.
+  const server: Server = createServer(
+    {
+      headersTimeout: config.clientTimeouts.headersMs,
+      requestTimeout: config.clientTimeouts.requestMs,
+      connectionsCheckingInterval: Math.min(1000, config.clientTimeouts.headersMs),
+    },
+    service.app,
+  );
+  server.listen(config.port, config.host);
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
   let stopping = false;
   closeConnectionsWhenDone(server, () => stopping);

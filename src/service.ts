@@ -91,7 +91,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const tls = config.tigergraph.ca ? trustAlso(config.tigergraph.ca) : undefined;
   const restppOrigin = new URL(upstream.restppUrl).origin;
   const connectTimeout = Math.min(config.upstreamTimeoutMs, 10_000);
-  const pool = new Pool(restppOrigin, { connections: 128, pipelining: 1, connect: { timeout: connectTimeout, ...tls } });
+  const pool = new Pool(restppOrigin, { connections: config.upstreamConnections, pipelining: 1, connect: { timeout: connectTimeout, ...tls } });
   const tokenAgent = new Agent({ ...(tls && { connect: tls }) });
   const api = createTokenApi({
     restppUrl: upstream.restppUrl,
@@ -121,6 +121,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     maxBodyBytes: config.maxBodyBytes,
     csrfHeader: config.csrfHeader,
+    forwardHeaders: config.relayForwardHeaders,
     metrics,
     logger,
   });
@@ -142,6 +143,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       csrfHeader: config.csrfHeader,
       trustProxy: config.trustProxy,
       loginRateLimit: { max: config.loginRateLimit.max, windowSec: config.loginRateLimit.windowSeconds },
+      relaySessionConcurrency: config.relaySessionConcurrency,
     },
     logger,
     metrics,

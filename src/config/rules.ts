@@ -19,6 +19,8 @@ export interface RuleValues {
   COOKIE_NAME: string | undefined;
   PASSWORD_LOGIN: boolean;
   ADMIN_ROUTES: boolean;
+  HEADERS_TIMEOUT_MS: number;
+  REQUEST_TIMEOUT_MS: number;
 }
 
 /** A check across keys; it runs only when every key it reads parsed, so it never sees a bad value. */
@@ -39,6 +41,11 @@ function inProduction(keys: (keyof RuleValues)[], check: Rule['check']): Rule {
 const when = (cond: boolean, key: string, message: string): KeyIssue[] => (cond ? [{ key, message }] : []);
 
 export const RULES: readonly Rule[] = [
+  {
+    // Node refuses to start a server whose header timeout is longer than its whole-request timeout.
+    keys: ['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'],
+    check: (v) => when(v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS, 'HEADERS_TIMEOUT_MS', 'must be at most REQUEST_TIMEOUT_MS'),
+  },
   {
     keys: ['TOKEN_REFRESH_BEFORE', 'TG_TOKEN_LIFETIME'],
     check: (v) =>

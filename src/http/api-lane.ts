@@ -12,6 +12,7 @@ import { ownOrigin, type TrustProxySetting } from './own-origin.js';
 import { REQUEST_ID_HEADER, chooseRequestId } from './request-id.js';
 import type { SessionGate } from './require-session.js';
 import type { HeaderList } from './security.js';
+import type { SessionConcurrency } from './session-concurrency.js';
 import type { SessionLookup } from './session-lookup.js';
 
 export const API_MOUNT = '/api';
@@ -30,6 +31,7 @@ export interface ApiLaneDeps {
   gate: SessionGate;
   broker: TokenBroker;
   relay: Relay;
+  concurrency: SessionConcurrency;
 }
 
 export interface ApiLane {
@@ -44,12 +46,12 @@ const notAuthenticated = () => new AppError(401, 'not_authenticated', 'Not logge
  * `/api/*`, the relay, served without Express: every relayed request is hot, and the profile showed
  * Express's request set-up, router and per-layer calls as the largest cost the BFF adds over a bare
  * relay. The steps are the app's own, in the app's order, built from the same parts: request id, access
- * line, in-flight gauge, security headers, CORS, the CSRF guard, the session (read-only, touch after the
- * answer), the session gate (tombstone, absolute timeout, secret), then the relay with the session's
+ * line, in-flight gauge, security headers, CORS, the CSRF guard, the per-session concurrency limit, the
+ * session (read-only, touch after the answer), the session gate (tombstone, absolute timeout, secret), then the relay with the session's
  * token source. Errors are answered exactly as the app's error handler answers them.
  */
 export function createApiLane(deps: ApiLaneDeps): ApiLane {
-  const { logger, metrics, securityHeaders, cors, csrf, sessions, gate, broker, relay } = deps;
+  const { logger, metrics, securityHeaders, cors, csrf, sessions, gate, broker, relay, concurrency } = deps;
   const forwarded = forwardedFor(deps.trustProxy);
   const inFlightDone = () => metrics.activeRequests.dec();
 
@@ -59,9 +61,12 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
     url: string,
     requestId: string,
     seen: () => ForwardedFor,
+    arrivedAt: number,
   ): Promise<void> => {
     const sid = sessions.sid(req.headers.cookie);
     if (sid === null) throw notAuthenticated();
+    concurrency.enter(sid);
+    res.once('close', () => concurrency.leave(sid));
     const data = await sessions.load(sid);
     if (data === null) throw notAuthenticated();
     res.once('finish', () => sessions.touch(sid, data));
@@ -70,7 +75,7 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       token: () => broker.token(ctx.sid, ctx.secret, ctx.remainingMs).then((s) => s.token),
       rejected: (token) => broker.replaceRejected(ctx.sid, ctx.secret, token, ctx.remainingMs).then((s) => s.token),
     };
-    await relay.handle(req, res, { auth, requestId, url, forwarded: seen() });
+    await relay.handle(req, res, { auth, requestId, url, forwarded: seen(), arrivedAt });
   };
 
   return {
@@ -80,6 +85,7 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       return Number.isNaN(next) || next === 0x2f /* / */ || next === 0x3f /* ? */;
     },
     handle(req, res) {
+      const arrivedAt = performance.now();
       const url = req.url ?? API_MOUNT;
       const requestId = chooseRequestId(req.headers['x-request-id']);
       res.setHeader(REQUEST_ID_HEADER, requestId);
@@ -100,7 +106,7 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       } catch (err) {
         return fail(err);
       }
-      relayFor(req, res, url, requestId, seen).catch(fail);
+      relayFor(req, res, url, requestId, seen, arrivedAt).catch(fail);
     },
   };
 }

@@ -14,6 +14,8 @@ export interface Metrics {
   /** result = ok | invalid | rate_limited | error. */
   logins: Counter<'result'>;
   activeRequests: Gauge;
+  /** Errors that reached the process-level safety net (kind = exception | rejection): each one is a bug. */
+  uncaughtErrors: Counter<'kind'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -55,5 +57,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       registers,
     }),
     activeRequests: new Gauge({ name: 'tgbff_active_requests', help: 'Requests in flight', registers }),
+    uncaughtErrors: new Counter({
+      name: 'tgbff_uncaught_errors_total',
+      help: 'Uncaught exceptions and unhandled rejections caught by the process safety net',
+      labelNames: ['kind'],
+      registers,
+    }),
   };
 }

@@ -1,4 +1,4 @@
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { AppError } from '../errors.js';
 
 /** The first bytes of a stream; `ended` means they are all of it. */
@@ -7,11 +7,6 @@ export interface BodyPrefix {
   readonly size: number;
   readonly ended: boolean;
 }
-
-/** What the relay sends upstream: a Buffer (or nothing) can be sent twice, a stream only once. */
-export type RelayBody = { readonly replayable: true; readonly data: Buffer | null } | { readonly replayable: false; readonly data: Readable };
-
-const EMPTY: RelayBody = { replayable: true, data: null };
 
 /**
  * Reads until the stream ends or holds more than `limit` bytes, then leaves it paused with the rest
@@ -53,34 +48,29 @@ export function hasBody(headers: { 'content-length'?: string; 'transfer-encoding
 }
 
 /**
- * Buffers up to `maxBytes` so a rejected token can be replayed; beyond that, the buffered prefix and the
- * unread rest stream as one body. `pipe`, not `pipeline`: if undici gives up on the body, the browser's
- * request must stay intact so the BFF can still answer it.
+ * The whole request body, at most `maxBytes` of it, or null when there is none. Every relayed body is
+ * held in full before anything goes upstream: a slow or endless upload then ties up only its own
+ * socket (bounded by the server's request timeout), never a pooled upstream connection, and any body
+ * can be replayed after a token refusal. A declared length over the cap is refused before a byte is
+ * read; a chunked body as soon as it passes the cap, so the upstream never sees it at all.
  */
-export async function relayBody(
+export async function readRequestBody(
   req: Readable & { headers: { 'content-length'?: string; 'transfer-encoding'?: string } },
   maxBytes: number,
-): Promise<RelayBody> {
-  if (!hasBody(req.headers)) return EMPTY;
+): Promise<Buffer | null> {
+  if (!hasBody(req.headers)) return null;
+  const declared = Number(req.headers['content-length']);
+  if (req.headers['transfer-encoding'] === undefined && declared > maxBytes) throw tooLarge(maxBytes);
   let prefix: BodyPrefix;
   try {
     prefix = await readPrefix(req, maxBytes);
   } catch (cause) {
     throw new AppError(400, 'invalid_request', 'The request body could not be read', { cause });
   }
-  if (prefix.ended) return prefix.size === 0 ? EMPTY : { replayable: true, data: concatPrefix(prefix) };
-  const rest = new PassThrough();
-  for (const chunk of prefix.chunks) rest.write(chunk);
-  req.once('error', (err) => rest.destroy(err));
-  req.once('close', () => {
-    if (!req.readableEnded) rest.destroy(Object.assign(new Error('request body aborted'), { code: 'ECONNRESET' }));
-  });
-  req.pipe(rest);
-  return { replayable: false, data: rest };
+  if (!prefix.ended) throw tooLarge(maxBytes);
+  return prefix.size === 0 ? null : concatPrefix(prefix);
 }
 
-/** Discards what is left of a partly read request so the connection can carry the BFF's answer. */
-export function drainRequest(req: Readable): void {
-  req.unpipe();
-  if (!req.readableEnded) req.resume();
-}
+/** The rest of the body is never read: `Connection: close` lets the server drop it with the socket. */
+const tooLarge = (maxBytes: number): AppError =>
+  new AppError(413, 'payload_too_large', `Request body is larger than ${maxBytes} bytes`, { headers: { Connection: 'close' } });

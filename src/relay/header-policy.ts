@@ -3,13 +3,11 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 /**
  * DESIGN §4, both ways. Runs on every relayed request, so lookups are Set/startsWith, never a regex.
  *
- * Upstream drops, besides the browser's credentials (Cookie, Authorization, the CSRF header):
- * - hop-by-hop headers and any header the Connection header names (RFC 9110 §7.6.1);
- * - Host (undici sets the data server's) and Expect (undici refuses it);
- * - Origin and Referer: they describe the browser's page, which the data server has no use for, and
- *   leaking frontend URLs upstream is pointless; the CSRF/origin check already ran in the BFF;
- * - any Forwarded / X-Forwarded-* / X-Real-IP / X-Request-Id the browser sent: spoofable, so the BFF
- *   writes its own (X-Forwarded-For = the client address Express computed with its trust-proxy setting).
+ * Upstream gets only an allowlist of the browser's headers (DEFAULT_FORWARD_HEADERS plus the operator's
+ * RELAY_FORWARD_HEADERS), then the BFF's own: Authorization (the token), X-Request-Id and X-Forwarded-*
+ * (X-Forwarded-For = the client address as the trust-proxy setting sees it). A denylist let any header
+ * nobody thought of through (X-HTTP-Method-Override, X-Original-URL, X-Rewrite-URL, …), which a proxy in
+ * front of TigerGraph may honour. Content-Length is not forwarded: the body is buffered and undici frames it.
  * Downstream drops Set-Cookie (the data server must never set cookies on the BFF's origin), hop-by-hop
  * headers, Authorization, CORS headers (the BFF owns CORS), any header the BFF already set (its security
  * headers win), and any header whose value contains the token.
@@ -21,29 +19,63 @@ export interface ForwardedFor {
 }
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
-const UPSTREAM_DROP = [
+
+/**
+ * Content negotiation, the body's type and encoding, and the query knobs TigerGraph documents that only
+ * shape one answer (GSQL-TIMEOUT, RESPONSE-LIMIT). Left out on purpose: Accept-Encoding (a compressed
+ * 403 could not be read for its token-refusal code), GSQL-ASYNC (detaches the query from the request, so
+ * no deadline or per-session limit would bound it) and the resource knobs an administrator sets
+ * (GSQL-THREAD-LIMIT, GSQL-QueryLocalMemLimitMB, GSQL-REPLICA). RELAY_FORWARD_HEADERS adds to this.
+ */
+export const DEFAULT_FORWARD_HEADERS: readonly string[] = [
+  'accept',
+  'accept-language',
+  'content-type',
+  'content-encoding',
+  'gsql-timeout',
+  'response-limit',
+];
+
+/**
+ * Never forwarded, whatever RELAY_FORWARD_HEADERS says (config refuses them by name): the browser's
+ * credentials, framing, the BFF's own forwarding headers, and method/URL override headers.
+ */
+export const NEVER_FORWARDED: readonly string[] = [
   ...HOP_BY_HOP,
   'cookie',
   'authorization',
+  'proxy-authorization',
   'host',
+  'content-length',
   'expect',
-  'origin',
-  'referer',
   'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
   'x-real-ip',
   'x-request-id',
+  'x-http-method-override',
+  'x-http-method',
+  'x-method-override',
+  'x-original-url',
+  'x-rewrite-url',
+  'x-original-method',
 ];
 const DOWNSTREAM_DROP = [...HOP_BY_HOP, 'set-cookie', 'set-cookie2', 'authorization'];
 /** Connection values that name no other header; the common case skips parsing. */
 const PLAIN_CONNECTION = new Set(['keep-alive', 'close', 'Keep-Alive', 'Close']);
 
 export class HeaderPolicy {
-  private readonly upstreamDrop: ReadonlySet<string>;
+  private readonly forward: ReadonlySet<string>;
   private readonly downstreamDrop: ReadonlySet<string> = new Set(DOWNSTREAM_DROP);
 
-  /** `csrfHeader`: the configured CSRF header name, any case. */
-  constructor(csrfHeader: string) {
-    this.upstreamDrop = new Set([...UPSTREAM_DROP, csrfHeader.toLowerCase()]);
+  /**
+   * `csrfHeader`: the configured CSRF header name, any case (never forwarded: it is the BFF's business).
+   * `extra`: RELAY_FORWARD_HEADERS, lower-case, already checked against NEVER_FORWARDED by config.
+   */
+  constructor(csrfHeader: string, extra: readonly string[] = []) {
+    const never = new Set([...NEVER_FORWARDED, csrfHeader.toLowerCase()]);
+    this.forward = new Set([...DEFAULT_FORWARD_HEADERS, ...extra].filter((name) => !never.has(name)));
   }
 
   /** Flat [name, value, …] list for undici (no object to build, no key normalisation). */
@@ -52,8 +84,7 @@ export class HeaderPolicy {
     const out: string[] = [];
     for (const name in incoming) {
       const value = incoming[name];
-      if (value === undefined || this.upstreamDrop.has(name)) continue;
-      if (name.startsWith('proxy-') || name.startsWith('x-forwarded-')) continue;
+      if (value === undefined || !this.forward.has(name)) continue;
       if (named !== null && named.has(name)) continue;
       if (typeof value === 'string') out.push(name, value);
       else for (const v of value) out.push(name, v);

@@ -4,11 +4,11 @@ import { AppError, isAppError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { AllowRule } from './allowlist.js';
-import { drainRequest, relayBody, type RelayBody } from './body-prefix.js';
+import { readRequestBody } from './body-prefix.js';
 import { HeaderPolicy, type ForwardedFor } from './header-policy.js';
 import { guardRelayRequest } from './path-guard.js';
 import { streamBody } from './stream-body.js';
-import { ClientGone } from './client-gone.js';
+import { RelayCancel } from './relay-cancel.js';
 import { readAnswer, type UpstreamAnswer } from './upstream-answer.js';
 import { classifyUpstreamError, endedByClient, upstreamAppError, type UpstreamErrorKind } from './upstream-errors.js';
 
@@ -27,6 +27,12 @@ export interface RelayCall {
   url: string;
   /** Client address, scheme and host as the trust-proxy setting sees them, for X-Forwarded-*. */
   forwarded: ForwardedFor;
+  /**
+   * When the request arrived (performance.now()); the upstream deadline counts from here, so time spent
+   * on the session, the token, the body and in the pool's queue all come out of UPSTREAM_TIMEOUT_MS.
+   * Default: when handle() is called.
+   */
+  arrivedAt?: number;
 }
 
 export interface Relay {
@@ -39,10 +45,13 @@ export interface RelayOptions {
   /** Data server base URL, possibly with a path prefix (4.x: http://h:14240/restpp). */
   upstreamUrl: string;
   allow: AllowRule[];
+  /** From arrival to the answer's headers; then the longest pause between chunks of the answer. */
   upstreamTimeoutMs: number;
-  /** Request bodies up to this size are buffered so a rejected token can be replayed. */
+  /** Larger request bodies are refused (413) before anything goes upstream; smaller ones are buffered. */
   maxBodyBytes: number;
   csrfHeader: string;
+  /** RELAY_FORWARD_HEADERS: browser headers forwarded besides the default allowlist. */
+  forwardHeaders?: readonly string[];
   metrics?: Metrics;
   logger?: Logger;
   /** Where the relay is mounted; default '/api'. */
@@ -64,41 +73,55 @@ class UndiciRelay implements Relay {
     this.origin = url.origin;
     this.basePath = url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
     this.mount = opts.mountPath ?? '/api';
-    this.policy = new HeaderPolicy(opts.csrfHeader);
+    this.policy = new HeaderPolicy(opts.csrfHeader, opts.forwardHeaders);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, call: RelayCall): Promise<void> {
-    const { auth, requestId } = call;
     const method = req.method ?? 'GET';
     // Path first: a refused request must never cost a token or an upstream call.
     const path = this.basePath + guardRelayRequest(this.opts.allow, method, call.url, this.mount);
-    const started = performance.now();
-    const gone = new ClientGone();
+    const started = call.arrivedAt ?? performance.now();
+    const cancel = new RelayCancel();
     res.once('close', () => {
-      if (!res.writableFinished) gone.abort();
+      if (!res.writableFinished) cancel.abort('client');
     });
-    let body: RelayBody | undefined;
+    const deadline = setTimeout(() => cancel.abort('deadline'), Math.max(0, started + this.opts.upstreamTimeoutMs - performance.now()));
     try {
-      let token = await auth.token();
-      body = await relayBody(req, this.opts.maxBodyBytes);
-      let answer = await this.send(req, method, call, path, body, token, gone);
-      if (answer.tokenRejected) {
-        const fresh = await auth.rejected(token);
-        if (fresh === null || !body.replayable) throw this.tokenRejected(requestId);
-        token = fresh;
-        answer = await this.send(req, method, call, path, body, token, gone);
-        if (answer.tokenRejected) throw this.tokenRejected(requestId);
-      }
+      const { answer, token } = await cancel.race(this.exchange(req, method, call, path, cancel), discard);
+      clearTimeout(deadline);
       this.observe(method, answer.statusCode, started);
-      await this.respond(answer, res, token, requestId);
-      // The data server may answer before reading all of a streamed upload; the rest must not jam the socket.
-      if (!body.replayable && !req.readableEnded) drainRequest(req);
+      await this.respond(answer, res, token, call.requestId);
     } catch (err) {
-      if (body !== undefined && !body.replayable) drainRequest(req);
-      if (gone.aborted) return; // the browser left: nobody to answer
-      this.observe(method, isAppError(err) ? err.status : 500, started);
-      throw err;
+      clearTimeout(deadline);
+      if (cancel.reason === 'client') return; // the browser left: nobody to answer
+      // An unread rest of the body (a deadline during a slow upload) goes with the connection.
+      if (!req.readableEnded) res.setHeader('Connection', 'close');
+      const failure = cancel.reason === 'deadline' ? upstreamAppError(this.fail('timeout', err, call.requestId), err) : err;
+      this.observe(method, isAppError(failure) ? failure.status : 500, started);
+      throw failure;
     }
+  }
+
+  /** Token, body, upstream call, and one replay with a new token if the data server refused the first. */
+  private async exchange(
+    req: IncomingMessage,
+    method: string,
+    call: RelayCall,
+    path: string,
+    cancel: RelayCancel,
+  ): Promise<{ answer: UpstreamAnswer; token: string }> {
+    const { auth, requestId } = call;
+    let token = await auth.token();
+    const body = await readRequestBody(req, this.opts.maxBodyBytes);
+    let answer = await this.send(req, method, call, path, body, token, cancel);
+    if (answer.tokenRejected) {
+      const fresh = await auth.rejected(token);
+      if (fresh === null) throw this.tokenRejected(requestId);
+      token = fresh;
+      answer = await this.send(req, method, call, path, body, token, cancel);
+      if (answer.tokenRejected) throw this.tokenRejected(requestId);
+    }
+    return { answer, token };
   }
 
   private async send(
@@ -106,9 +129,9 @@ class UndiciRelay implements Relay {
     method: string,
     call: RelayCall,
     path: string,
-    body: RelayBody,
+    body: Buffer | null,
     token: string,
-    signal: ClientGone,
+    signal: RelayCancel,
   ): Promise<UpstreamAnswer> {
     const requestId = call.requestId;
     const headers = this.policy.upstream(req.headers, token, requestId, call.forwarded);
@@ -118,7 +141,7 @@ class UndiciRelay implements Relay {
         path,
         method: method as Dispatcher.HttpMethod,
         headers,
-        body: body.data,
+        body,
         signal,
         headersTimeout: this.opts.upstreamTimeoutMs,
         bodyTimeout: this.opts.upstreamTimeoutMs,
@@ -165,3 +188,8 @@ class UndiciRelay implements Relay {
     return kind;
   }
 }
+
+/** An answer that came after its request was cancelled: free its pooled connection. */
+const discard = ({ answer }: { answer: UpstreamAnswer }): void => {
+  answer.rest?.destroy();
+};

@@ -63,20 +63,17 @@ describe('relay streaming', () => {
     expect(received).toBe(`{"results":[${'"x",'.repeat(16 * 1024)}"y"]}`.length);
   });
 
-  it('when the browser uploads a body larger than maxBodyBytes, then it streams through: the upstream gets the start before the upload ends, and every byte', async () => {
-    const firstBytesUpstream = gate();
+  it('when the browser uploads a chunked body within maxBodyBytes, then the upstream gets every byte, and only after the upload ended', async () => {
     let uploadFinished = false;
-    let finishedWhenUpstreamGotBytes: boolean | undefined;
-    const body = Buffer.alloc(256 * 1024);
+    let finishedWhenUpstreamStarted: boolean | undefined;
+    const body = Buffer.alloc(1024);
     for (let i = 0; i < body.length; i++) body[i] = i % 251;
     upstream.handler = (_req, res, seen) => {
       res.end(JSON.stringify({ length: seen.body.length, sha: createHash('sha256').update(seen.body).digest('hex') }));
     };
-    upstream.onStart = (req) =>
-      req.once('data', () => {
-        finishedWhenUpstreamGotBytes = uploadFinished;
-        firstBytesUpstream.release();
-      });
+    upstream.onStart = () => {
+      finishedWhenUpstreamStarted = uploadFinished;
+    };
 
     const answer = await new Promise<string>((resolve, reject) => {
       const req = http.request(
@@ -88,15 +85,16 @@ describe('relay streaming', () => {
         },
       );
       req.on('error', reject);
-      req.write(body.subarray(0, 16 * 1024));
-      void firstBytesUpstream.wait.then(() => {
+      req.write(body.subarray(0, 100));
+      setTimeout(() => {
         uploadFinished = true;
-        req.end(body.subarray(16 * 1024));
-      });
+        req.end(body.subarray(100));
+      }, 100);
     });
     upstream.onStart = null;
 
-    expect(finishedWhenUpstreamGotBytes).toBe(false);
+    // Held until complete: a slow upload ties up its own socket only, never a pooled upstream connection.
+    expect(finishedWhenUpstreamStarted).toBe(true);
     expect(JSON.parse(answer)).toEqual({ length: body.length, sha: createHash('sha256').update(body).digest('hex') });
   });
 

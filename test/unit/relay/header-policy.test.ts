@@ -41,7 +41,6 @@ describe('HeaderPolicy', () => {
 
     expect(pairs(policy.upstream(incoming, 'tok-123', 'rid-9', fwd))).toEqual([
       ['accept', 'application/json'],
-      ['content-length', '12'],
       ['gsql-timeout', '500'],
       ['authorization', 'Bearer tok-123'],
       ['x-request-id', 'rid-9'],
