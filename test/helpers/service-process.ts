@@ -12,7 +12,8 @@ export interface ServiceProcess {
   kill(): Promise<void>;
 }
 
-const MAIN = path.resolve('dist/main.js');
+// TGBFF_MAIN runs another build (e.g. an older commit's dist/main.js, to show a regression test fails there).
+const MAIN = path.resolve(process.env.TGBFF_MAIN ?? 'dist/main.js');
 
 /**
  * Starts the compiled service (dist/main.js, built by the jest globalSetup) as a child process with the

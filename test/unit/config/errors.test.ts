@@ -74,6 +74,19 @@ describe('config errors', () => {
     expect(keysOf(configErrorOf({ TG_TOKEN_LIFETIME: '600', TOKEN_REFRESH_BEFORE: '600' }))).toEqual(['TOKEN_REFRESH_BEFORE']);
   });
 
+  it('when RELAY_FORWARD_HEADERS names a credential, framing or override header, then it is rejected by name', () => {
+    for (const name of ['Authorization', 'cookie', 'X-HTTP-Method-Override', 'x-original-url', 'transfer-encoding', 'x-forwarded-for']) {
+      const err = configErrorOf({ RELAY_FORWARD_HEADERS: `gsql-replica, ${name}` });
+      expect(keysOf(err)).toEqual(['RELAY_FORWARD_HEADERS']);
+      expect(err.message).toContain(`must not name ${name.toLowerCase()}`);
+    }
+    expect(loadConfig({ RELAY_FORWARD_HEADERS: 'GSQL-Replica, x-tenant' }).relayForwardHeaders).toEqual(['gsql-replica', 'x-tenant']);
+  });
+
+  it('when HEADERS_TIMEOUT_MS is longer than REQUEST_TIMEOUT_MS, then it is rejected (Node would refuse to listen)', () => {
+    expect(keysOf(configErrorOf({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }))).toEqual(['HEADERS_TIMEOUT_MS']);
+  });
+
   it('when the absolute session timeout is shorter than the idle one, then it is rejected', () => {
     const err = configErrorOf({ SESSION_IDLE_TIMEOUT: '100', SESSION_ABSOLUTE_TIMEOUT: '99' });
     expect(keysOf(err)).toEqual(['SESSION_ABSOLUTE_TIMEOUT']);

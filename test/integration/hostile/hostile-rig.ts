@@ -1,0 +1,217 @@
+import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { request } from 'undici';
+import { startSimulator } from '../../../src/simulator/index.js';
+import type { SimulatorHandle } from '../../../src/simulator/types.js';
+import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
+import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
+import { login } from '../multi-instance/cluster.js';
+
+/** What the stand-in data server saw of one relayed request. */
+export interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** Body bytes received, counted as they arrive (also for requests that never end). */
+  bytes: number;
+}
+
+/**
+ * A small counting stand-in for the data server on loopback: token calls go to a real simulator (so the
+ * BFF mints real tokens over the real wire), everything else is answered here. `/query/social/hang`
+ * never answers (until close), `/query/social/drip` answers at once and then sends a byte every 200 ms
+ * for as long as the connection lasts (a slow but live data server), both to hold pooled connections;
+ * every other path answers 200 once its body ended.
+ */
+export interface StandIn {
+  url: string;
+  sim: SimulatorHandle;
+  seen: Seen[];
+  /** Requests the stand-in is holding open right now (hang, or a body still arriving). */
+  open(): number;
+  close(): Promise<void>;
+}
+
+export async function startStandIn(): Promise<StandIn> {
+  const sim = await startSimulator({});
+  const seen: Seen[] = [];
+  let open = 0;
+  const server = http.createServer((req, res) => {
+    if (req.url?.startsWith('/requesttoken')) return void forward(sim.restppUrl, req, res);
+    const entry: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, bytes: 0 };
+    seen.push(entry);
+    open++;
+    res.once('close', () => open--);
+    req.on('data', (chunk: Buffer) => (entry.bytes += chunk.length));
+    req.on('error', () => undefined);
+    req.on('end', () => {
+      if (req.url?.startsWith('/query/social/hang')) return; // held until the BFF gives up or close()
+      if (req.url?.startsWith('/query/social/drip')) return drip(res);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ error: false, message: '', results: [{ bytes: entry.bytes }] }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    sim,
+    seen,
+    open: () => open,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await sim.close();
+    },
+  };
+}
+
+function drip(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.write('[');
+  const timer = setInterval(() => res.write(' '), 200);
+  res.once('close', () => clearInterval(timer));
+}
+
+async function forward(base: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+  const answer = await request(`${base}${req.url ?? ''}`, { method: req.method as 'POST', headers, body: Buffer.concat(chunks) });
+  res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json') });
+  res.end(Buffer.from(await answer.body.arrayBuffer()));
+}
+
+export interface HostileRig {
+  standIn: StandIn;
+  bff: ServiceProcess;
+  /** Logs a new session in (each call is another browser) and returns its cookie pair. */
+  login(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A real service process (dist/main.js) on the machine's Redis with its own prefix, in front of a stand-in. */
+export async function startHostileRig(label: string, env: Record<string, string> = {}): Promise<HostileRig> {
+  const standIn = await startStandIn();
+  const prefix = uniquePrefix(label);
+  const secret = standIn.sim.createSecret({ alias: `hostile_${randomBytes(3).toString('hex')}` }).value;
+  let bff: ServiceProcess;
+  try {
+    bff = await startServiceProcess(
+      {
+        NODE_ENV: 'test',
+        TG_RESTPP_URL: standIn.url,
+        TG_VERSION: standIn.sim.version,
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        REDIS_PREFIX: prefix,
+        SESSION_SECRET: randomBytes(32).toString('hex'),
+        SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+        COOKIE_SECURE: 'false',
+        LOG_FLUSH_MS: '0',
+        LOGIN_RATE_LIMIT: '1000',
+        ...env,
+      },
+      30_000,
+    );
+  } catch (err) {
+    await standIn.close();
+    throw err;
+  }
+  return {
+    standIn,
+    bff,
+    login: () => login(bff.url, secret),
+    async close() {
+      await bff.kill();
+      await standIn.close();
+      const redis = new Redis('redis://127.0.0.1:6379');
+      await deleteKeysWithPrefix(redis, prefix).catch(() => undefined);
+      redis.disconnect();
+    },
+  };
+}
+
+export const CSRF_HEADER = 'x-requested-with: XMLHttpRequest';
+
+export interface RawExchange {
+  socket: net.Socket;
+  /** Everything the server wrote back, as text. */
+  received(): string;
+  /** Resolves when the server closed the connection (or it was reset). */
+  closed: Promise<void>;
+  /** The status line's code once an answer started, else null. */
+  status(): number | null;
+}
+
+/** A hand-written HTTP/1.1 exchange on a raw socket: for bodies sent slowly, cut, reset or malformed. */
+export async function rawExchange(port: number, head: string): Promise<RawExchange> {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let text = '';
+  socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.write(head);
+  return {
+    socket,
+    received: () => text,
+    closed,
+    status: () => {
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      return m ? Number(m[1]) : null;
+    },
+  };
+}
+
+/** Request head for a chunked POST through the relay as a logged-in browser. */
+export function chunkedHead(path: string, cookie: string, extra = ''): string {
+  return `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\n${CSRF_HEADER}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n${extra}\r\n`;
+}
+
+export const chunk = (data: Buffer | string): string => {
+  const b = typeof data === 'string' ? Buffer.from(data) : data;
+  return `${b.length.toString(16)}\r\n${b.toString('latin1')}\r\n`;
+};
+
+export interface Timed<T> {
+  value: T;
+  ms: number;
+}
+
+export async function timed<T>(work: Promise<T>): Promise<Timed<T>> {
+  const started = performance.now();
+  const value = await work;
+  return { value, ms: performance.now() - started };
+}
+
+/** One GET through the relay as a browser would send it; the body read to the end. */
+export async function relayGet(base: string, path: string, cookie: string): Promise<{ status: number; code?: string; retryAfter?: string }> {
+  const res = await request(`${base}${path}`, { headers: { cookie, 'x-requested-with': 'XMLHttpRequest' } });
+  const text = await res.body.text();
+  const code = res.statusCode >= 400 ? (JSON.parse(text) as { error?: { code?: string } }).error?.code : undefined;
+  const retryAfter = res.headers['retry-after'];
+  return { status: res.statusCode, ...(code && { code }), ...(typeof retryAfter === 'string' && { retryAfter }) };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The process is alive and its log shows nothing escaped to the safety net. */
+export function assertNoEscape(bff: ServiceProcess): void {
+  if (bff.proc.exitCode !== null || bff.proc.signalCode !== null) {
+    throw new Error(`the service process died (${bff.proc.exitCode ?? bff.proc.signalCode}):\n${bff.output().slice(-3000)}`);
+  }
+  if (/uncaught exception|unhandled promise rejection/.test(bff.output())) {
+    throw new Error(`an error escaped to the safety net:\n${bff.output().slice(-3000)}`);
+  }
+}
+
+/** Polls until the set-up holds; throws (failing the test) if it never does. */
+export async function waitUntil(probe: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the set-up');
+    await sleep(20);
+  }
+}
