@@ -103,6 +103,9 @@ function bff(id: string, label: string, store: 'redis' | 'memory', extraEnv: Rec
         COOKIE_SECURE: 'false',
         LOG_LEVEL: ctx.options.logLevel,
         LOGIN_RATE_LIMIT: '100000',
+        // autocannon starts every connection at the first prepared request, so at first all of them send
+        // the same session's requests at once; the limit's cost is measured, its 429s would skew the run.
+        RELAY_SESSION_CONCURRENCY: String(Math.max(16, ctx.options.connections)),
         ...(store === 'redis' && { REDIS_URL: ctx.redisUrl, REDIS_PREFIX: prefix }),
         ...extraEnv,
       };
