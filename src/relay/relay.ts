@@ -95,14 +95,17 @@ class UndiciRelay implements Relay {
       clearTimeout(deadline);
       if (cancel.reason === 'client') return; // the browser left: nobody to answer
       // An unread rest of the body (a deadline during a slow upload) goes with the connection.
-      if (!req.readableEnded) res.setHeader('Connection', 'close');
+      if (!req.complete) res.setHeader('Connection', 'close');
       const failure = cancel.reason === 'deadline' ? upstreamAppError(this.fail('timeout', err, call.requestId), err) : err;
       this.observe(method, isAppError(failure) ? failure.status : 500, started);
       throw failure;
     }
   }
 
-  /** Token, body, upstream call, and one replay with a new token if the data server refused the first. */
+  /**
+   * Body, token, upstream call, and one replay with a new token if the data server refused the first.
+   * The body first: one over the cap must cost no token call either.
+   */
   private async exchange(
     req: IncomingMessage,
     method: string,
@@ -111,8 +114,8 @@ class UndiciRelay implements Relay {
     cancel: RelayCancel,
   ): Promise<{ answer: UpstreamAnswer; token: string }> {
     const { auth, requestId } = call;
-    let token = await auth.token();
     const body = await readRequestBody(req, this.opts.maxBodyBytes);
+    let token = await auth.token();
     let answer = await this.send(req, method, call, path, body, token, cancel);
     if (answer.tokenRejected) {
       const fresh = await auth.rejected(token);

@@ -5,7 +5,7 @@ describe('the /api relay through the whole app', () => {
   let rig: Rig;
   let agent: supertest.Agent;
   beforeAll(async () => {
-    rig = await startRig({ env: { ALLOWED_ORIGINS: 'https://app.example.com' } });
+    rig = await startRig({ env: { ALLOWED_ORIGINS: 'https://app.example.com', RELAY_FORWARD_HEADERS: 'x-custom' } });
     agent = await rig.login();
   });
   afterAll(() => rig.close());
@@ -16,7 +16,8 @@ describe('the /api relay through the whole app', () => {
     const res = await agent
       .get('/api/graph/social/vertices/Person')
       .set('Authorization', 'Basic YnJvd3Nlcjpwdw==')
-      .set('X-Custom', 'kept');
+      .set('X-Custom', 'kept')
+      .set('X-Not-Listed', 'dropped');
     expect(res.status).toBe(200);
     expect(res.body.results.length).toBeGreaterThan(0);
     const seen = rig.sim.seen().filter((r) => r.path === '/graph/social/vertices/Person').at(-1)!;
@@ -25,7 +26,8 @@ describe('the /api relay through the whole app', () => {
     expect(live).toContain(String(seen.headers.authorization).replace(/^Bearer /, ''));
     expect(seen.headers.cookie).toBeUndefined();
     expect(seen.headers['x-requested-with']).toBeUndefined();
-    expect(seen.headers['x-custom']).toBe('kept');
+    expect(seen.headers['x-custom']).toBe('kept'); // RELAY_FORWARD_HEADERS
+    expect(seen.headers['x-not-listed']).toBeUndefined();
     expect(seen.headers['x-request-id']).toBe(res.headers['x-request-id']);
     expect(res.headers['set-cookie']).toBeUndefined();
     expect(JSON.stringify(res.headers)).not.toMatch(/bearer/i);
