@@ -98,7 +98,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(upstream.gsqlUrl && { gsqlUrl: upstream.gsqlUrl }),
     version: upstream.version,
     dispatcher: tokenAgent,
-    timeoutMs: Math.min(config.upstreamTimeoutMs, 10_000),
+    // Half the request's deadline at most: when a refresh stalls, a due but unexpired token still has
+    // time left to serve the request that asked for it.
+    timeoutMs: Math.min(Math.ceil(config.upstreamTimeoutMs / 2), 10_000),
     now,
   });
   const broker = createTokenBroker({

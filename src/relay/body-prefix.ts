@@ -71,6 +71,5 @@ export async function readRequestBody(
   return prefix.size === 0 ? null : concatPrefix(prefix);
 }
 
-/** The rest of the body is never read: `Connection: close` lets the server drop it with the socket. */
 const tooLarge = (maxBytes: number): AppError =>
-  new AppError(413, 'payload_too_large', `Request body is larger than ${maxBytes} bytes`, { headers: { Connection: 'close' } });
+  new AppError(413, 'payload_too_large', `Request body is larger than ${maxBytes} bytes`);

@@ -6,6 +6,7 @@ import type { Logger } from '../observability/logger.js';
 import type { AllowRule } from './allowlist.js';
 import { readRequestBody } from './body-prefix.js';
 import { HeaderPolicy, type ForwardedFor } from './header-policy.js';
+import { lingerThenClose } from './linger.js';
 import { guardRelayRequest } from './path-guard.js';
 import { streamBody } from './stream-body.js';
 import { RelayCancel } from './relay-cancel.js';
@@ -94,8 +95,7 @@ class UndiciRelay implements Relay {
     } catch (err) {
       clearTimeout(deadline);
       if (cancel.reason === 'client') return; // the browser left: nobody to answer
-      // An unread rest of the body (a deadline during a slow upload) goes with the connection.
-      if (!req.complete) res.setHeader('Connection', 'close');
+      if (!req.complete) lingerThenClose(req, res);
       const failure = cancel.reason === 'deadline' ? upstreamAppError(this.fail('timeout', err, call.requestId), err) : err;
       this.observe(method, isAppError(failure) ? failure.status : 500, started);
       throw failure;

@@ -19,7 +19,7 @@ describe('three service processes on one Redis', () => {
   let cluster: Cluster;
   // 40 s tokens refreshed 35 s before expiry: due 5 s after issue, so the refresh case waits only briefly.
   beforeAll(async () => {
-    cluster = await startCluster({ instances: 3, label: 'multi-flight', env: { TG_TOKEN_LIFETIME: '40', TOKEN_REFRESH_BEFORE: '35' } });
+    cluster = await startCluster({ instances: 3, label: 'multi-flight', env: { TG_TOKEN_LIFETIME: '40', TOKEN_REFRESH_BEFORE: '35', RELAY_SESSION_CONCURRENCY: '100' } });
   }, 60_000);
   afterAll(() => cluster?.close());
 

@@ -25,7 +25,8 @@ describe('Redis Cluster: three masters', () => {
     rig = await startRig({
       store: { env: { REDIS_CLUSTER_NODES: cluster.nodeList } },
       now: clock.now,
-      env: { TG_TOKEN_LIFETIME: '1000', TOKEN_REFRESH_BEFORE: '100', LOGIN_RATE_LIMIT: '1000' },
+      // One session's 100 concurrent requests are the point of the single-flight test below.
+      env: { TG_TOKEN_LIFETIME: '1000', TOKEN_REFRESH_BEFORE: '100', LOGIN_RATE_LIMIT: '1000', RELAY_SESSION_CONCURRENCY: '100' },
     });
     admin = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
   }, 40_000);

@@ -1,0 +1,21 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** How long the rest of a refused body is read and dropped after the answer went out. */
+export const LINGER_MS = 2000;
+
+/**
+ * After an early answer (413, or a deadline during a slow upload), the client may still be sending.
+ * Closing at once would reset the connection while its bytes are in flight, and a reset can destroy
+ * the answer before the client reads it; reading on forever would let it send for REQUEST_TIMEOUT_MS.
+ * So, as nginx's lingering close does: Node drops the rest of the body, and the socket is closed
+ * LINGER_MS after the answer unless the body ended first (the connection then stays usable).
+ */
+export function lingerThenClose(req: IncomingMessage, res: ServerResponse, ms = LINGER_MS): void {
+  res.once('finish', () => {
+    if (req.complete) return;
+    const timer = setTimeout(() => req.socket.destroy(), ms);
+    const done = (): void => clearTimeout(timer);
+    req.once('end', done);
+    req.socket.once('close', done);
+  });
+}
