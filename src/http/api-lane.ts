@@ -11,7 +11,7 @@ import { forwardedFor } from './forwarded.js';
 import { ownOrigin, type TrustProxySetting } from './own-origin.js';
 import { REQUEST_ID_HEADER, chooseRequestId } from './request-id.js';
 import type { SessionGate } from './require-session.js';
-import type { HeaderList } from './security.js';
+import type { SecurityHeaderSets } from './security.js';
 import type { SessionConcurrency } from './session-concurrency.js';
 import type { SessionLookup } from './session-lookup.js';
 
@@ -21,7 +21,7 @@ const ROUTE = `${API_MOUNT}/*`;
 export interface ApiLaneDeps {
   logger: Logger;
   metrics: Metrics;
-  securityHeaders: HeaderList;
+  securityHeaders: SecurityHeaderSets;
   /** Answers a CORS preflight (true) or adds the CORS headers and lets the request go on. */
   cors: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** The CSRF check; `own` gives this service's origin as the request reached it. */
@@ -92,13 +92,13 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       trackAccess(logger, req, res, () => requestId, () => ROUTE);
       metrics.activeRequests.inc();
       res.once('close', inFlightDone);
-      for (const [name, value] of securityHeaders) res.setHeader(name, value);
+      // Worked out once: the security headers need its scheme, the CSRF check its host, the relay all of it.
+      const fwd = forwarded(req);
+      const seen = () => fwd;
+      for (const [name, value] of fwd.proto === 'https' ? securityHeaders.https : securityHeaders.http) res.setHeader(name, value);
       const q = url.indexOf('?');
       const path = q === -1 ? url : url.slice(0, q);
       const fail = (err: unknown) => answerError(logger, err, req, res, { requestId, path });
-      // Worked out at most once: the CSRF check needs it when an Origin came, the relay always.
-      let fwd: ForwardedFor | undefined;
-      const seen = () => (fwd ??= forwarded(req));
       try {
         if (cors(req, res)) return;
         const refused = csrf(req, path, () => ownOrigin(seen()));

@@ -26,35 +26,54 @@ export function securityMiddleware(options: SecurityOptions): RequestHandler[] {
 
 export type HeaderList = ReadonlyArray<readonly [string, string]>;
 
+/** helmet's headers for each transport: HSTS and upgrade-insecure-requests only mean something over https. */
+export interface SecurityHeaderSets {
+  https: HeaderList;
+  http: HeaderList;
+}
+
 /**
- * The headers helmet sets, worked out once by running it against a recorder: with this configuration
- * they never depend on the request, and setting a fixed list spares a dozen middleware calls per request.
+ * The headers helmet sets, worked out once per transport by running it against a recorder: with this
+ * configuration they never depend on anything else in the request, and setting a fixed list spares a
+ * dozen middleware calls per request.
  */
-export function securityHeaders(): HeaderList {
+export function securityHeaders(): SecurityHeaderSets {
+  return { https: recordHeaders(helmetConfigured('https')), http: recordHeaders(helmetConfigured('http')) };
+}
+
+function recordHeaders(middleware: ReturnType<typeof helmet>): HeaderList {
   const headers = new Map<string, string>();
   const recorder = {
     setHeader: (name: string, value: unknown) => void headers.set(name, String(value)),
     removeHeader: (name: string) => void headers.delete(name),
   };
   let finished = false;
-  helmetConfigured()({} as IncomingMessage, recorder as unknown as ServerResponse, () => {
+  middleware({} as IncomingMessage, recorder as unknown as ServerResponse, () => {
     finished = true;
   });
   if (!finished) throw new Error('helmet did not finish synchronously; its headers cannot be precomputed');
   return [...headers];
 }
 
-/** helmet's headers as a middleware (precomputed, see securityHeaders). */
+/**
+ * helmet's headers as a middleware (precomputed, see securityHeaders), chosen by the transport the browser
+ * used (req.protocol: the socket, or X-Forwarded-Proto from a trusted proxy).
+ */
 export function helmetMiddleware(): RequestHandler {
-  const headers = securityHeaders();
-  return (_req, res, next) => {
-    for (const [name, value] of headers) res.setHeader(name, value);
+  const sets = securityHeaders();
+  return (req, res, next) => {
+    for (const [name, value] of req.protocol === 'https' ? sets.https : sets.http) res.setHeader(name, value);
     next();
   };
 }
 
-/** helmet's defaults with a CSP tightened for the demo page: own scripts and styles only, nothing inline. */
-export function helmetConfigured() {
+/**
+ * helmet's defaults with a CSP tightened for the demo page: own scripts and styles only, nothing inline.
+ * Over plain http there is no HSTS (browsers ignore it there) and no upgrade-insecure-requests, which
+ * would send the page's own scripts to an https port that does not exist and leave a blank page.
+ */
+export function helmetConfigured(transport: 'https' | 'http' = 'https') {
+  const https = transport === 'https';
   return helmet({
     contentSecurityPolicy: {
       useDefaults: true,
@@ -69,8 +88,10 @@ export function helmetConfigured() {
         'frame-ancestors': ["'none'"],
         'object-src': ["'none'"],
         'base-uri': ["'none'"],
+        'upgrade-insecure-requests': https ? [] : null,
       },
     },
+    strictTransportSecurity: https,
   });
 }
 

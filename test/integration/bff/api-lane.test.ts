@@ -15,12 +15,15 @@ describe('the /api lane in front of the app', () => {
   const http = () => supertest(rig.service.app);
 
   test('when a relayed answer comes back, then it carries the same security headers as an app page', async () => {
-    const relayed = await agent.get('/api/echo').expect(200);
-    const page = await http().get('/no-such-page').expect(404);
+    const relayed = await agent.get('/api/echo').set('X-Forwarded-Proto', 'https').expect(200);
+    const page = await http().get('/no-such-page').set('X-Forwarded-Proto', 'https').expect(404);
     for (const name of ['content-security-policy', 'strict-transport-security', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'cross-origin-opener-policy']) {
       expect(relayed.headers[name]).toBeDefined();
       expect(relayed.headers[name]).toBe(page.headers[name]);
     }
+    const plain = await agent.get('/api/echo').expect(200);
+    expect(plain.headers['strict-transport-security']).toBeUndefined();
+    expect(plain.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
     expect(relayed.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(relayed.headers.vary).toMatch(/Origin/);
   });

@@ -51,7 +51,7 @@ describe('CORS', () => {
 
 describe('helmet', () => {
   it('when any response is sent, then helmet headers and a CSP without inline script or style are present', async () => {
-    const res = await request(securityApp().app).get('/');
+    const res = await request(securityApp({}, true).app).get('/').set('X-Forwarded-Proto', 'https');
     const csp = res.headers['content-security-policy'] ?? '';
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("script-src 'self'");

@@ -4,21 +4,33 @@ import { helmetConfigured, helmetMiddleware, securityHeaders } from '../../../sr
 
 // The security headers are helmet's, computed once. They must stay exactly what helmet itself sets on a
 // real response, whatever helmet version is installed.
-async function headersFrom(middleware: express.RequestHandler, path = '/'): Promise<Record<string, unknown>> {
+async function headersFrom(middleware: express.RequestHandler, path = '/', proto = 'https'): Promise<Record<string, unknown>> {
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
   app.use(middleware);
   app.get('/{*rest}', (_req, res) => res.end());
-  const res = await request(app).get(path).expect(200);
+  const res = await request(app).get(path).set('X-Forwarded-Proto', proto).expect(200);
   const { date: _date, connection: _connection, 'keep-alive': _keepAlive, 'content-length': _length, ...rest } = res.headers;
   return rest;
 }
 
-it('when the precomputed list is set, then the response carries exactly the headers helmet would set', async () => {
-  const byHelmet = await headersFrom(helmetConfigured());
+it.each(['https', 'http'] as const)('when the precomputed %s list is set, then the response carries exactly the headers helmet would set', async (proto) => {
+  const byHelmet = await headersFrom(helmetConfigured(proto), '/', proto);
   expect(Object.keys(byHelmet).length).toBeGreaterThan(8);
-  expect(await headersFrom(helmetMiddleware())).toEqual(byHelmet);
-  expect(Object.fromEntries(securityHeaders().map(([name, value]) => [name.toLowerCase(), value]))).toEqual(byHelmet);
+  expect(await headersFrom(helmetMiddleware(), '/', proto)).toEqual(byHelmet);
+  expect(Object.fromEntries(securityHeaders()[proto].map(([name, value]) => [name.toLowerCase(), value]))).toEqual(byHelmet);
+});
+
+it('when the request came over plain http, then there is no HSTS and no upgrade-insecure-requests, and the CSP is otherwise the same', async () => {
+  const https = await headersFrom(helmetMiddleware(), '/', 'https');
+  const http = await headersFrom(helmetMiddleware(), '/', 'http');
+  expect(https['strict-transport-security']).toMatch(/max-age=\d+/);
+  expect(String(https['content-security-policy'])).toContain('upgrade-insecure-requests');
+  expect(http['strict-transport-security']).toBeUndefined();
+  const withoutUpgrade = String(https['content-security-policy']).replace(/;?upgrade-insecure-requests/, '');
+  expect(http['content-security-policy']).toBe(withoutUpgrade);
+  expect(http['x-content-type-options']).toBe('nosniff');
 });
 
 it('when helmet answers other paths and methods, then its headers do not change (so precomputing is sound)', async () => {
