@@ -16,6 +16,7 @@ import { requestId } from './http/request-id.js';
 import { frontDoor, type FrontDoor } from './http/front-door.js';
 import { sessionGate } from './http/require-session.js';
 import { corsCheck, csrfCheck, securityHeaders, securityMiddleware } from './http/security.js';
+import { loopbackCountsAsSecure } from './http/loopback-secure.js';
 import { sessionMiddleware } from './http/session.js';
 import { sessionConcurrency } from './http/session-concurrency.js';
 import { sessionLookup } from './http/session-lookup.js';
@@ -23,6 +24,8 @@ import { sessionLookup } from './http/session-lookup.js';
 export interface AppSettings {
   cookieName: string;
   cookieSecure: boolean;
+  /** Development only: plain http from this machine to a loopback name counts as secure (browsers agree). */
+  loopbackIsSecure?: boolean;
   sessionSecrets: readonly string[];
   idleTimeoutSec: number;
   absoluteTimeoutSec: number;
@@ -76,6 +79,7 @@ export function createApp(deps: AppDeps): FrontDoor {
   app.use(opsRoutes({ metrics, isDraining: deps.isDraining, checks: deps.readinessChecks }));
   const security = { allowedOrigins: settings.allowedOrigins, csrfHeader: settings.csrfHeader, trustProxy: settings.trustProxy };
   app.use(...securityMiddleware(security));
+  if (settings.loopbackIsSecure) app.use(loopbackCountsAsSecure());
 
   const session = sessionMiddleware({
     store: stores.sessionStore,
@@ -101,6 +105,7 @@ export function createApp(deps: AppDeps): FrontDoor {
       metrics,
       cookieName: settings.cookieName,
       cookieSecure: settings.cookieSecure,
+      loopbackIsSecure: settings.loopbackIsSecure === true,
       idleTimeoutSec: settings.idleTimeoutSec,
       login: settings.loginRateLimit,
       ...(deps.passwords && { passwords: deps.passwords }),

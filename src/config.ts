@@ -97,6 +97,8 @@ export interface Config {
     absoluteTimeoutSeconds: number;
     cookieName: string;
     cookieSecure: boolean;
+    /** Outside production: plain http to localhost counts as secure for the cookie (browsers agree). */
+    loopbackIsSecure: boolean;
   }>;
   readonly allowedOrigins: readonly string[];
   /** Lower-case header name. */
@@ -195,6 +197,7 @@ function build(v: Values, redis: RedisConfig): Config {
       // The __Host- prefix is only honoured by browsers on Secure cookies.
       cookieName: v.COOKIE_NAME ?? (v.COOKIE_SECURE ? '__Host-tgbff' : 'tgbff'),
       cookieSecure: v.COOKIE_SECURE,
+      loopbackIsSecure: v.COOKIE_SECURE && !production,
     },
     allowedOrigins: v.ALLOWED_ORIGINS,
     csrfHeader: v.CSRF_HEADER,

@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { closeConnectionsWhenDone } from './http/drain-connections.js';
+import { isLoopbackHost } from './http/loopback-secure.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { installSafetyNet } from './observability/safety-net.js';
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
   warnAboutDefaults(config, logger);
 
   let simulator: SimulatorHandle | undefined;
+  let demoSecret: string | undefined;
   let upstream: Upstream;
   if (config.simulator) {
     // Imported only when used: a service with a real TigerGraph never loads the simulator's modules,
@@ -36,11 +38,8 @@ async function main(): Promise<void> {
     const { startSimulator } = await import('./simulator/index.js');
     simulator = await startSimulator({ version: config.tigergraph.version });
     upstream = { restppUrl: simulator.restppUrl, gsqlUrl: simulator.gsqlUrl, version: simulator.version };
-    const demo = simulator.createSecret({ alias: 'tgbff_demo' });
+    demoSecret = simulator.createSecret({ alias: 'tgbff_demo' }).value;
     logger.warn({ restppUrl: simulator.restppUrl, gsqlUrl: simulator.gsqlUrl }, 'no TG_RESTPP_URL: running the TigerGraph simulator in-process');
-    // The one deliberate print of a secret: a throwaway simulator secret, so a developer can log in.
-    logger.flush();
-    process.stdout.write(`\n  Demo secret for the built-in simulator (graph "social"): ${demo.value}\n\n`);
   } else {
     upstream = {
       restppUrl: config.tigergraph.restppUrl as string,
@@ -70,6 +69,9 @@ async function main(): Promise<void> {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.flush();
+  // Before the 'listening' line, so whoever waits for that line has the banner too.
+  process.stdout.write(startBanner(browserUrl(config.host, port), demoSecret));
   logger.info({ port, host: config.host, upstream: upstream.restppUrl, redis: config.redis.mode }, 'listening');
   logger.flush(); // lines are batched (LOG_FLUSH_MS); this one should not wait
 
@@ -99,6 +101,20 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', (s) => void shutdown(s));
   process.on('SIGINT', (s) => void shutdown(s));
+}
+
+/** The address to open: a wildcard or loopback bind is reached as localhost, which browsers treat as secure. */
+function browserUrl(host: string | undefined, port: number): string {
+  const wildcardOrLoopback = host === undefined || host === '' || host === '0.0.0.0' || host === '::' || isLoopbackHost(host);
+  const name = wildcardOrLoopback ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}/`;
+}
+
+function startBanner(url: string, demoSecret: string | undefined): string {
+  const lines = [`  tigergraph-bff is listening: open ${url} in a browser`];
+  // The one deliberate print of a secret: a throwaway simulator secret, so a developer can log in.
+  if (demoSecret !== undefined) lines.push(`  Demo secret for the built-in simulator (graph "social"): ${demoSecret}`);
+  return `\n${lines.join('\n')}\n\n`;
 }
 
 function warnAboutDefaults(config: Config, logger: Logger): void {

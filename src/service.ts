@@ -138,6 +138,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     settings: {
       cookieName: config.session.cookieName,
       cookieSecure: config.session.cookieSecure,
+      loopbackIsSecure: config.session.loopbackIsSecure,
       sessionSecrets: config.session.secrets,
       idleTimeoutSec: config.session.idleTimeoutSeconds,
       absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,

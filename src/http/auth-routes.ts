@@ -4,6 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Cipher, RateLimiter, TokenStore, TombstoneStore } from '../store/types.js';
 import type { TokenBroker } from '../tokens/token-broker.js';
+import { httpsRequired } from './https-required.js';
 import { cookieClearOptions } from './session.js';
 import { requireSession, sessionContext, type RequireSessionDeps } from './require-session.js';
 import { parseLoginBody } from './login-body.js';
@@ -22,6 +23,8 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   metrics: Metrics;
   cookieName: string;
   cookieSecure: boolean;
+  /** Development: plain http to a loopback name counts as secure (see loopback-secure.ts). */
+  loopbackIsSecure?: boolean;
   idleTimeoutSec: number;
   login: { max: number; windowSec: number };
   /** Set when PASSWORD_LOGIN is on: creates and drops the per-session secrets. */
@@ -79,10 +82,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
   }
 
   router.post('/login', json, async (req: Request, res: Response) => {
-    if (deps.cookieSecure && !req.secure) {
-      // express-session silently drops a Secure cookie on plain http; say why instead of a login that "works".
-      throw new AppError(403, 'https_required', 'Login needs https; behind a TLS-terminating proxy set TRUST_PROXY');
-    }
+    if (deps.cookieSecure && !req.secure) throw httpsRequired(req, { development: deps.loopbackIsSecure === true });
     const byPassword = wantsPasswordLogin(req.body)
       ? parsePasswordLogin(req.body, { enabled: deps.passwords !== undefined, graphRequired: deps.passwords?.graphRequired ?? true })
       : undefined;

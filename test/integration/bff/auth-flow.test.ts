@@ -172,7 +172,8 @@ describe('the session cookie', () => {
   });
 
   test('when the request did not arrive over https, then login refuses with 403 https_required instead of silently setting no cookie', async () => {
-    const res = await supertest(rig.service.app).post('/auth/login').set(CSRF).send({ secret: rig.secret });
+    // A LAN name: only loopback names count as secure over plain http (see loopback-cookie.test.ts).
+    const res = await supertest(rig.service.app).post('/auth/login').set(CSRF).set('Host', 'bff.lan:8080').send({ secret: rig.secret });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('https_required');
     expect(res.headers['set-cookie']).toBeUndefined();
