@@ -35,14 +35,14 @@ export interface HeadlessChromium {
 }
 
 /** A headless Chromium with a fresh profile directory, removed again on close. */
-export async function launchChromium(): Promise<HeadlessChromium> {
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<HeadlessChromium> {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(chromiumAvailability().reason);
   const profile = await mkdtemp(join(tmpdir(), 'tgbff-chromium-'));
   // A persistent context is how playwright takes an explicit --user-data-dir.
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ARGS,
+    args: [...ARGS, ...extraArgs],
     viewport: { width: 1000, height: 720 },
   });
   return {
