@@ -64,8 +64,16 @@ const FIELDS = {
   TOKEN_LEASE_TTL_MS: withDefault(integer(100, 600_000), 5000),
 };
 
+export type ConfigKey = keyof typeof FIELDS;
+
 /** Every environment key the service reads (.env.example documents each). */
-export const CONFIG_KEYS: readonly string[] = Object.freeze(Object.keys(FIELDS));
+export const CONFIG_KEYS: readonly ConfigKey[] = Object.freeze(Object.keys(FIELDS) as ConfigKey[]);
+
+/** What each key is when unset, from its parser (undefined: no default). For the generated docs. */
+export function configDefault(key: ConfigKey): unknown {
+  const parsed = (FIELDS[key] as z.ZodType).safeParse(undefined);
+  return parsed.success ? parsed.data : undefined;
+}
 
 type Values = { [K in keyof typeof FIELDS]: z.output<(typeof FIELDS)[K]> };
 

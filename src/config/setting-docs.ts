@@ -1,0 +1,82 @@
+import type { ConfigKey } from '../config.js';
+
+export interface SettingSection {
+  title: string;
+  /** Said once under the title. */
+  intro?: string;
+}
+
+export interface SettingDoc {
+  section: SectionId;
+  /** What the key does, one or two sentences; the default is added from the parser. */
+  doc: string;
+  /** Said instead of the parsed default when that is computed at start-up or is not a plain value. */
+  defaultText?: string;
+  /** Said after the parsed default, e.g. what a number of seconds amounts to. */
+  defaultNote?: string;
+}
+
+export type SectionId = 'service' | 'tigergraph' | 'redis' | 'sessions-and-cookie' | 'browser-security' | 'features';
+
+/** The sections of .env.example and docs/configuration.md, in order. */
+export const SETTING_SECTIONS: Readonly<Record<SectionId, SettingSection>> = {
+  service: { title: 'Service' },
+  tigergraph: { title: 'TigerGraph' },
+  redis: { title: 'Redis', intro: 'set at most one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES; none = in-memory store, not in production' },
+  'sessions-and-cookie': { title: 'Sessions and cookie' },
+  'browser-security': { title: 'Browser security' },
+  features: { title: 'Features' },
+};
+
+/**
+ * What every key means, beside its parser and default in config.ts: .env.example and docs/configuration.md
+ * are generated from these two (`npm run docs:config`), and a test fails when either file differs.
+ * A Record over ConfigKey, so a new key does not compile until it is documented here.
+ */
+export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
+  NODE_ENV: { section: 'service', doc: '"production" makes TG_RESTPP_URL, a Redis mode and the session secrets mandatory.' },
+  PORT: { section: 'service', doc: 'Port to listen on.' },
+  HOST: { section: 'service', doc: 'Address to bind.' },
+  LOG_LEVEL: { section: 'service', doc: 'Log level: fatal, error, warn, info, debug, trace or silent.' },
+  LOG_FLUSH_MS: { section: 'service', doc: 'Log lines are written in batches of about 4 KiB, at the latest this often, in ms; 0 writes each line at once.' },
+  SHUTDOWN_TIMEOUT_MS: { section: 'service', doc: 'Time to finish in-flight requests on SIGTERM before exiting, in ms.' },
+  TG_RESTPP_URL: { section: 'tigergraph', doc: 'Data server (RESTPP) URL, e.g. http://tg:9000 or https://host/restpp (Cloud, 4.x); unset outside production runs the simulator.' },
+  TG_GSQL_URL: { section: 'tigergraph', doc: 'Admin (GSQL) server URL, e.g. http://tg:14240 or https://host (Cloud); needed for 4.1+, PASSWORD_LOGIN, ADMIN_ROUTES.' },
+  TG_VERSION: { section: 'tigergraph', doc: 'TigerGraph version as x.y[.z]; decides the token wire format.' },
+  TG_TOKEN_LIFETIME: { section: 'tigergraph', doc: 'Lifetime requested for each token, in seconds.', defaultNote: '30 days' },
+  TOKEN_REFRESH_BEFORE: { section: 'tigergraph', doc: 'Refresh a token this many seconds before it expires; must be below TG_TOKEN_LIFETIME.' },
+  TG_CA_FILE: { section: 'tigergraph', doc: "PEM file with the CA that signed TigerGraph's TLS certificate, read once at start-up.", defaultText: 'system CAs' },
+  UPSTREAM_TIMEOUT_MS: { section: 'tigergraph', doc: "Per-request upstream deadline in ms, counted from the request's arrival (session, token, body and pool queue included) to the answer's headers; also the longest pause between chunks of the answer." },
+  UPSTREAM_CONNECTIONS: { section: 'tigergraph', doc: 'Keep-alive connections to the data server, shared by all sessions of one instance.' },
+  RELAY_SESSION_CONCURRENCY: { section: 'tigergraph', doc: 'Relayed requests one session may have in flight on one instance; more get 429 too_many_requests.' },
+  RELAY_FORWARD_HEADERS: { section: 'tigergraph', doc: 'Browser headers the relay forwards besides its allowlist (Accept, Accept-Language, Content-Type, Content-Encoding, GSQL-TIMEOUT, RESPONSE-LIMIT), comma list; credentials, framing and override headers are refused.' },
+  RELAY_ALLOW: { section: 'tigergraph', doc: 'RESTPP paths the /api relay may forward: comma list of path prefixes, each optionally "METHOD /prefix".', defaultText: "the relay's built-in list" },
+  MAX_BODY_BYTES: { section: 'tigergraph', doc: 'Largest request body accepted, in bytes, chunked or not; a larger /api body gets 413 and never reaches TigerGraph.' },
+  HEADERS_TIMEOUT_MS: { section: 'tigergraph', doc: 'Slow clients: a request whose headers take longer than this (ms) is answered 408 and its connection closed.' },
+  REQUEST_TIMEOUT_MS: { section: 'tigergraph', doc: 'Slow clients: a request whose headers and body together take longer than this (ms) gets 408, connection closed.' },
+  REDIS_URL: { section: 'redis', doc: 'Standalone Redis, redis:// or rediss:// (TLS) URL.' },
+  REDIS_SENTINELS: { section: 'redis', doc: 'Sentinels as host:port,host:port; needs REDIS_SENTINEL_NAME.' },
+  REDIS_SENTINEL_NAME: { section: 'redis', doc: 'Name of the master the sentinels watch.' },
+  REDIS_SENTINEL_PASSWORD: { section: 'redis', doc: 'Password for the sentinels themselves, if they require one.' },
+  REDIS_CLUSTER_NODES: { section: 'redis', doc: 'Cluster seed nodes as host:port,host:port.' },
+  REDIS_USERNAME: { section: 'redis', doc: 'Redis ACL username.' },
+  REDIS_PASSWORD: { section: 'redis', doc: 'Redis password.' },
+  REDIS_TLS: { section: 'redis', doc: 'Connect to Redis over TLS.', defaultNote: 'a rediss:// URL turns it on too' },
+  REDIS_CA_FILE: { section: 'redis', doc: "PEM file with the CA that signed Redis's TLS certificate, trusted besides the public roots; needs TLS.", defaultText: 'system CAs' },
+  REDIS_COMMAND_TIMEOUT_MS: { section: 'redis', doc: 'Redis command timeout in ms, so a stalled Redis answers 503 instead of hanging.' },
+  REDIS_PREFIX: { section: 'redis', doc: 'Prefix of every Redis key this service writes.' },
+  SESSION_SECRET: { section: 'sessions-and-cookie', doc: 'Cookie signing secrets, comma list, each >= 32 chars, first signs; required in production, else generated per start.', defaultText: 'generated per start (outside production)' },
+  SESSION_ENCRYPTION_KEYS: { section: 'sessions-and-cookie', doc: 'At-rest encryption keys as id:base64key,... (32 bytes: openssl rand -base64 32), first encrypts; required in production, else generated.', defaultText: 'generated per start (outside production)' },
+  SESSION_IDLE_TIMEOUT: { section: 'sessions-and-cookie', doc: 'Seconds of inactivity after which a session ends.' },
+  SESSION_ABSOLUTE_TIMEOUT: { section: 'sessions-and-cookie', doc: 'Seconds after login at which a session ends regardless of activity; at least the idle timeout.' },
+  COOKIE_SECURE: { section: 'sessions-and-cookie', doc: 'Mark the cookie Secure; set false only for local plain-http use, never in production.' },
+  COOKIE_NAME: { section: 'sessions-and-cookie', doc: 'Cookie name.', defaultText: '__Host-tgbff, or tgbff when COOKIE_SECURE=false (__Host- requires Secure)' },
+  ALLOWED_ORIGINS: { section: 'browser-security', doc: 'Other origins (scheme://host[:port], comma list) allowed CORS with credentials and state changes; own origin always allowed.' },
+  CSRF_HEADER: { section: 'browser-security', doc: 'Header every /api and state-changing /auth request must carry, any value.' },
+  TRUST_PROXY: { section: 'browser-security', doc: 'Proxies to believe for X-Forwarded-*: false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal.' },
+  PASSWORD_LOGIN: { section: 'features', doc: 'Allow login with username/password: the service creates a per-session secret as that user.' },
+  ADMIN_ROUTES: { section: 'features', doc: 'Enable the /admin/secrets routes.' },
+  LOGIN_RATE_LIMIT: { section: 'features', doc: 'Login attempts allowed per client address (and per username) per window.' },
+  LOGIN_RATE_WINDOW: { section: 'features', doc: 'Length of the login rate-limit window in seconds.' },
+  TOKEN_LEASE_TTL_MS: { section: 'features', doc: 'How long a token refresh lease lives in ms. The holder renews it while its upstream call runs; if the holder dies, other instances take over once it lapses.' },
+};
