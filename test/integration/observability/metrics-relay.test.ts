@@ -11,7 +11,7 @@ describe('relay and upstream metrics after real traffic', () => {
   });
   afterAll(() => rig.close());
 
-  const metrics = () => scrape(rig.agent());
+  const metrics = () => scrape(rig.service.metricsApp);
   const delta = (before: Scrape, after: Scrape, name: string, labels: Record<string, string>) =>
     after.value(name, labels) - before.value(name, labels);
 
