@@ -48,3 +48,18 @@ describe('metrics on their own port (a real service process, METRICS_PORT=0)', (
     expect(res.code).toBe(code);
   });
 });
+
+describe('METRICS_PORT=off (a real service process)', () => {
+  test('when metrics are switched off, then the service starts without a metrics listener and the public port still has no /metrics', async () => {
+    const rig = await startGuardRig('metrics-off', { METRICS_PORT: 'off' });
+    try {
+      expect(rig.bff.metricsUrl).toBeUndefined();
+      expect(rig.bff.output()).toMatch(/"msg":"listening"/);
+      const res = await rawRequest(rig.bff.url, 'GET', '/metrics');
+      expect(res.status).toBe(404);
+      expect(res.code).toBe('not_found');
+    } finally {
+      await rig.close();
+    }
+  }, 60_000);
+});
