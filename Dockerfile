@@ -26,9 +26,13 @@ RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean -
 
 FROM ${NODE_IMAGE} AS runtime
 # HOST 0.0.0.0: inside a container the service must listen beyond loopback to be reachable at all.
+# The metrics listener too, so a scraper on the container network reaches it; it is deliberately not
+# EXPOSEd (`docker run -P` would publish it): publish 8080 only.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    PORT=8080
+    PORT=8080 \
+    METRICS_HOST=0.0.0.0 \
+    METRICS_PORT=9464
 WORKDIR /app
 # Owned by root and read-only to the `node` user, so a compromised process cannot rewrite its own code.
 COPY --from=deps /app/node_modules ./node_modules

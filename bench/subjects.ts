@@ -95,6 +95,7 @@ function bff(id: string, label: string, store: 'redis' | 'memory', extraEnv: Rec
       const env: Record<string, string> = {
         PORT: String(port),
         HOST: '127.0.0.1',
+        METRICS_PORT: '0', // subjects run side by side: no fixed metrics port to collide on
         TG_RESTPP_URL: ctx.sim.restppUrl,
         TG_GSQL_URL: ctx.sim.gsqlUrl,
         TG_VERSION: '3.9.3',

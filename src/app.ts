@@ -13,6 +13,7 @@ import { authRoutes } from './http/auth-routes.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { opsRoutes, type ReadinessCheck } from './http/ops-routes.js';
 import { requestId } from './http/request-id.js';
+import { applyRouting } from './http/routing.js';
 import { frontDoor, type FrontDoor } from './http/front-door.js';
 import { sessionGate } from './http/require-session.js';
 import { corsCheck, csrfCheck, securityHeaders, securityMiddleware } from './http/security.js';
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps): FrontDoor {
   const { settings, stores, metrics } = deps;
   const now = deps.now ?? Date.now;
   const app = express();
+  applyRouting(app);
   app.disable('x-powered-by');
   app.set('trust proxy', settings.trustProxy);
 
@@ -76,9 +78,10 @@ export function createApp(deps: AppDeps): FrontDoor {
     res.once('close', () => metrics.activeRequests.dec());
     next();
   });
-  app.use(opsRoutes({ metrics, isDraining: deps.isDraining, checks: deps.readinessChecks }));
   const security = { allowedOrigins: settings.allowedOrigins, csrfHeader: settings.csrfHeader, trustProxy: settings.trustProxy };
   app.use(...securityMiddleware(security));
+  // After the security headers: probes' answers carry them like every other answer (GETs, so no CSRF).
+  app.use(opsRoutes({ isDraining: deps.isDraining, checks: deps.readinessChecks }));
   if (settings.loopbackIsSecure) app.use(loopbackCountsAsSecure());
 
   const session = sessionMiddleware({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  boolean, cookieName, headerName, hostPort, httpUrl, integer, list, oneOf, optional, origin, pemFile, text, version,
+  boolean, cookieName, headerName, hostPort, httpUrl, integer, list, oneOf, optional, origin, pemFile, portOrOff, text, version,
   withDefault, type HostPort, type KeyIssue,
 } from './config/fields.js';
 import { forwardHeader } from './config/forward-header.js';
@@ -20,6 +20,8 @@ const FIELDS = {
   NODE_ENV: withDefault(text, 'development'),
   PORT: withDefault(integer(0, 65535), 8080),
   HOST: withDefault(text, '0.0.0.0'),
+  METRICS_PORT: withDefault(portOrOff, 9464 as number | null),
+  METRICS_HOST: withDefault(text, '127.0.0.1'),
   TG_RESTPP_URL: optional(httpUrl),
   TG_GSQL_URL: optional(httpUrl),
   TG_VERSION: withDefault(version, '3.9.3'),
@@ -82,6 +84,8 @@ export interface Config {
   readonly production: boolean;
   readonly port: number;
   readonly host: string;
+  /** The Prometheus listener (GET /metrics only); port null when METRICS_PORT=off. */
+  readonly metrics: Readonly<{ port: number | null; host: string }>;
   readonly tigergraph: Readonly<{
     restppUrl?: string;
     gsqlUrl?: string;
@@ -186,6 +190,7 @@ function build(v: Values, redis: RedisConfig): Config {
     production,
     port: v.PORT,
     host: v.HOST,
+    metrics: { port: v.METRICS_PORT, host: v.METRICS_HOST },
     tigergraph: {
       ...(v.TG_RESTPP_URL !== undefined && { restppUrl: v.TG_RESTPP_URL }),
       ...(v.TG_GSQL_URL !== undefined && { gsqlUrl: v.TG_GSQL_URL }),

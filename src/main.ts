@@ -59,20 +59,20 @@ async function main(): Promise<void> {
     },
     service.app,
   );
-  server.listen(config.port, config.host);
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
   let stopping = false;
   closeConnectionsWhenDone(server, () => stopping);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  // Metrics get their own listener, unpublished, so the public port has no /metrics in any spelling.
+  const metricsServer = config.metrics.port === null ? undefined : createServer(service.metricsApp);
+  const metricsPort = metricsServer && (await listen(metricsServer, config.metrics.port ?? 0, config.metrics.host));
+  const port = await listen(server, config.port, config.host);
   logger.flush();
   // Before the 'listening' line, so whoever waits for that line has the banner too.
   process.stdout.write(startBanner(browserUrl(config.host, port), demoSecret));
-  logger.info({ port, host: config.host, upstream: upstream.restppUrl, redis: config.redis.mode }, 'listening');
+  logger.info(
+    { port, host: config.host, ...(metricsServer && { metricsPort, metricsHost: config.metrics.host }), upstream: upstream.restppUrl, redis: config.redis.mode },
+    'listening',
+  );
   logger.flush(); // lines are batched (LOG_FLUSH_MS); this one should not wait
 
   const shutdown = async (signal: NodeJS.Signals) => {
@@ -93,6 +93,9 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     clearTimeout(deadline);
+    // Last: a scrape during the drain still sees the final counts.
+    metricsServer?.closeAllConnections();
+    metricsServer?.close();
     await service.close();
     await simulator?.close();
     logger.info('stopped');
@@ -115,6 +118,17 @@ function startBanner(url: string, demoSecret: string | undefined): string {
   // The one deliberate print of a secret: a throwaway simulator secret, so a developer can log in.
   if (demoSecret !== undefined) lines.push(`  Demo secret for the built-in simulator (graph "social"): ${demoSecret}`);
   return `\n${lines.join('\n')}\n\n`;
+}
+
+/** Resolves with the port actually bound (PORT=0 picks one); a failed bind rejects, failing the start. */
+async function listen(server: Server, port: number, host: string): Promise<number> {
+  server.listen(port, host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : port;
 }
 
 function warnAboutDefaults(config: Config, logger: Logger): void {

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { RequestListener } from 'node:http';
 import { Agent, Pool, request } from 'undici';
 import { createAdminParts, type SweepOptions } from './admin/admin-parts.js';
 import type { SecretSweeper } from './admin/secret-sweeper.js';
 import { createApp } from './app.js';
 import type { FrontDoor } from './http/front-door.js';
+import { metricsListener } from './http/metrics-listener.js';
+import { securityHeaders } from './http/security.js';
 import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
@@ -32,6 +35,8 @@ export interface Upstream {
 export interface Service {
   /** The request listener (the /api lane in front of the Express app); `app.listen` as with Express. */
   app: FrontDoor;
+  /** The metrics port's request listener: GET /metrics and nothing else (main.ts listens on METRICS_PORT). */
+  metricsApp: RequestListener;
   stores: Stores;
   broker: TokenBroker;
   metrics: Metrics;
@@ -166,6 +171,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
 
   return {
     app,
+    metricsApp: metricsListener({ metrics, logger, securityHeaders: securityHeaders().http }),
     stores,
     broker,
     metrics,

@@ -91,7 +91,10 @@ export function list<T>(item: (raw: string, index: number) => T) {
   };
 }
 
-/** A browser origin such as https://app.example.com (a trailing slash is tolerated). */
+/**
+ * A browser origin such as https://app.example.com, stored in its serialized form (lower-case scheme and
+ * host, no default port, no trailing slash), the form browsers send and the CORS/CSRF checks compare.
+ */
 export function origin(raw: string): string {
   let url: URL;
   try {
@@ -99,11 +102,17 @@ export function origin(raw: string): string {
   } catch {
     throw new Invalid('must list origins like https://app.example.com');
   }
-  const bare = raw.replace(/\/$/, '').toLowerCase();
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== bare) {
+  const bare = url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '';
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !bare || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]+\/?$/i.test(raw)) {
     throw new Invalid('must list origins like https://app.example.com (scheme, host and optional port only)');
   }
   return url.origin;
+}
+
+/** A TCP port, or `off` for a listener the operator does not want. 0 picks a free port (tests). */
+export function portOrOff(raw: string): number | null {
+  if (raw.toLowerCase() === 'off') return null;
+  return integer(0, 65535)(raw);
 }
 
 export interface HostPort {

@@ -3,6 +3,8 @@ import type { KeyIssue } from './fields.js';
 /** The parsed env values rules look at (a subset of the schema's output). */
 export interface RuleValues {
   NODE_ENV: string;
+  PORT: number;
+  METRICS_PORT: number | null;
   TG_RESTPP_URL: string | undefined;
   TG_GSQL_URL: string | undefined;
   TG_VERSION: string;
@@ -41,6 +43,10 @@ function inProduction(keys: (keyof RuleValues)[], check: Rule['check']): Rule {
 const when = (cond: boolean, key: string, message: string): KeyIssue[] => (cond ? [{ key, message }] : []);
 
 export const RULES: readonly Rule[] = [
+  {
+    keys: ['PORT', 'METRICS_PORT'],
+    check: (v) => when(v.METRICS_PORT !== null && v.METRICS_PORT !== 0 && v.METRICS_PORT === v.PORT, 'METRICS_PORT', 'must differ from PORT (metrics have their own listener)'),
+  },
   {
     // Node refuses to start a server whose header timeout is longer than its whole-request timeout.
     keys: ['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'],

@@ -1,4 +1,4 @@
-import express, { type Request, type Response, Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { mapAdminError } from '../admin/admin-errors.js';
 import { checkGraphAccess } from '../admin/graph-access.js';
 import { AppError, isAppError } from '../errors.js';
@@ -6,6 +6,7 @@ import { maskSecret } from '../tigergraph/errors.js';
 import type { SecretClient } from '../tigergraph/secret-api.js';
 import type { AdminCredentials } from '../tigergraph/types.js';
 import { ADMIN_CHALLENGE, basicCredentials } from './basic-credentials.js';
+import { strictRouter } from './routing.js';
 
 export interface AdminRoutesDeps {
   secrets: SecretClient;
@@ -46,7 +47,7 @@ function adminError(err: unknown): unknown {
  * CSRF guard in front of the app covers the state-changing calls.
  */
 export function adminRoutes(deps: AdminRoutesDeps): Router {
-  const router = Router();
+  const router = strictRouter();
   const json = express.json({ limit: '16kb', strict: true });
   const { secrets } = deps;
 

@@ -1,10 +1,11 @@
-import express, { type Request, type Response, Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Cipher, RateLimiter, TokenStore, TombstoneStore } from '../store/types.js';
 import type { TokenBroker } from '../tokens/token-broker.js';
 import { httpsRequired } from './https-required.js';
+import { strictRouter } from './routing.js';
 import { cookieClearOptions } from './session.js';
 import { requireSession, sessionContext, type RequireSessionDeps } from './require-session.js';
 import { parseLoginBody } from './login-body.js';
@@ -47,7 +48,7 @@ function destroy(req: Request): Promise<void> {
 }
 
 export function authRoutes(deps: AuthRoutesDeps): Router {
-  const router = Router();
+  const router = strictRouter();
   const json = express.json({ limit: '16kb', strict: true });
   const tombstoneMs = deps.absoluteTimeoutSec * 1000;
 

@@ -1,5 +1,5 @@
-import { Router, type Request, type Response } from 'express';
-import type { Metrics } from '../observability/metrics.js';
+import type { Request, Response, Router } from 'express';
+import { strictRouter } from './routing.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -8,7 +8,6 @@ export interface ReadinessCheck {
 }
 
 export interface OpsRoutesDeps {
-  metrics: Metrics;
   isDraining: () => boolean;
   checks: ReadinessCheck[];
   /** Bound on each readiness check, so a hung dependency makes /readyz answer 503, not hang. */
@@ -23,9 +22,12 @@ function withTimeout(p: Promise<void>, ms: number): Promise<void> {
   return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** Liveness, readiness and Prometheus metrics. No session, no CSRF: load balancers and scrapers call these. */
+/**
+ * Liveness and readiness. No session, no CSRF: load balancers call these. Metrics are not here: they have
+ * their own port (metrics-listener.ts).
+ */
 export function opsRoutes(deps: OpsRoutesDeps): Router {
-  const router = Router();
+  const router = strictRouter();
   const timeoutMs = deps.checkTimeoutMs ?? 1000;
 
   router.get('/healthz', (_req: Request, res: Response) => {
@@ -54,10 +56,6 @@ export function opsRoutes(deps: OpsRoutesDeps): Router {
       .status(ready ? 200 : 503)
       .set('Cache-Control', 'no-store')
       .json(ready ? { status: 'ready', checks: results } : { status: 'not_ready', reason: failed.length ? `${failed.join(', ')} unavailable` : 'draining', checks: results });
-  });
-
-  router.get('/metrics', async (_req: Request, res: Response) => {
-    res.set('Content-Type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 
   return router;

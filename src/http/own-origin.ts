@@ -19,3 +19,17 @@ export function normalizeOrigin(value: string): string | null {
     return null;
   }
 }
+
+/**
+ * ALLOWED_ORIGINS as CORS and the CSRF guard both read it: an Origin matches when its serialized form
+ * (URL origin: lower-case scheme and host, no default port) equals a listed one's. The answer is that
+ * listed origin's serialized form (config stores it so), so a header echoed back is always the
+ * operator's entry, never the caller's bytes.
+ */
+export function originAllowList(origins: readonly string[]): (origin: string | undefined) => string | null {
+  const listed = new Set(origins.map((o) => normalizeOrigin(o)).filter((o) => o !== null));
+  return (origin) => {
+    const serialized = origin === undefined ? null : normalizeOrigin(origin);
+    return serialized !== null && listed.has(serialized) ? serialized : null;
+  };
+}

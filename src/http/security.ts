@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 import { AppError } from '../errors.js';
 import { forwardedFor } from './forwarded.js';
-import { normalizeOrigin, ownOrigin, type TrustProxySetting } from './own-origin.js';
+import { normalizeOrigin, originAllowList, ownOrigin, type TrustProxySetting } from './own-origin.js';
 
 export interface SecurityOptions {
   allowedOrigins: readonly string[];
@@ -105,15 +105,14 @@ export function corsMiddleware(options: Pick<SecurityOptions, 'allowedOrigins' |
 
 /** The CORS step on plain node objects: true when it answered the request (a preflight). */
 export function corsCheck(options: Pick<SecurityOptions, 'allowedOrigins' | 'csrfHeader'>): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const allowed = new Set(options.allowedOrigins.map((o) => normalizeOrigin(o)).filter((o) => o !== null));
+  const listed = originAllowList(options.allowedOrigins);
   const allowHeaders = `${options.csrfHeader}, content-type, x-request-id`;
   return (req, res) => {
     const vary = res.getHeader('Vary');
     res.setHeader('Vary', vary === undefined || vary === '' ? 'Origin' : `${String(vary)}, Origin`);
-    const origin = req.headers.origin;
-    const normalized = origin === undefined ? null : normalizeOrigin(origin);
-    if (normalized === null || !allowed.has(normalized)) return false;
-    res.setHeader('Access-Control-Allow-Origin', origin as string);
+    const allowed = listed(req.headers.origin);
+    if (allowed === null) return false;
+    res.setHeader('Access-Control-Allow-Origin', allowed);
     res.setHeader('Access-Control-Allow-Credentials', 'true');
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
       res.setHeader('Access-Control-Allow-Methods', CORS_METHODS);
@@ -129,9 +128,9 @@ export function corsCheck(options: Pick<SecurityOptions, 'allowedOrigins' | 'csr
 }
 
 /**
- * `/api/*` (every method) and state-changing `/auth/*` and `/admin/*` need the CSRF header, which a
- * cross-site form cannot send and CORS only lets listed origins send; an Origin, when present, must
- * be our own or listed.
+ * `/api/*` (every method) and every state-changing request need the CSRF header, which a cross-site
+ * form cannot send and CORS only lets listed origins send; an Origin, when present, must be our own or
+ * listed.
  */
 export function csrfGuard(options: SecurityOptions): RequestHandler {
   const check = csrfCheck(options);
@@ -146,7 +145,7 @@ export function csrfGuard(options: SecurityOptions): RequestHandler {
 export function csrfCheck(
   options: Pick<SecurityOptions, 'allowedOrigins' | 'csrfHeader'>,
 ): (req: IncomingMessage, path: string, own: () => string | null) => AppError | null {
-  const allowed = new Set(options.allowedOrigins.map((o) => normalizeOrigin(o)).filter((o) => o !== null));
+  const listed = originAllowList(options.allowedOrigins);
   const header = options.csrfHeader.toLowerCase();
   return (req, path, own) => {
     if (!isGuarded(req.method ?? 'GET', path)) return null;
@@ -157,16 +156,19 @@ export function csrfCheck(
     }
     const origin = req.headers.origin;
     if (origin !== undefined) {
-      const normalized = normalizeOrigin(origin);
-      const ok = normalized !== null && (allowed.has(normalized) || normalized === own());
+      const serialized = normalizeOrigin(origin);
+      const ok = serialized !== null && (listed(origin) !== null || serialized === own());
       if (!ok) return new AppError(403, 'csrf_rejected', 'Origin not allowed');
     }
     return null;
   };
 }
 
+/**
+ * Every state-changing request is guarded whatever its path, so no spelling of a route (case, trailing
+ * slash, percent-encoding) can reach it unguarded; `/api` is guarded for every method because reads
+ * there spend the session's token. The lane matches `/api` with this same case-sensitive prefix.
+ */
 function isGuarded(method: string, path: string): boolean {
-  if (path === '/api' || path.startsWith('/api/')) return true;
-  if (SAFE_METHODS.has(method)) return false;
-  return ['/auth', '/admin'].some((p) => path === p || path.startsWith(`${p}/`));
+  return !SAFE_METHODS.has(method) || path === '/api' || path.startsWith('/api/');
 }

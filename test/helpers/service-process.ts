@@ -5,6 +5,8 @@ import path from 'node:path';
 export interface ServiceProcess {
   port: number;
   url: string;
+  /** The metrics listener's address (METRICS_PORT, 0 by default here); undefined when the build has none. */
+  metricsUrl?: string;
   proc: ChildProcess;
   /** Everything the process wrote, stdout and stderr. */
   output(): string;
@@ -17,11 +19,12 @@ const MAIN = path.resolve(process.env.TGBFF_MAIN ?? 'dist/main.js');
 
 /**
  * Starts the compiled service (dist/main.js, built by the jest globalSetup) as a child process with the
- * given environment and PORT=0, and resolves once it logged the port it listens on.
+ * given environment, PORT=0 and METRICS_PORT=0 (parallel services never collide on a fixed port), and
+ * resolves once it logged the ports it listens on.
  */
 export async function startServiceProcess(env: Record<string, string>, timeoutMs = 15000): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', METRICS_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -46,9 +49,11 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
       reject(new Error(`service exited with ${code} before listening:\n${out}`));
     });
   });
+  const metricsPort = /"metricsPort":(\d+)/.exec(out)?.[1];
   return {
     port,
     url: `http://127.0.0.1:${port}`,
+    ...(metricsPort && { metricsUrl: `http://127.0.0.1:${metricsPort}` }),
     proc,
     output: () => out,
     async stop(signal = 'SIGTERM') {

@@ -13,7 +13,7 @@ interface Exit {
 /** Runs dist/main.js with only `env` (and PATH) until it exits; a start that does not end fails the test. */
 function runToExit(env: Record<string, string>, timeoutMs = 20_000): Promise<Exit> {
   const proc = spawn(process.execPath, [path.resolve('dist/main.js')], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

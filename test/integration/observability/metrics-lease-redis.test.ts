@@ -52,7 +52,7 @@ describe('lease wait metrics when requests share one refresh', () => {
       rig.sim.setFaults({});
     }
     expect((rig.sim.counts()['PUT /requesttoken'] ?? 0) - putsBefore).toBe(1);
-    const m = await scrape(rig.agent());
+    const m = await scrape(rig.service.metricsApp);
     expect(m.sum(WAITS)).toBe(4);
     expect(m.value('tgbff_token_calls_total', { op: 'refresh', result: 'ok' })).toBe(1);
   });
@@ -62,7 +62,7 @@ describe('lease wait metrics when requests share one refresh', () => {
     const cookie = agent.jar.getCookie(rig.config.session.cookieName, { domain: '127.0.0.1', path: '/', secure: false, script: false });
     expect(cookie).toBeDefined();
     const putsBefore = rig.sim.counts()['PUT /requesttoken'] ?? 0;
-    const waitsBefore = (await scrape(supertest(second.app))).sum(WAITS);
+    const waitsBefore = (await scrape(second.metricsApp)).sum(WAITS);
     clock.advance(950_000);
     rig.sim.setFaults({ tokenLatencyMs: 1500 });
     try {
@@ -75,7 +75,7 @@ describe('lease wait metrics when requests share one refresh', () => {
       rig.sim.setFaults({});
     }
     expect((rig.sim.counts()['PUT /requesttoken'] ?? 0) - putsBefore).toBe(1);
-    const m = await scrape(supertest(second.app));
+    const m = await scrape(second.metricsApp);
     expect(m.value(WAITS, { outcome: 'token' })).toBe(1);
     expect(m.sum(WAITS) - waitsBefore).toBe(1);
     expect(m.sum('tgbff_token_calls_total', { op: 'refresh' })).toBe(0);
@@ -94,21 +94,21 @@ describe('Redis error metrics when the service’s own Redis stops', () => {
 
   test('when Redis is down, then each failed Redis round trip is counted, and nothing more once it is back', async () => {
     const agent = await rig.login();
-    expect((await scrape(rig.agent())).value('tgbff_redis_errors_total')).toBe(0);
+    expect((await scrape(rig.service.metricsApp)).value('tgbff_redis_errors_total')).toBe(0);
     await redis.kill();
     const res = await agent.get('/api/echo');
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('store_unavailable');
-    expect((await scrape(rig.agent())).value('tgbff_redis_errors_total')).toBe(1); // the session load; nothing after it ran
+    expect((await scrape(rig.service.metricsApp)).value('tgbff_redis_errors_total')).toBe(1); // the session load; nothing after it ran
     const login = await rig.agent().post('/auth/login').set(CSRF).send({ secret: rig.secret, graph: 'social' });
     expect(login.status).toBe(503);
-    expect((await scrape(rig.agent())).value('tgbff_redis_errors_total')).toBe(2); // the rate limiter's hit
+    expect((await scrape(rig.service.metricsApp)).value('tgbff_redis_errors_total')).toBe(2); // the rate limiter's hit
 
     await redis.restart();
     const deadline = Date.now() + 10_000;
     while ((await rig.agent().get('/readyz')).status !== 200 && Date.now() < deadline) await sleep(100);
-    const afterOutage = (await scrape(rig.agent())).value('tgbff_redis_errors_total');
+    const afterOutage = (await scrape(rig.service.metricsApp)).value('tgbff_redis_errors_total');
     expect((await (await rig.login()).get('/api/echo')).status).toBe(200);
-    expect((await scrape(rig.agent())).value('tgbff_redis_errors_total')).toBe(afterOutage);
+    expect((await scrape(rig.service.metricsApp)).value('tgbff_redis_errors_total')).toBe(afterOutage);
   });
 });

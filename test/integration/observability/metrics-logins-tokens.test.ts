@@ -21,7 +21,7 @@ describe('login metrics after real logins', () => {
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
 
-    const m = await scrape(rig.agent());
+    const m = await scrape(rig.service.metricsApp);
     expect(m.types.tgbff_logins_total).toBe('counter');
     expect(m.value('tgbff_logins_total', { result: 'ok' })).toBe(1);
     expect(m.value('tgbff_logins_total', { result: 'invalid' })).toBe(2);
@@ -63,7 +63,7 @@ describe('token call metrics after real sessions', () => {
     expect((await other.post('/auth/logout')).status).toBe(204); // the session ends even if the delete fails
     rig.sim.setFaults({});
 
-    const m = await scrape(rig.agent());
+    const m = await scrape(rig.service.metricsApp);
     expect(m.types.tgbff_token_calls_total).toBe('counter');
     const calls = (op: string, result: string) => m.value('tgbff_token_calls_total', { op, result });
     expect({
@@ -80,7 +80,7 @@ describe('token call metrics after real sessions', () => {
   });
 
   test('when the token endpoint is too slow or gone, then token calls count as timeout and unavailable upstream errors', async () => {
-    const before = await scrape(rig.agent());
+    const before = await scrape(rig.service.metricsApp);
     const agent = await rig.login();
     clock.advance(950_000);
     rig.sim.setFaults({ tokenLatencyMs: 1500 });
@@ -93,7 +93,7 @@ describe('token call metrics after real sessions', () => {
     const login = await rig.agent().post('/auth/login').set(CSRF).send({ secret: rig.secret, graph: 'social' });
     expect(login.status).toBe(502);
     expect(login.body.error.code).toBe('upstream_unavailable');
-    const after = await scrape(rig.agent());
+    const after = await scrape(rig.service.metricsApp);
     const delta = (kind: string) => after.value('tgbff_upstream_errors_total', { kind }) - before.value('tgbff_upstream_errors_total', { kind });
     expect({ timeout: delta('timeout'), unavailable: delta('unavailable') }).toEqual({ timeout: 1, unavailable: 1 });
   });

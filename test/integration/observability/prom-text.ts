@@ -1,4 +1,5 @@
-import type supertest from 'supertest';
+import type { RequestListener } from 'node:http';
+import supertest from 'supertest';
 
 export interface Sample {
   name: string;
@@ -34,8 +35,9 @@ export interface Scrape {
   has(name: string): boolean;
 }
 
-export async function scrape(agent: { get(path: string): PromiseLike<supertest.Response> }): Promise<Scrape> {
-  const res = await agent.get('/metrics');
+/** Scrapes a service's metrics listener (Service.metricsApp), as Prometheus does on METRICS_PORT. */
+export async function scrape(metricsApp: RequestListener): Promise<Scrape> {
+  const res = await supertest(metricsApp).get('/metrics');
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
   if (!String(res.headers['content-type']).startsWith('text/plain')) throw new Error(`unexpected content type ${res.headers['content-type']}`);
   const { samples, types } = parsePromText(res.text);

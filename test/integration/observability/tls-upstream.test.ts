@@ -93,7 +93,7 @@ describe('when TigerGraph is reached over https with a private CA', () => {
     const certProblem = /SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT/;
     await poll(async () => certProblem.test(svc.output()), 5000, 'the certificate problem in the log');
     expect(svc.output()).not.toContain(secret);
-    const metrics = await supertest(svc.url).get('/metrics');
+    const metrics = await supertest(svc.metricsUrl ?? svc.url).get('/metrics');
     expect(metrics.text).toMatch(/^tgbff_upstream_errors_total\{kind="unavailable"\} 1$/m);
     expect(metrics.text).toMatch(/^tgbff_logins_total\{result="error"\} 1$/m);
   });

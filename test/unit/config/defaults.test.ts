@@ -8,6 +8,7 @@ describe('config defaults', () => {
       production: false,
       port: 8080,
       host: '0.0.0.0',
+      metrics: { port: 9464, host: '127.0.0.1' },
       tigergraph: { version: '3.9.3', tokenLifetimeSeconds: 2592000, refreshBeforeSeconds: 600 },
       simulator: true,
       redis: { mode: 'memory', prefix: 'tgbff:' },
@@ -67,7 +68,9 @@ describe('config defaults', () => {
       SESSION_IDLE_TIMEOUT: '60',
       SESSION_ABSOLUTE_TIMEOUT: '60',
       COOKIE_NAME: 'sid',
-      ALLOWED_ORIGINS: 'https://App.example.com/, http://localhost:5173',
+      ALLOWED_ORIGINS: 'HTTPS://App.Example.com:443/, http://localhost:5173, http://LOCALHOST:80',
+      METRICS_PORT: 'off',
+      METRICS_HOST: '0.0.0.0',
       CSRF_HEADER: 'X-CSRF',
       RELAY_ALLOW: 'GET /query/, /graph/',
       UPSTREAM_TIMEOUT_MS: '5000',
@@ -103,7 +106,8 @@ describe('config defaults', () => {
     expect(config.session.encryptionKeys.map((k) => [k.id, k.key.length])).toEqual([['k2', 32], ['k1', 32]]);
     expect(config.session.encryptionKeys[0]?.key.equals(Buffer.alloc(32, 7))).toBe(true);
     expect(config.session.cookieName).toBe('sid');
-    expect(config.allowedOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(config.allowedOrigins).toEqual(['https://app.example.com', 'http://localhost:5173', 'http://localhost']);
+    expect(config.metrics).toEqual({ port: null, host: '0.0.0.0' });
     expect(config.csrfHeader).toBe('x-csrf');
     expect(config.relayAllow).toBe('GET /query/, /graph/');
     expect(config).toMatchObject({

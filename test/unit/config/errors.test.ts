@@ -29,6 +29,14 @@ const BAD_VALUES: [string, string][] = [
   ['COOKIE_NAME', 'bad name'],
   ['ALLOWED_ORIGINS', 'https://a.example.com/path'],
   ['ALLOWED_ORIGINS', 'a.example.com'],
+  ['ALLOWED_ORIGINS', 'null'],
+  ['ALLOWED_ORIGINS', 'https://a.example.com?x=1'],
+  ['ALLOWED_ORIGINS', 'https://a.example.com?'],
+  ['ALLOWED_ORIGINS', 'https://user@a.example.com'],
+  ['ALLOWED_ORIGINS', 'https://a.example.com/.'],
+  ['ALLOWED_ORIGINS', 'ftp://a.example.com'],
+  ['METRICS_PORT', '70000'],
+  ['METRICS_PORT', 'none'],
   ['CSRF_HEADER', 'x requested'],
   ['UPSTREAM_TIMEOUT_MS', 'x'],
   ['MAX_BODY_BYTES', '0'],
@@ -68,6 +76,10 @@ describe('config errors', () => {
     for (const value of [secret, 'sixteen', 'hunter2', 'another-pass', 'sentinel-pass', key.slice(3)]) {
       expect(err.message).not.toContain(value);
     }
+  });
+
+  it('when METRICS_PORT is PORT, then it is rejected: metrics never share the public listener', () => {
+    expect(keysOf(configErrorOf({ PORT: '8080', METRICS_PORT: '8080' }))).toEqual(['METRICS_PORT']);
   });
 
   it('when TOKEN_REFRESH_BEFORE is not below the lifetime, then it is rejected', () => {

@@ -1,0 +1,92 @@
+import http, { type IncomingHttpHeaders } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { startSimulator } from '../../../src/simulator/index.js';
+import type { SimulatorHandle } from '../../../src/simulator/types.js';
+import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
+import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
+import { login } from '../multi-instance/cluster.js';
+
+export interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  /** The error code of a JSON error body, if it is one. */
+  code?: string;
+}
+
+/**
+ * One request with the request target written exactly as given (no URL normalisation, unlike fetch), so
+ * odd spellings (`/AUTH/LOGOUT`, `/%61dmin/secrets`, `//auth/logout`, absolute-form) reach the server.
+ */
+export function rawRequest(base: string, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: hostname, port: Number(port), method, path: target, headers: { ...headers, ...(body !== undefined && { 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        let code: string | undefined;
+        try {
+          code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+        } catch {
+          code = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, ...(code !== undefined && { code }) });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export interface GuardRig {
+  sim: SimulatorHandle;
+  bff: ServiceProcess;
+  /** Logs a new browser in; returns its `name=value` cookie pair. */
+  login(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A real service process (dist/main.js, or TGBFF_MAIN) in front of the simulator, on the machine's Redis. */
+export async function startGuardRig(label: string, env: Record<string, string> = {}): Promise<GuardRig> {
+  const sim = await startSimulator({});
+  const secret = sim.createSecret({ alias: `guard_${randomBytes(3).toString('hex')}` }).value;
+  const prefix = uniquePrefix(label);
+  let bff: ServiceProcess;
+  try {
+    bff = await startServiceProcess(
+      {
+        NODE_ENV: 'test',
+        TG_RESTPP_URL: sim.restppUrl,
+        TG_GSQL_URL: sim.gsqlUrl,
+        TG_VERSION: sim.version,
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        REDIS_PREFIX: prefix,
+        SESSION_SECRET: randomBytes(32).toString('hex'),
+        SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+        COOKIE_SECURE: 'false',
+        LOG_FLUSH_MS: '0',
+        LOGIN_RATE_LIMIT: '1000',
+        ...env,
+      },
+      30_000,
+    );
+  } catch (err) {
+    await sim.close();
+    throw err;
+  }
+  return {
+    sim,
+    bff,
+    login: () => login(bff.url, secret),
+    async close() {
+      await bff.kill();
+      await sim.close();
+      const redis = new Redis('redis://127.0.0.1:6379');
+      await deleteKeysWithPrefix(redis, prefix).catch(() => undefined);
+      redis.disconnect();
+    },
+  };
+}
