@@ -76,9 +76,10 @@ describeInBrowser('the README start command, in a browser', () => {
   test('when a new user runs it and follows what it prints, then login, a query and logout work and no token or secret reaches the page', async () => {
     const command = await readmeStartCommand();
     dir = await freshCopy();
-    // The only setting a user might need: another port when 8080 is taken on this machine.
+    // The only settings a user might need: other ports when the defaults are taken on this machine.
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir };
     if (!(await portFree(8080))) env.PORT = '0';
+    if (!(await portFree(9464))) env.METRICS_PORT = '0';
     run = spawn('sh', ['-c', command], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     run.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     run.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
