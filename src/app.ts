@@ -19,6 +19,7 @@ import { corsCheck, csrfCheck, securityHeaders, securityMiddleware } from './htt
 import { sessionMiddleware } from './http/session.js';
 import { sessionConcurrency } from './http/session-concurrency.js';
 import { sessionLookup } from './http/session-lookup.js';
+import { logoutClearsCookie } from './http/logout-clears-cookie.js';
 
 export interface AppSettings {
   cookieName: string;
@@ -106,6 +107,8 @@ export function createApp(deps: AppDeps): FrontDoor {
       ...(deps.passwords && { passwords: deps.passwords }),
     }),
   );
+  // Mounted, not a route: Express routes never match while an error is pending (the session middleware's).
+  app.use('/auth/logout', logoutClearsCookie({ cookieName: settings.cookieName, cookieSecure: settings.cookieSecure }));
   if (deps.admin) app.use('/admin', adminRoutes(deps.admin));
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
   if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));
