@@ -43,9 +43,23 @@ export interface RateLimitResult {
   retryAfterMs: number;
 }
 
-/** Fixed-window counter: at most `max` hits per `windowMs` for one key. */
+/** A doubling wait: the `free`-th counted hit and every one after it block the key for baseMs, 2×, 4×… up to maxMs. */
+export interface BackoffPolicy {
+  free: number;
+  baseMs: number;
+  maxMs: number;
+  /** Counted hits are forgotten this long after the last one (plus its wait). */
+  forgetMs: number;
+}
+
+/** Counters for guesses: a hit is counted when allowed and can be taken back (`unhit`) when it was no guess. */
 export interface RateLimiter {
+  /** Fixed window: at most `max` hits per `windowMs` for one key. */
   hit(key: string, max: number, windowMs: number): Promise<RateLimitResult>;
+  /** Refused while the key's wait runs (not counted then); otherwise counted, and may start the next wait. */
+  backoff(key: string, policy: BackoffPolicy): Promise<RateLimitResult>;
+  /** Takes back one counted hit of either kind, and the wait it started. */
+  unhit(key: string): Promise<void>;
   reset(key: string): Promise<void>;
 }
 
