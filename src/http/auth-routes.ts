@@ -2,6 +2,7 @@ import express, { type Request, type Response, Router } from 'express';
 import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { sealedAs } from '../store/crypto.js';
 import type { Cipher, TokenStore, TombstoneStore } from '../store/types.js';
 import type { TokenBroker } from '../tokens/token-broker.js';
 import { cookieClearOptions } from './session.js';
@@ -30,8 +31,8 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
 
 const iso = (epochSec: number) => new Date(epochSec * 1000).toISOString();
 
-/** The drop entry login recorded for a service-created secret; the session holds the same sealed value. */
-const dropOf = (tg: TgSession): SecretDrop => ({ alias: tg.secretAlias ?? '', graph: tg.graph, sealedSecret: tg.secret });
+/** The drop entry login recorded for a service-created secret. */
+const dropOf = (tg: TgSession): SecretDrop => ({ alias: tg.secretAlias ?? '', graph: tg.graph, sealedSecret: tg.secretDrop ?? tg.secret });
 
 function regenerate(req: Request): Promise<void> {
   return new Promise((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
@@ -55,7 +56,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     const sid = req.sessionID;
     await deps.tombstones.mark(sid, tombstoneMs);
     try {
-      await deps.broker.revoke(sid, deps.cipher.decrypt(tg.secret));
+      await deps.broker.revoke(sid, deps.cipher.decrypt(tg.secret, sealedAs.sessionSecret(sid)));
     } catch (err) {
       // The session ends regardless; a token left upstream expires on its own.
       deps.logger.warn({ err, code: (err as AppError).code }, 'token delete at logout failed');
@@ -109,10 +110,11 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       await endSession(req);
       await regenerate(req);
       const tg: TgSession = {
-        secret: created?.drop.sealedSecret ?? deps.cipher.encrypt(secret),
+        // Sealed for the regenerated id: copied into another session's record, it does not open.
+        secret: deps.cipher.encrypt(secret, sealedAs.sessionSecret(req.sessionID)),
         graph: byPassword?.graph ?? bySecret?.graph ?? null,
         createdAt,
-        ...(byPassword && created && { username: byPassword.creds.username, secretAlias: created.drop.alias }),
+        ...(byPassword && created && { username: byPassword.creds.username, secretAlias: created.drop.alias, secretDrop: created.drop.sealedSecret }),
       };
       req.session.tg = tg;
       await save(req);
