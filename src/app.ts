@@ -10,6 +10,7 @@ import { accessLog } from './http/access-log.js';
 import { adminRoutes, type AdminRoutesDeps } from './http/admin-routes.js';
 import { createApiLane } from './http/api-lane.js';
 import { authRoutes } from './http/auth-routes.js';
+import { createGuessLimiter, type GuessLimits } from './http/guess-limiter.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { opsRoutes, type ReadinessCheck } from './http/ops-routes.js';
 import { requestId } from './http/request-id.js';
@@ -21,6 +22,7 @@ import { loopbackCountsAsSecure } from './http/loopback-secure.js';
 import { sessionMiddleware } from './http/session.js';
 import { sessionConcurrency } from './http/session-concurrency.js';
 import { sessionLookup } from './http/session-lookup.js';
+import { logoutClearsCookie } from './http/logout-clears-cookie.js';
 
 export interface AppSettings {
   cookieName: string;
@@ -33,7 +35,8 @@ export interface AppSettings {
   allowedOrigins: readonly string[];
   csrfHeader: string;
   trustProxy: boolean | number | string | readonly string[];
-  loginRateLimit: { max: number; windowSec: number };
+  /** Failed credential checks at login and on /admin Basic auth. */
+  guessLimits: GuessLimits;
   /** Relayed requests one session may have in flight on this instance (429 beyond). */
   relaySessionConcurrency: number;
   /** Folder of the demo page; null serves none. */
@@ -90,6 +93,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     secrets: settings.sessionSecrets,
     cookieSecure: settings.cookieSecure,
   });
+  const guesses = createGuessLimiter({ limiter: stores.rateLimiter, limits: settings.guessLimits, metrics, logger: deps.logger });
   const sessionDeps = {
     cipher: deps.cipher,
     tombstones: stores.tombstones,
@@ -103,18 +107,19 @@ export function createApp(deps: AppDeps): FrontDoor {
       ...sessionDeps,
       broker: deps.broker,
       tokens: stores.tokens,
-      rateLimiter: stores.rateLimiter,
+      guesses,
       logger: deps.logger,
       metrics,
       cookieName: settings.cookieName,
       cookieSecure: settings.cookieSecure,
       loopbackIsSecure: settings.loopbackIsSecure === true,
       idleTimeoutSec: settings.idleTimeoutSec,
-      login: settings.loginRateLimit,
       ...(deps.passwords && { passwords: deps.passwords }),
     }),
   );
-  if (deps.admin) app.use('/admin', adminRoutes(deps.admin));
+  // Mounted, not a route: Express routes never match while an error is pending (the session middleware's).
+  app.use('/auth/logout', logoutClearsCookie({ cookieName: settings.cookieName, cookieSecure: settings.cookieSecure }));
+  if (deps.admin) app.use('/admin', adminRoutes({ ...deps.admin, guesses }));
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
   if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));
 

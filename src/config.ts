@@ -63,6 +63,9 @@ const FIELDS = {
   SHUTDOWN_TIMEOUT_MS: withDefault(integer(0), 10_000),
   LOGIN_RATE_LIMIT: withDefault(integer(1), 10),
   LOGIN_RATE_WINDOW: withDefault(integer(1), 60),
+  LOGIN_USER_LIMIT: withDefault(integer(1), 100),
+  LOGIN_BACKOFF_AFTER: withDefault(integer(1), 5),
+  LOGIN_BACKOFF_MAX: withDefault(integer(1, 86_400), 300),
   TOKEN_LEASE_TTL_MS: withDefault(integer(100, 600_000), 5000),
 };
 
@@ -136,7 +139,11 @@ export interface Config {
   /** Log lines are written in batches, at the latest this often; 0 writes each line at once. */
   readonly logFlushMs: number;
   readonly shutdownTimeoutMs: number;
-  readonly loginRateLimit: Readonly<{ max: number; windowSeconds: number }>;
+  /**
+   * Failed credential checks (login and admin Basic auth): `max` per address and `userMax` per user name
+   * per window; one user from one address waits 1 s, 2 s, 4 s… (up to backoffMaxSeconds) after backoffAfter.
+   */
+  readonly loginRateLimit: Readonly<{ max: number; windowSeconds: number; userMax: number; backoffAfter: number; backoffMaxSeconds: number }>;
   /** Keys generated at random for this start (outside production only), so main can warn. */
   readonly generated: readonly string[];
 }
@@ -227,7 +234,13 @@ function build(v: Values, redis: RedisConfig): Config {
     logLevel: v.LOG_LEVEL,
     logFlushMs: v.LOG_FLUSH_MS,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
-    loginRateLimit: { max: v.LOGIN_RATE_LIMIT, windowSeconds: v.LOGIN_RATE_WINDOW },
+    loginRateLimit: {
+      max: v.LOGIN_RATE_LIMIT,
+      windowSeconds: v.LOGIN_RATE_WINDOW,
+      userMax: v.LOGIN_USER_LIMIT,
+      backoffAfter: v.LOGIN_BACKOFF_AFTER,
+      backoffMaxSeconds: v.LOGIN_BACKOFF_MAX,
+    },
     generated,
   };
 }

@@ -1,3 +1,4 @@
+import { sealedAs } from '../store/crypto.js';
 import type { Cipher } from '../store/types.js';
 import type { SecretDrop } from '../store/secret-drops.js';
 import { TigerGraphError } from '../tigergraph/errors.js';
@@ -21,7 +22,8 @@ export function createSecretDropper(deps: { secrets: SecretApi; cipher: Cipher }
   return async function dropSecret(drop: SecretDrop): Promise<DropOutcome> {
     let secret: string;
     try {
-      secret = deps.cipher.decrypt(drop.sealedSecret);
+      // Drops recorded before 0.2.0 are unbound; they must still be dropped, and opening one gains nothing.
+      secret = deps.cipher.decrypt(drop.sealedSecret, sealedAs.secretDrop(drop.alias), { acceptUnbound: true });
     } catch {
       return 'unsealable';
     }

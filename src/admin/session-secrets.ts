@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../observability/logger.js';
 import type { SecretDrop, SecretDropStore } from '../store/secret-drops.js';
+import { sealedAs } from '../store/crypto.js';
 import type { Cipher } from '../store/types.js';
 import type { SecretClient } from '../tigergraph/secret-api.js';
 import type { AdminCredentials } from '../tigergraph/types.js';
@@ -60,7 +61,7 @@ export function createSessionSecrets(deps: SessionSecretsDeps): SessionSecrets {
       } catch (err) {
         throw mapAdminError(err);
       }
-      const drop: SecretDrop = { alias: made.alias, graph, sealedSecret: deps.cipher.encrypt(made.secret) };
+      const drop: SecretDrop = { alias: made.alias, graph, sealedSecret: deps.cipher.encrypt(made.secret, sealedAs.secretDrop(made.alias)) };
       try {
         await drops.add(drop, dueAt);
       } catch (err) {

@@ -78,7 +78,10 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   TRUST_PROXY: { section: 'browser-security', doc: 'Proxies to believe for X-Forwarded-*: false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal.' },
   PASSWORD_LOGIN: { section: 'features', doc: 'Allow login with username/password: the service creates a per-session secret as that user.' },
   ADMIN_ROUTES: { section: 'features', doc: 'Enable the /admin/secrets routes.' },
-  LOGIN_RATE_LIMIT: { section: 'features', doc: 'Login attempts allowed per client address (and per username) per window.' },
+  LOGIN_RATE_LIMIT: { section: 'features', doc: 'Failed credential checks (logins and /admin Basic auth; successes do not count) allowed per client address per window, whatever the username. Beyond it: 429 rate_limited with Retry-After.' },
   LOGIN_RATE_WINDOW: { section: 'features', doc: 'Length of the login rate-limit window in seconds.' },
+  LOGIN_USER_LIMIT: { section: 'features', doc: 'Failed checks allowed per username per window from all addresses together. Keep it well above LOGIN_RATE_LIMIT: reaching it refuses that user everywhere until the window ends.' },
+  LOGIN_BACKOFF_AFTER: { section: 'features', doc: 'Failed checks for one username from one address before each further one waits 1 s, 2 s, 4 s, … Other addresses are not delayed, so an attacker cannot lock the real user out.' },
+  LOGIN_BACKOFF_MAX: { section: 'features', doc: 'The longest of those waits, in seconds.' },
   TOKEN_LEASE_TTL_MS: { section: 'features', doc: 'How long a token refresh lease lives in ms. The holder renews it while its upstream call runs; if the holder dies, other instances take over once it lapses.' },
 };

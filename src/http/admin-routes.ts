@@ -7,6 +7,7 @@ import type { SecretClient } from '../tigergraph/secret-api.js';
 import type { AdminCredentials } from '../tigergraph/types.js';
 import { ADMIN_CHALLENGE, basicCredentials } from './basic-credentials.js';
 import { strictRouter } from './routing.js';
+import { outcomeOf, type GuessLimiter } from './guess-limiter.js';
 
 export interface AdminRoutesDeps {
   secrets: SecretClient;
@@ -44,26 +45,32 @@ function adminError(err: unknown): unknown {
 /**
  * `/admin/secrets`: list (masked), create (value shown once), drop, as the caller. The caller's basic
  * credentials go straight to the admin server for this request and are never stored or logged; the
- * CSRF guard in front of the app covers the state-changing calls.
+ * CSRF guard in front of the app covers the state-changing calls. Wrong credentials count against the
+ * same guess limits as password login (the same admin-server passwords), so they cannot be tried at speed.
  */
-export function adminRoutes(deps: AdminRoutesDeps): Router {
+export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): Router {
   const router = strictRouter();
   const json = express.json({ limit: '16kb', strict: true });
   const { secrets } = deps;
 
-  async function asCaller<T>(creds: AdminCredentials, graph: string | null, work: () => Promise<T>): Promise<T> {
+  async function asCaller<T>(req: Request, creds: AdminCredentials, graph: string | null, work: () => Promise<T>): Promise<T> {
+    const ticket = await deps.guesses.admit('admin', req.ip ?? 'unknown', creds.username);
     try {
       if (graph !== null) await checkGraphAccess(secrets.gsql, creds, graph);
-      return await work();
+      const result = await work();
+      await ticket.settle('accepted');
+      return result;
     } catch (err) {
-      throw adminError(err);
+      const mapped = adminError(err);
+      await ticket.settle(outcomeOf(mapped));
+      throw mapped;
     }
   }
 
   router.get('/secrets', async (req: Request, res: Response) => {
     const creds = basicCredentials(req);
     const graph = graphOf(req.query['graph'], deps.graphRequired);
-    const list = await asCaller(creds, graph, () => secrets.listSecrets(creds, graph ?? ''));
+    const list = await asCaller(req, creds, graph, () => secrets.listSecrets(creds, graph ?? ''));
     res.set('Cache-Control', 'no-store').json({
       secrets: list.map((s) => ({
         alias: s.alias,
@@ -81,7 +88,7 @@ export function adminRoutes(deps: AdminRoutesDeps): Router {
     const { graph: rawGraph, alias: rawAlias } = body as Record<string, unknown>;
     const graph = graphOf(rawGraph, deps.graphRequired);
     const alias = aliasOf(rawAlias);
-    const made = await asCaller(creds, graph, () => secrets.createSecret(creds, graph ?? '', alias));
+    const made = await asCaller(req, creds, graph, () => secrets.createSecret(creds, graph ?? '', alias));
     // The only time the value is ever shown: nothing may cache it.
     res.status(201).set('Cache-Control', 'no-store').json({ alias: made.alias, secret: made.secret });
   });
@@ -91,7 +98,7 @@ export function adminRoutes(deps: AdminRoutesDeps): Router {
     const alias = aliasOf(req.params['alias']);
     if (alias === undefined) throw invalid('An alias is required');
     const graph = graphOf(req.query['graph'], deps.graphRequired);
-    await asCaller(creds, graph, () => secrets.dropSecret(creds, graph ?? '', alias));
+    await asCaller(req, creds, graph, () => secrets.dropSecret(creds, graph ?? '', alias));
     res.status(204).end();
   });
 

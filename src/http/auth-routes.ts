@@ -2,11 +2,13 @@ import express, { type Request, type Response, type Router } from 'express';
 import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { Cipher, RateLimiter, TokenStore, TombstoneStore } from '../store/types.js';
+import { sealedAs } from '../store/crypto.js';
+import type { Cipher, TokenStore, TombstoneStore } from '../store/types.js';
 import type { TokenBroker } from '../tokens/token-broker.js';
 import { httpsRequired } from './https-required.js';
 import { strictRouter } from './routing.js';
 import { cookieClearOptions } from './session.js';
+import { outcomeOf, type GuessLimiter, type GuessTicket } from './guess-limiter.js';
 import { requireSession, sessionContext, type RequireSessionDeps } from './require-session.js';
 import { parseLoginBody } from './login-body.js';
 import { parsePasswordLogin, wantsPasswordLogin } from './password-login-body.js';
@@ -18,7 +20,7 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   broker: TokenBroker;
   tokens: TokenStore;
   tombstones: TombstoneStore;
-  rateLimiter: RateLimiter;
+  guesses: GuessLimiter;
   cipher: Cipher;
   logger: Logger;
   metrics: Metrics;
@@ -27,15 +29,14 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   /** Development: plain http to a loopback name counts as secure (see loopback-secure.ts). */
   loopbackIsSecure?: boolean;
   idleTimeoutSec: number;
-  login: { max: number; windowSec: number };
   /** Set when PASSWORD_LOGIN is on: creates and drops the per-session secrets. */
   passwords?: SessionSecrets;
 }
 
 const iso = (epochSec: number) => new Date(epochSec * 1000).toISOString();
 
-/** The drop entry login recorded for a service-created secret; the session holds the same sealed value. */
-const dropOf = (tg: TgSession): SecretDrop => ({ alias: tg.secretAlias ?? '', graph: tg.graph, sealedSecret: tg.secret });
+/** The drop entry login recorded for a service-created secret. */
+const dropOf = (tg: TgSession): SecretDrop => ({ alias: tg.secretAlias ?? '', graph: tg.graph, sealedSecret: tg.secretDrop ?? tg.secret });
 
 function regenerate(req: Request): Promise<void> {
   return new Promise((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
@@ -59,7 +60,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     const sid = req.sessionID;
     await deps.tombstones.mark(sid, tombstoneMs);
     try {
-      await deps.broker.revoke(sid, deps.cipher.decrypt(tg.secret));
+      await deps.broker.revoke(sid, deps.cipher.decrypt(tg.secret, sealedAs.sessionSecret(sid)));
     } catch (err) {
       // The session ends regardless; a token left upstream expires on its own.
       deps.logger.warn({ err, code: (err as AppError).code }, 'token delete at logout failed');
@@ -69,12 +70,13 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     if (tg.secretAlias && deps.passwords) await deps.passwords.release(dropOf(tg));
   }
 
-  async function limit(key: string): Promise<void> {
-    const limited = await deps.rateLimiter.hit(key, deps.login.max, deps.login.windowSec * 1000);
-    if (limited.allowed) return;
-    deps.metrics.logins.inc({ result: 'rate_limited' });
-    const retry = String(Math.max(1, Math.ceil(limited.retryAfterMs / 1000)));
-    throw new AppError(429, 'rate_limited', 'Too many login attempts; try again later', { headers: { 'Retry-After': retry } });
+  async function admit(req: Request, username: string | undefined): Promise<GuessTicket> {
+    try {
+      return await deps.guesses.admit('login', req.ip ?? 'unknown', username);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 429) deps.metrics.logins.inc({ result: 'rate_limited' });
+      throw err;
+    }
   }
 
   function countFailure(err: unknown): never {
@@ -88,26 +90,32 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       ? parsePasswordLogin(req.body, { enabled: deps.passwords !== undefined, graphRequired: deps.passwords?.graphRequired ?? true })
       : undefined;
     const bySecret = byPassword === undefined ? parseLoginBody(req.body) : undefined;
-    await limit(`login:ip:${req.ip ?? 'unknown'}`);
-    if (byPassword) await limit(`login:user:${byPassword.creds.username.toLowerCase()}`);
+    const ticket = await admit(req, byPassword?.creds.username);
     const createdAt = deps.now();
     let secret = bySecret?.secret ?? '';
     let created: Awaited<ReturnType<SessionSecrets['create']>> | undefined;
-    if (byPassword && deps.passwords) {
-      // The login gets its own secret, due to be dropped when the session's absolute timeout ends.
-      const dueAt = createdAt + deps.absoluteTimeoutSec * 1000;
-      created = await deps.passwords.create(byPassword.creds, byPassword.graph, dueAt).catch(countFailure);
-      secret = created.secret;
+    try {
+      if (byPassword && deps.passwords) {
+        // The login gets its own secret, due to be dropped when the session's absolute timeout ends.
+        const dueAt = createdAt + deps.absoluteTimeoutSec * 1000;
+        created = await deps.passwords.create(byPassword.creds, byPassword.graph, dueAt).catch(countFailure);
+        secret = created.secret;
+      }
+    } catch (err) {
+      await ticket.settle(outcomeOf(err));
+      throw err;
     }
     try {
       const grant = await deps.broker.mint(secret).catch(countFailure);
+      await ticket.settle('accepted');
       await endSession(req);
       await regenerate(req);
       const tg: TgSession = {
-        secret: created?.drop.sealedSecret ?? deps.cipher.encrypt(secret),
+        // Sealed for the regenerated id: copied into another session's record, it does not open.
+        secret: deps.cipher.encrypt(secret, sealedAs.sessionSecret(req.sessionID)),
         graph: byPassword?.graph ?? bySecret?.graph ?? null,
         createdAt,
-        ...(byPassword && created && { username: byPassword.creds.username, secretAlias: created.drop.alias }),
+        ...(byPassword && created && { username: byPassword.creds.username, secretAlias: created.drop.alias, secretDrop: created.drop.sealedSecret }),
       };
       req.session.tg = tg;
       await save(req);
@@ -115,6 +123,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       deps.metrics.logins.inc({ result: 'ok' });
       res.json({ authenticated: true, graph: tg.graph, tokenExpiresAt: iso(grant.expiresAt) });
     } catch (err) {
+      await ticket.settle(outcomeOf(err));
       // The secret was made for this login only: a login that fails must not leave it behind.
       if (created) await deps.passwords?.release(created.drop);
       throw err;

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError } from '../errors.js';
+import { SealError, sealedAs } from '../store/crypto.js';
 import { ShortCache } from '../store/short-cache.js';
 import type { Cipher, TombstoneStore } from '../store/types.js';
 import type { TgSession } from './session-data.js';
@@ -23,9 +24,9 @@ export interface RequireSessionDeps {
 const notAuthenticated = () => new AppError(401, 'not_authenticated', 'Not logged in');
 
 /**
- * How long a decrypted secret is remembered, keyed by its sealed form. One sealed value always opens
- * to the same secret, and a tampered one is another key, so this only saves an AES-GCM decryption per
- * request (it showed in the benchmark's profile).
+ * How long a decrypted secret is remembered, keyed by session id and sealed form. One sealed value
+ * always opens to the same secret for its own session, and a tampered or copied one is another key, so
+ * this only saves an AES-GCM decryption per request (it showed in the benchmark's profile).
  */
 const SECRET_MEMO_MS = 10_000;
 
@@ -50,11 +51,12 @@ export type SessionGate = (sid: string, tg: TgSession | undefined, destroy: () =
 export function sessionGate(deps: RequireSessionDeps): SessionGate {
   const absoluteMs = deps.absoluteTimeoutSec * 1000;
   const opened = new ShortCache<string>(SECRET_MEMO_MS, 10_000);
-  const open = (sealed: string): string => {
-    let secret = opened.get(sealed);
+  const open = (sid: string, sealed: string): string => {
+    const memo = `${sid}\n${sealed}`;
+    let secret = opened.get(memo);
     if (secret === undefined) {
-      secret = deps.cipher.decrypt(sealed);
-      opened.set(sealed, secret);
+      secret = deps.cipher.decrypt(sealed, sealedAs.sessionSecret(sid));
+      opened.set(memo, secret);
     }
     return secret;
   };
@@ -68,9 +70,11 @@ export function sessionGate(deps: RequireSessionDeps): SessionGate {
     if (await deps.tombstones.isDead(sid)) throw notAuthenticated();
     let secret: string;
     try {
-      secret = open(tg.secret);
-    } catch {
+      secret = open(sid, tg.secret);
+    } catch (err) {
       await destroy();
+      // Sealed by 0.1.x, before values were bound to their session: a planned re-login, not an attack.
+      if (err instanceof SealError && err.reason === 'unbound') throw new AppError(401, 'session_expired', 'Session expired; log in again');
       throw new AppError(401, 'not_authenticated', 'Session is not valid; log in again');
     }
     return { sid, tg, secret, remainingMs };

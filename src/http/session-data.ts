@@ -6,6 +6,11 @@ export interface TgSession {
   /** Set for password logins: the admin-server user and the alias of the secret the service created. */
   username?: string;
   secretAlias?: string;
+  /**
+   * Password logins: the secret as sealed in its drop entry (bound to the alias, not the session), so
+   * logout can name that entry. Absent in sessions from before 0.2.0, whose `secret` is that value.
+   */
+  secretDrop?: string;
   /** Epoch ms of login; the absolute timeout counts from here. */
   createdAt: number;
 }

@@ -13,6 +13,8 @@ export interface Metrics {
   redisErrors: Counter;
   /** result = ok | invalid | rate_limited | error. */
   logins: Counter<'result'>;
+  /** Credential guesses refused by a limit: route = login | admin, scope = address | user | user_address. */
+  guessesLimited: Counter<'route' | 'scope'>;
   activeRequests: Gauge;
   /** Errors that reached the process-level safety net (kind = exception | rejection): each one is a bug. */
   uncaughtErrors: Counter<'kind'>;
@@ -54,6 +56,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'tgbff_logins_total',
       help: 'Login attempts by result',
       labelNames: ['result'],
+      registers,
+    }),
+    guessesLimited: new Counter({
+      name: 'tgbff_guesses_limited_total',
+      help: 'Login and admin Basic-auth attempts refused by a guess limit, by route and limit',
+      labelNames: ['route', 'scope'],
       registers,
     }),
     activeRequests: new Gauge({ name: 'tgbff_active_requests', help: 'Requests in flight', registers }),

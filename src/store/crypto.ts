@@ -1,12 +1,14 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Cipher } from './types.js';
+import type { Cipher, SealContext } from './types.js';
 
 export interface EncryptionKey {
   id: string;
   key: Buffer;
 }
 
-const VERSION = 'v1';
+/** v2 binds a SealContext; v1 (0.1.x) bound only the header and is opened only on request. */
+const VERSION = 'v2';
+const UNBOUND = 'v1';
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const BASE64_PATTERN = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
@@ -34,7 +36,30 @@ export function parseEncryptionKeys(spec: string): EncryptionKey[] {
   return keys;
 }
 
-/** AES-256-GCM; output `v1.<keyId>.<iv>.<tag>.<ciphertext>`, base64url parts. */
+/** Why a sealed value did not open; `unbound` is a value from before 0.2.0, whose owner is unknown. */
+export class SealError extends Error {
+  constructor(
+    readonly reason: 'format' | 'unknown_key' | 'unbound' | 'forged',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'SealError';
+  }
+}
+
+/** The contexts the service seals under: a session's secret and token state, and a secret's drop entry. */
+export const sealedAs = {
+  sessionSecret: (sid: string): SealContext => ({ purpose: 'session-secret', owner: sid }),
+  token: (sid: string): SealContext => ({ purpose: 'token', owner: sid }),
+  secretDrop: (alias: string): SealContext => ({ purpose: 'secret-drop', owner: alias }),
+};
+
+/** The purpose has no newline, so header, purpose and owner can never be re-split into another context. */
+const additionalData = (header: string, context: SealContext): Buffer =>
+  Buffer.from(`${header}\n${context.purpose}\n${context.owner}`);
+
+/** AES-256-GCM; output `v2.<keyId>.<iv>.<tag>.<ciphertext>`, base64url parts; header and context authenticated. */
 export function createCipher(keys: EncryptionKey[]): Cipher {
   if (keys.length === 0) throw new Error('encryption keys: at least one key is required');
   for (const { id, key } of keys) {
@@ -46,30 +71,36 @@ export function createCipher(keys: EncryptionKey[]): Cipher {
   const current = keys[0]!;
 
   return {
-    encrypt(plain) {
+    encrypt(plain, context) {
       const iv = randomBytes(12);
       const header = `${VERSION}.${current.id}`;
       const cipher = createCipheriv('aes-256-gcm', current.key, iv);
       // The header is authenticated too, so a value cannot be relabelled to another key id or version.
-      cipher.setAAD(Buffer.from(header));
+      cipher.setAAD(additionalData(header, context));
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
       const tag = cipher.getAuthTag();
       return [header, b64(iv), b64(tag), b64(body)].join('.');
     },
-    decrypt(sealed) {
+    decrypt(sealed, context, options) {
       const parts = sealed.split('.');
-      if (parts.length !== 5 || parts[0] !== VERSION) throw new Error('sealed value: unsupported format');
+      if (parts.length !== 5 || (parts[0] !== VERSION && parts[0] !== UNBOUND)) {
+        throw new SealError('format', 'sealed value: unsupported format');
+      }
       const [version, id, iv, tag, body] = parts as [string, string, string, string, string];
+      if (version === UNBOUND && options?.acceptUnbound !== true) {
+        throw new SealError('unbound', 'sealed value: sealed before values were bound to their session');
+      }
       const key = byId.get(id);
-      if (!key) throw new Error(`sealed value: unknown key id "${id.slice(0, 64)}"`);
+      if (!key) throw new SealError('unknown_key', `sealed value: unknown key id "${id.slice(0, 64)}"`);
       try {
         // A fixed tag length refuses truncated tags, which GCM would otherwise accept.
         const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: 16 });
-        decipher.setAAD(Buffer.from(`${version}.${id}`));
+        const header = `${version}.${id}`;
+        decipher.setAAD(version === UNBOUND ? Buffer.from(header) : additionalData(header, context));
         decipher.setAuthTag(Buffer.from(tag, 'base64url'));
         return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
       } catch (cause) {
-        throw new Error('sealed value: failed authentication', { cause });
+        throw new SealError('forged', 'sealed value: failed authentication (tampered, or sealed for another owner)', { cause });
       }
     },
   };

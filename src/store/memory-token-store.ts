@@ -1,4 +1,5 @@
 import { ExpiringMap } from './memory-expiring-map.js';
+import { sealedAs } from './crypto.js';
 import type { Cipher, TokenStore } from './types.js';
 
 interface Stored {
@@ -13,16 +14,16 @@ export function createMemoryTokenStore(deps: { cipher: Cipher }): TokenStore & {
   const map = new ExpiringMap<Stored>();
   const read = (sid: string): string | undefined => {
     const stored = map.get(sid);
-    return stored && cipher.decrypt(stored.sealed);
+    return stored && cipher.decrypt(stored.sealed, sealedAs.token(sid));
   };
   return {
     async get(sid) {
       const stored = map.get(sid);
       if (!stored) return null;
-      return { token: cipher.decrypt(stored.sealed), expiresAt: stored.expiresAt, version: stored.version };
+      return { token: cipher.decrypt(stored.sealed, sealedAs.token(sid)), expiresAt: stored.expiresAt, version: stored.version };
     },
     async set(sid, state, ttlMs) {
-      map.set(sid, { sealed: cipher.encrypt(state.token), expiresAt: state.expiresAt, version: state.version }, ttlMs);
+      map.set(sid, { sealed: cipher.encrypt(state.token, sealedAs.token(sid)), expiresAt: state.expiresAt, version: state.version }, ttlMs);
     },
     async deleteIfToken(sid, token) {
       if (read(sid) !== token) return false;

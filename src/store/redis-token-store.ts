@@ -5,6 +5,7 @@ import type { RedisClient } from './redis.js';
 import { redisScript } from './redis-script.js';
 import type { Guard } from './store-error.js';
 import { positiveMs } from './ttl.js';
+import { sealedAs } from './crypto.js';
 import type { Cipher, TokenState, TokenStore } from './types.js';
 
 // One script so readers never see a half-written hash or a hash without its expiry.
@@ -35,15 +36,16 @@ export function createRedisTokenStore(deps: {
       const raw = await guard(() => redis.hgetall(keys.token(sid)));
       if (!raw.t) return null;
       try {
-        return { token: cipher.decrypt(raw.t), expiresAt: Number(raw.e), version: Number(raw.v) };
+        return { token: cipher.decrypt(raw.t, sealedAs.token(sid)), expiresAt: Number(raw.e), version: Number(raw.v) };
       } catch (err) {
-        // Unreadable (key retired or value corrupted): treat as no token, so the broker mints a new one.
+        // Unreadable (key retired, value corrupted, or copied from another session): treat as no token, so
+        // the broker mints this session's own.
         logger?.warn({ reason: (err as Error).message }, 'token state unreadable; ignoring it');
         return null;
       }
     },
     async set(sid, state: TokenState, ttlMs) {
-      const args = [cipher.encrypt(state.token), state.expiresAt, state.version, fingerprint(state.token)];
+      const args = [cipher.encrypt(state.token, sealedAs.token(sid)), state.expiresAt, state.version, fingerprint(state.token)];
       await guard(() => SET.run(redis, [keys.token(sid)], [...args, positiveMs(ttlMs)]));
     },
     async deleteIfToken(sid, token) {

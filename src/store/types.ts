@@ -43,17 +43,43 @@ export interface RateLimitResult {
   retryAfterMs: number;
 }
 
-/** Fixed-window counter: at most `max` hits per `windowMs` for one key. */
+/** A doubling wait: the `free`-th counted hit and every one after it block the key for baseMs, 2×, 4×… up to maxMs. */
+export interface BackoffPolicy {
+  free: number;
+  baseMs: number;
+  maxMs: number;
+  /** Counted hits are forgotten this long after the last one (plus its wait). */
+  forgetMs: number;
+}
+
+/** Counters for guesses: a hit is counted when allowed and can be taken back (`unhit`) when it was no guess. */
 export interface RateLimiter {
+  /** Fixed window: at most `max` hits per `windowMs` for one key. */
   hit(key: string, max: number, windowMs: number): Promise<RateLimitResult>;
+  /** Refused while the key's wait runs (not counted then); otherwise counted, and may start the next wait. */
+  backoff(key: string, policy: BackoffPolicy): Promise<RateLimitResult>;
+  /** Takes back one counted hit of either kind, and the wait it started. */
+  unhit(key: string): Promise<void>;
   reset(key: string): Promise<void>;
+}
+
+/**
+ * What a sealed value is for and whose it is (a session id, or a secret's alias). Bound into the AES-GCM
+ * additional data, so a value copied into another session's record, or into another field, does not open.
+ */
+export interface SealContext {
+  purpose: 'session-secret' | 'token' | 'secret-drop';
+  owner: string;
 }
 
 /** AES-256-GCM under key ids: the first key encrypts, all decrypt. */
 export interface Cipher {
-  encrypt(plain: string): string;
-  /** Throws on tamper or unknown key id. */
-  decrypt(sealed: string): string;
+  encrypt(plain: string, context: SealContext): string;
+  /**
+   * Throws a SealError on tamper, an unknown key id, another context, or a value sealed before contexts
+   * were bound (`unbound`), unless `acceptUnbound` is set.
+   */
+  decrypt(sealed: string, context: SealContext, options?: { acceptUnbound?: boolean }): string;
 }
 
 /** Everything the service needs from storage, built once in the composition root. */

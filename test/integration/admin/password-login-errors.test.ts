@@ -75,7 +75,10 @@ describe('password login: refusals and admin-server failures', () => {
   describe('rate limits', () => {
     let limited: Rig;
     beforeAll(async () => {
-      limited = await startRig({ sim: SIM_USERS, env: { PASSWORD_LOGIN: 'true', LOGIN_RATE_LIMIT: '3', TRUST_PROXY: 'true' } });
+      limited = await startRig({
+        sim: SIM_USERS,
+        env: { PASSWORD_LOGIN: 'true', LOGIN_RATE_LIMIT: '3', LOGIN_USER_LIMIT: '3', TRUST_PROXY: 'true' },
+      });
     });
     afterAll(() => limited.close());
 
@@ -91,6 +94,8 @@ describe('password login: refusals and admin-server failures', () => {
       expect(gsqlUsersSeen(limited.sim).length).toBe(before);
       const other = await post(limited, { username: BOB.name, password: 'nope', graph: 'social' }, '10.1.0.4');
       expect(other.status).toBe(401);
+      const metric = await limited.service.metrics.registry.getSingleMetricAsString('tgbff_guesses_limited_total');
+      expect(metric).toContain('tgbff_guesses_limited_total{route="login",scope="user"} 1');
     });
 
     test('when one address tries many usernames, then it is 429 for that address and other addresses still get through', async () => {

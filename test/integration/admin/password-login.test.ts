@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import supertest from 'supertest';
-import { createCipher } from '../../../src/store/crypto.js';
+import { createCipher, sealedAs } from '../../../src/store/crypto.js';
 import { maskSecret } from '../../../src/tigergraph/errors.js';
 import { parseSetCookie, startRig, type Rig } from '../../helpers/app-rig.js';
 import { ALICE, dropsSeen, everythingStored, gsqlUsersSeen, secretsOf, SIM_USERS } from './admin-harness.js';
@@ -53,7 +53,7 @@ describe('password login end to end (3.x, Redis)', () => {
     expect(stored).toContain('secret-drops');
     // The session holds the secret sealed; opening it with the service's keys proves which secret it is.
     const tg = JSON.parse((await redis.get(`${rig.prefix}sess:{${sid}}`))!).tg;
-    const secret = createCipher([...rig.config.session.encryptionKeys]).decrypt(tg.secret);
+    const secret = createCipher([...rig.config.session.encryptionKeys]).decrypt(tg.secret, sealedAs.sessionSecret(sid));
     const upstream = (await secretsOf(rig.sim, ALICE)).find((s) => s.alias === tg.secretAlias);
     expect(upstream?.secret).toBe(maskSecret(secret));
     const seen = stored + rig.logs() + JSON.stringify(res.body) + JSON.stringify(res.headers);

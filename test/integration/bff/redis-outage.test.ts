@@ -42,6 +42,29 @@ describe('when Redis goes away', () => {
     expect((await fresh.get('/api/echo')).status).toBe(200);
   });
 
+  test('when a logout meets a frozen Redis, then the 503 store_unavailable answer clears the cookie, and the stored session outlives it', async () => {
+    const agent = await rig.login();
+    const probe = rig.redis();
+    const sessionKeys = await probe.keys(`${rig.prefix}sess:*`);
+    redis.pause();
+    let res;
+    try {
+      res = await agent.post('/auth/logout');
+    } finally {
+      redis.resume();
+    }
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('store_unavailable');
+    const cleared = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+    expect(cleared).toHaveLength(1);
+    expect(cleared[0]).toMatch(new RegExp(`^${rig.config.session.cookieName}=;`));
+    expect(cleared[0]).toMatch(/Expires=Thu, 01 Jan 1970/);
+    expect(cleared[0]).toMatch(/Path=\/;.*HttpOnly; SameSite=Strict/);
+    // The browser forgot it; the store did not hear of the logout, so the record stays until its idle timeout.
+    expect((await agent.get('/auth/session')).status).toBe(401);
+    expect(await probe.exists(...sessionKeys)).toBe(sessionKeys.length);
+  });
+
   test('when Redis hangs (SIGSTOP), then requests get 503 within about a second, not a hang', async () => {
     const agent = await rig.login();
     redis.pause();

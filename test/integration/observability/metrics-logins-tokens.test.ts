@@ -5,18 +5,19 @@ import { scrape } from './prom-text.js';
 describe('login metrics after real logins', () => {
   let rig: Rig;
   beforeAll(async () => {
-    rig = await startRig({ env: { LOGIN_RATE_LIMIT: '4', LOGIN_RATE_WINDOW: '600' } });
+    rig = await startRig({ env: { LOGIN_RATE_LIMIT: '2', LOGIN_RATE_WINDOW: '600' } });
   });
   afterAll(() => rig.close());
 
   test('when logins succeed, fail, hit a broken token endpoint and the rate limit, then each result is counted exactly', async () => {
     const login = (secret: string) => rig.agent().post('/auth/login').set(CSRF).send({ secret, graph: 'social' });
     expect((await login(rig.secret)).status).toBe(200);
-    expect((await login('wrong-secret-1')).status).toBe(401);
-    expect((await login('wrong-secret-2')).status).toBe(401);
     rig.sim.setFaults({ tokenForcedStatus: 500 });
     expect((await login(rig.secret)).status).toBe(502);
     rig.sim.setFaults({});
+    // Only refused secrets count against LOGIN_RATE_LIMIT: the success and the upstream failure did not.
+    expect((await login('wrong-secret-1')).status).toBe(401);
+    expect((await login('wrong-secret-2')).status).toBe(401);
     const limited = await login(rig.secret);
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
@@ -27,6 +28,7 @@ describe('login metrics after real logins', () => {
     expect(m.value('tgbff_logins_total', { result: 'invalid' })).toBe(2);
     expect(m.value('tgbff_logins_total', { result: 'error' })).toBe(1);
     expect(m.value('tgbff_logins_total', { result: 'rate_limited' })).toBe(1);
+    expect(m.value('tgbff_guesses_limited_total', { route: 'login', scope: 'address' })).toBe(1);
     // A rate-limited attempt never reaches the token endpoint.
     expect(m.value('tgbff_token_calls_total', { op: 'mint', result: 'ok' })).toBe(1);
     expect(m.value('tgbff_token_calls_total', { op: 'mint', result: 'error' })).toBe(3);

@@ -45,6 +45,53 @@ export function limitAndSessionCases(stores: () => Stores): void {
     });
   });
 
+  describe('rate limiter: take-backs and doubling waits', () => {
+    const policy = { free: 2, baseMs: 200, maxMs: 500, forgetMs: 10_000 };
+
+    test('when an allowed hit is taken back, then it no longer counts against the window', async () => {
+      const key = `ip:${sid()}`;
+      await stores().rateLimiter.hit(key, 1, 10_000);
+      await stores().rateLimiter.unhit(key);
+      expect((await stores().rateLimiter.hit(key, 1, 10_000)).allowed).toBe(true);
+      expect((await stores().rateLimiter.hit(key, 1, 10_000)).allowed).toBe(false);
+    });
+
+    test('when counted hits reach free, then each further one waits twice as long, up to maxMs, and refused ones do not count', async () => {
+      const key = `pair:${sid()}`;
+      const limiter = stores().rateLimiter;
+      expect(await limiter.backoff(key, policy)).toEqual({ allowed: true, retryAfterMs: 0 });
+      expect(await limiter.backoff(key, policy)).toEqual({ allowed: true, retryAfterMs: 0 }); // 2nd: waits 200
+      const waits: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const refused = await limiter.backoff(key, policy);
+        expect(refused.allowed).toBe(false);
+        waits.push(refused.retryAfterMs);
+        await limiter.backoff(key, policy); // refused too: must not lengthen the wait
+        await sleep(refused.retryAfterMs + 30);
+        expect((await limiter.backoff(key, policy)).allowed).toBe(true);
+      }
+      expect(waits[0]).toBeLessThanOrEqual(200);
+      expect(waits[0]).toBeGreaterThan(100);
+      expect(waits[1]).toBeGreaterThan(300); // 400
+      expect(waits[2]).toBeLessThanOrEqual(500); // 800, held at maxMs
+      expect(waits[2]).toBeGreaterThan(400);
+    });
+
+    test('when a waiting key takes back its hit or is reset, then it is allowed at once', async () => {
+      const key = `pair:${sid()}`;
+      const limiter = stores().rateLimiter;
+      await limiter.backoff(key, policy);
+      await limiter.backoff(key, policy);
+      expect((await limiter.backoff(key, policy)).allowed).toBe(false);
+      await limiter.unhit(key);
+      expect((await limiter.backoff(key, policy)).allowed).toBe(true); // counted again: waits again
+      expect((await limiter.backoff(key, policy)).allowed).toBe(false);
+      await limiter.reset(key);
+      expect((await limiter.backoff(key, policy)).allowed).toBe(true);
+      expect((await limiter.backoff(key, policy)).allowed).toBe(true);
+    });
+  });
+
   describe('session store', () => {
     test('when a session is set, then get returns its fields', async () => {
       const id = sid();

@@ -68,7 +68,7 @@ test('when a token is stored, then the raw key holds no clear token, only cipher
   await stores.tokens.set(sid, { token, expiresAt: 2_000_000_000, version: 7 }, 60_000);
   const raw = await redis.hgetall(`${prefix}tok:{${sid}}`);
   expect(JSON.stringify(raw)).not.toContain(token);
-  expect(raw.t).toMatch(/^v1\.k1\./);
+  expect(raw.t).toMatch(/^v2\.k1\./);
   expect(raw).toMatchObject({ e: '2000000000', v: '7' });
 });
 

@@ -26,7 +26,7 @@ describe('config defaults', () => {
       adminRoutes: false,
       logLevel: 'info',
       shutdownTimeoutMs: 10000,
-      loginRateLimit: { max: 10, windowSeconds: 60 },
+      loginRateLimit: { max: 10, windowSeconds: 60, userMax: 100, backoffAfter: 5, backoffMaxSeconds: 300 },
     });
     expect(config.tigergraph.restppUrl).toBeUndefined();
     expect(config.tigergraph.gsqlUrl).toBeUndefined();
@@ -120,7 +120,7 @@ describe('config defaults', () => {
       trustProxy: 2,
       logLevel: 'debug',
       shutdownTimeoutMs: 0,
-      loginRateLimit: { max: 3, windowSeconds: 30 },
+      loginRateLimit: { max: 3, windowSeconds: 30, userMax: 100, backoffAfter: 5, backoffMaxSeconds: 300 },
       generated: [],
     });
   });
