@@ -12,6 +12,7 @@ import { createApiLane } from './http/api-lane.js';
 import { authRoutes } from './http/auth-routes.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { opsRoutes, type ReadinessCheck } from './http/ops-routes.js';
+import { openapiRoute } from './http/openapi-route.js';
 import { requestId } from './http/request-id.js';
 import { frontDoor, type FrontDoor } from './http/front-door.js';
 import { sessionGate } from './http/require-session.js';
@@ -37,6 +38,8 @@ export interface AppSettings {
   relaySessionConcurrency: number;
   /** Folder of the demo page; null serves none. */
   publicDir?: string | null;
+  /** The OpenAPI YAML served as GET /openapi.json (OPENAPI_ROUTE); absent or null serves none. */
+  openapiFile?: string | null;
 }
 
 export interface AppDeps {
@@ -112,6 +115,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     }),
   );
   if (deps.admin) app.use('/admin', adminRoutes(deps.admin));
+  if (settings.openapiFile) app.use(openapiRoute(settings.openapiFile));
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
   if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));
 
