@@ -4,7 +4,7 @@ import { createAdminParts, type SweepOptions } from './admin/admin-parts.js';
 import type { SecretSweeper } from './admin/secret-sweeper.js';
 import { createApp } from './app.js';
 import type { FrontDoor } from './http/front-door.js';
-import { DEFAULT_OPENAPI_FILE } from './http/openapi-route.js';
+import { openapiFileFor } from './http/openapi-route.js';
 import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
@@ -148,7 +148,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       trustProxy: config.trustProxy,
       loginRateLimit: { max: config.loginRateLimit.max, windowSec: config.loginRateLimit.windowSeconds },
       relaySessionConcurrency: config.relaySessionConcurrency,
-      openapiFile: config.openapiRoute ? DEFAULT_OPENAPI_FILE : null,
+      openapiFile: openapiFileFor(config.openapiRoute),
     },
     logger,
     metrics,

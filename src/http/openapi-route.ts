@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Router, type Request, type Response } from 'express';
 import { parse } from 'yaml';
@@ -7,6 +7,15 @@ import { parse } from 'yaml';
 export const DEFAULT_OPENAPI_FILE = fileURLToPath(new URL('../../docs/openapi.yaml', import.meta.url));
 
 export const OPENAPI_PATH = '/openapi.json';
+
+/**
+ * Which file to serve for the OPENAPI_ROUTE mode. A package installed without docs/ must still start in
+ * development, so only an explicit OPENAPI_ROUTE=true insists on the file.
+ */
+export function openapiFileFor(mode: 'required' | 'if-present' | 'off', file = DEFAULT_OPENAPI_FILE): string | null {
+  if (mode === 'off' || (mode === 'if-present' && !existsSync(file))) return null;
+  return file;
+}
 
 /**
  * `GET /openapi.json`: the OpenAPI document, read and converted to JSON once when the app is built, so a

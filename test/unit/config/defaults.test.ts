@@ -23,7 +23,7 @@ describe('config defaults', () => {
       clientTimeouts: { headersMs: 10000, requestMs: 30000 },
       passwordLogin: false,
       adminRoutes: false,
-      openapiRoute: true,
+      openapiRoute: 'if-present',
       logLevel: 'info',
       shutdownTimeoutMs: 10000,
       loginRateLimit: { max: 10, windowSeconds: 60 },

@@ -21,9 +21,9 @@ describe('config in production', () => {
   });
 
   it('when production does not ask for the OpenAPI route, then it is off; OPENAPI_ROUTE=true turns it on', () => {
-    expect(loadConfig(PRODUCTION).openapiRoute).toBe(false);
-    expect(loadConfig({ ...PRODUCTION, OPENAPI_ROUTE: 'true' }).openapiRoute).toBe(true);
-    expect(loadConfig({ OPENAPI_ROUTE: 'false' }).openapiRoute).toBe(false);
+    expect(loadConfig(PRODUCTION).openapiRoute).toBe('off');
+    expect(loadConfig({ ...PRODUCTION, OPENAPI_ROUTE: 'true' }).openapiRoute).toBe('required');
+    expect(loadConfig({ OPENAPI_ROUTE: 'false' }).openapiRoute).toBe('off');
   });
 
   it('when production lacks the data server, Redis, secret and keys, then each missing key is named at once', () => {
