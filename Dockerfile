@@ -38,6 +38,8 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/public ./public
+# Read only with OPENAPI_ROUTE=true in production (GET /openapi.json).
+COPY docs/openapi.yaml ./docs/openapi.yaml
 COPY package.json ./
 USER node
 EXPOSE 8080

@@ -13,6 +13,7 @@ import { authRoutes } from './http/auth-routes.js';
 import { createGuessLimiter, type GuessLimits } from './http/guess-limiter.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { opsRoutes, type ReadinessCheck } from './http/ops-routes.js';
+import { openapiRoute } from './http/openapi-route.js';
 import { requestId } from './http/request-id.js';
 import { applyRouting } from './http/routing.js';
 import { frontDoor, type FrontDoor } from './http/front-door.js';
@@ -41,6 +42,8 @@ export interface AppSettings {
   relaySessionConcurrency: number;
   /** Folder of the demo page; null serves none. */
   publicDir?: string | null;
+  /** The OpenAPI YAML served as GET /openapi.json (OPENAPI_ROUTE); absent or null serves none. */
+  openapiFile?: string | null;
 }
 
 export interface AppDeps {
@@ -120,6 +123,7 @@ export function createApp(deps: AppDeps): FrontDoor {
   // Mounted, not a route: Express routes never match while an error is pending (the session middleware's).
   app.use('/auth/logout', logoutClearsCookie({ cookieName: settings.cookieName, cookieSecure: settings.cookieSecure }));
   if (deps.admin) app.use('/admin', adminRoutes({ ...deps.admin, guesses }));
+  if (settings.openapiFile) app.use(openapiRoute(settings.openapiFile));
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
   if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));
 

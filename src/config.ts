@@ -57,6 +57,7 @@ const FIELDS = {
   REQUEST_TIMEOUT_MS: withDefault(integer(1000, 3_600_000), 30_000),
   PASSWORD_LOGIN: withDefault(boolean, false),
   ADMIN_ROUTES: withDefault(boolean, false),
+  OPENAPI_ROUTE: optional(boolean),
   TRUST_PROXY: withDefault(trustProxy, false),
   LOG_LEVEL: withDefault(oneOf(LOG_LEVELS), 'info'),
   LOG_FLUSH_MS: withDefault(integer(0, 10_000), 250),
@@ -135,6 +136,12 @@ export interface Config {
   readonly clientTimeouts: Readonly<{ headersMs: number; requestMs: number }>;
   readonly passwordLogin: boolean;
   readonly adminRoutes: boolean;
+  /**
+   * GET /openapi.json. `required` (OPENAPI_ROUTE=true): a missing document stops the start; `if-present`
+   * (the default outside production): served when the package has docs/openapi.yaml; `off` (the default in
+   * production, or OPENAPI_ROUTE=false).
+   */
+  readonly openapiRoute: 'required' | 'if-present' | 'off';
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** Log lines are written in batches, at the latest this often; 0 writes each line at once. */
   readonly logFlushMs: number;
@@ -231,6 +238,7 @@ function build(v: Values, redis: RedisConfig): Config {
     clientTimeouts: { headersMs: v.HEADERS_TIMEOUT_MS, requestMs: v.REQUEST_TIMEOUT_MS },
     passwordLogin: v.PASSWORD_LOGIN,
     adminRoutes: v.ADMIN_ROUTES,
+    openapiRoute: v.OPENAPI_ROUTE === undefined ? (production ? 'off' : 'if-present') : v.OPENAPI_ROUTE ? 'required' : 'off',
     logLevel: v.LOG_LEVEL,
     logFlushMs: v.LOG_FLUSH_MS,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,

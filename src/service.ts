@@ -7,6 +7,7 @@ import { createApp } from './app.js';
 import type { FrontDoor } from './http/front-door.js';
 import { metricsListener } from './http/metrics-listener.js';
 import { securityHeaders } from './http/security.js';
+import { openapiFileFor } from './http/openapi-route.js';
 import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
@@ -158,6 +159,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         backoffMaxSec: config.loginRateLimit.backoffMaxSeconds,
       },
       relaySessionConcurrency: config.relaySessionConcurrency,
+      openapiFile: openapiFileFor(config.openapiRoute),
     },
     logger,
     metrics,

@@ -78,6 +78,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   TRUST_PROXY: { section: 'browser-security', doc: 'Proxies to believe for X-Forwarded-*: false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal.' },
   PASSWORD_LOGIN: { section: 'features', doc: 'Allow login with username/password: the service creates a per-session secret as that user.' },
   ADMIN_ROUTES: { section: 'features', doc: 'Enable the /admin/secrets routes.' },
+  OPENAPI_ROUTE: { section: 'features', doc: 'Serve docs/openapi.yaml as GET /openapi.json; true also stops the start when the file is missing.', defaultText: 'on outside production when the file exists, off in production' },
   LOGIN_RATE_LIMIT: { section: 'features', doc: 'Failed credential checks (logins and /admin Basic auth; successes do not count) allowed per client address per window, whatever the username. Beyond it: 429 rate_limited with Retry-After.' },
   LOGIN_RATE_WINDOW: { section: 'features', doc: 'Length of the login rate-limit window in seconds.' },
   LOGIN_USER_LIMIT: { section: 'features', doc: 'Failed checks allowed per username per window from all addresses together. Keep it well above LOGIN_RATE_LIMIT: reaching it refuses that user everywhere until the window ends.' },

@@ -24,6 +24,7 @@ describe('config defaults', () => {
       clientTimeouts: { headersMs: 10000, requestMs: 30000 },
       passwordLogin: false,
       adminRoutes: false,
+      openapiRoute: 'if-present',
       logLevel: 'info',
       shutdownTimeoutMs: 10000,
       loginRateLimit: { max: 10, windowSeconds: 60, userMax: 100, backoffAfter: 5, backoffMaxSeconds: 300 },

@@ -20,6 +20,12 @@ describe('config in production', () => {
     expect(config.redis.mode).toBe('standalone');
   });
 
+  it('when production does not ask for the OpenAPI route, then it is off; OPENAPI_ROUTE=true turns it on', () => {
+    expect(loadConfig(PRODUCTION).openapiRoute).toBe('off');
+    expect(loadConfig({ ...PRODUCTION, OPENAPI_ROUTE: 'true' }).openapiRoute).toBe('required');
+    expect(loadConfig({ OPENAPI_ROUTE: 'false' }).openapiRoute).toBe('off');
+  });
+
   it('when production lacks the data server, Redis, secret and keys, then each missing key is named at once', () => {
     const err = configErrorOf({ NODE_ENV: 'production' });
     expect(keysOf(err).sort()).toEqual(['REDIS_URL', 'SESSION_ENCRYPTION_KEYS', 'SESSION_SECRET', 'TG_RESTPP_URL']);
