@@ -41,7 +41,7 @@ export function renderSession(session, now = Date.now()) {
   }
   const name = document.createElement('strong');
   name.textContent = session.username ? `Logged in as ${session.username}` : 'Logged in';
-  const graph = document.createElement('span');
-  graph.textContent = session.graph ? ` to graph ${session.graph}` : '';
-  who.replaceChildren(name, graph, expiry('Token', session.tokenExpiresAt, now), expiry('Session', session.sessionExpiresAt, now));
+  const state = document.createElement('span');
+  state.append(name, session.graph ? ` to graph ${session.graph}` : '');
+  who.replaceChildren(state, expiry('Token', session.tokenExpiresAt, now), expiry('Session', session.sessionExpiresAt, now));
 }
