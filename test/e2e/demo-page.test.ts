@@ -172,6 +172,34 @@ describeInBrowser('demo page in headless Chromium', () => {
     expect(await problems()).toEqual([]);
   });
 
+  test('when RELAY_ALLOW leaves out /endpoints, then the list says why and the form still runs', async () => {
+    const narrow = await startRig({ env: { LOGIN_RATE_LIMIT: '1000', RELAY_ALLOW: 'GET /graph/' } });
+    try {
+      const page = await browser.context.newPage();
+      const seen: string[] = [];
+      page.on('pageerror', (error) => seen.push(`pageerror: ${error.message}`));
+      page.on('console', (m) => {
+        if (/content security policy|refused to/i.test(m.text())) seen.push(m.text());
+      });
+      await page.goto(await narrow.listen());
+      await logIn(page, narrow.secret);
+      const hint = page.locator('#endpoint-list .hint');
+      await hint.waitFor();
+      const refused = await page.evaluate<{ error: { code: string; message: string } }>(
+        "fetch('/api/endpoints/social?dynamic=true', { headers: { 'X-Requested-With': 'XMLHttpRequest' } }).then((r) => r.json())",
+      );
+      expect(refused.error.code).toBe('path_not_allowed');
+      expect(await hint.textContent()).toBe(`Could not list endpoints (403: ${refused.error.message}).`);
+      expect(await page.locator('button.endpoint').count()).toBe(0);
+      expect(narrow.sim.seen().filter((r) => r.path.startsWith('/endpoints'))).toEqual([]);
+      await page.click('#run-button');
+      await page.locator('#output', { hasText: 'alice' }).waitFor();
+      expect(seen).toEqual([]);
+    } finally {
+      await narrow.close();
+    }
+  });
+
   test('when the rig secret is submitted and the default query runs, then the graph name and JSON with alice show', async () => {
     const { page, problems } = await open();
     await logIn(page, rig.secret);
