@@ -3,7 +3,7 @@ import { DEMO_QUERIES, runDemoQuery, sendQueryResult, streamQuery } from './demo
 import { delay, sendJson } from './http-server.js';
 import { parseLenientObject } from './lenient-json.js';
 import { endpointNotFound, restppError } from './restpp-errors.js';
-import { endpointsListing, versionMessage } from './restpp-info.js';
+import { endpointKinds, endpointsListing, versionMessage } from './restpp-info.js';
 import type { Sim, SimRequest } from './sim-context.js';
 import { handleRequestToken } from './token-endpoint.js';
 import { builtin, upsert } from './write-endpoints.js';
@@ -30,8 +30,8 @@ export async function handleRestpp(sim: Sim, r: SimRequest): Promise<void> {
     return sendJson(r.res, 200, { error: 'false', message: versionMessage(sim.version.text), results: [] });
   }
   if (section === 'endpoints' && parts.length <= 3 && method === 'GET') {
-    if (!authorizeData(sim, r, graph)) return;
-    return sendJson(r.res, 200, endpointsListing());
+    if (!authorizeData(sim, r, graph) || (graph && !graphExists(sim, r, graph))) return;
+    return sendJson(r.res, 200, endpointsListing(graph ? [graph] : [...sim.graphs.keys()], endpointKinds(r.query)));
   }
   if (section === 'graph' && graph && parts.length === 3 && method === 'POST') {
     if (!authorizeData(sim, r, graph) || !graphExists(sim, r, graph)) return;

@@ -6,7 +6,18 @@ import type { Sim, SimRequest } from './sim-context.js';
 /** Installed demo queries: results as GSQL PRINT would give them, or an error to send. */
 type QueryResult = { results: unknown[] } | { code: string; message: string };
 
-export const DEMO_QUERIES = ['hello', 'friends', 'stream'] as const;
+/**
+ * The installed demo queries and their parameters with GSQL types: the one list that routing, `/endpoints`
+ * and so the demo page's query list read.
+ */
+export const DEMO_QUERY_PARAMS = {
+  hello: { name: 'STRING' },
+  friends: { person: 'VERTEX<Person>' },
+  stream: { chunks: 'INT', delayMs: 'INT', chunkBytes: 'INT' },
+} as const satisfies Record<string, Record<string, string>>;
+
+export type DemoQuery = keyof typeof DEMO_QUERY_PARAMS;
+export const DEMO_QUERIES = Object.keys(DEMO_QUERY_PARAMS) as readonly DemoQuery[];
 
 export function runDemoQuery(graph: DemoGraph, name: string, params: Record<string, unknown>): QueryResult | undefined {
   if (name === 'hello') {

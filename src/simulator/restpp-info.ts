@@ -1,3 +1,5 @@
+import { DEMO_QUERIES, DEMO_QUERY_PARAMS } from './demo-queries.js';
+
 /** `/version` text in RESTPP's layout; pyTigerGraph skips 3 header lines and reads `_x.y.z_` on `product`. */
 export function versionMessage(version: string): string {
   const build = `release_${version}_01-15-2024  4b2e9c1d7a0f3e6b5c8d9e0f1a2b3c4d5e6f7a8b  2024-01-15 10:00:00 -0800`;
@@ -6,7 +8,9 @@ export function versionMessage(version: string): string {
   return `TigerGraph RESTPP:\n --- Version --- \nTigerGraph version: ${version}\n${lines.join('\n')}\n`;
 }
 
-const ENDPOINTS: Record<string, string[]> = {
+type Listing = Record<string, { parameters: Record<string, { type: string }> }>;
+
+const BUILTIN: Record<string, string[]> = {
   'GET /echo': ['sleep'],
   'POST /echo': ['sleep'],
   'GET /version': [],
@@ -15,20 +19,44 @@ const ENDPOINTS: Record<string, string[]> = {
   'GET /graph/{graph_name}/vertices/{vertex_type}/{vertex_id}': ['select'],
   'POST /graph/{graph_name}': [],
   'POST /builtins/{graph_name}': ['function', 'type'],
-  'GET /query/{graph_name}/hello': ['name'],
-  'GET /query/{graph_name}/friends': ['person'],
-  'GET /query/{graph_name}/stream': ['chunks', 'delayMs', 'chunkBytes'],
   'POST /requesttoken': ['secret', 'lifetime', 'graph'],
   'PUT /requesttoken': ['secret', 'token', 'lifetime'],
   'DELETE /requesttoken': ['secret', 'token'],
 };
 
-/** `/endpoints`: each endpoint with its parameters, roughly as RESTPP lists them. */
-export function endpointsListing(): Record<string, { parameters: Record<string, { type: string }> }> {
-  return Object.fromEntries(
-    Object.entries(ENDPOINTS).map(([key, params]) => [
-      key,
-      { parameters: Object.fromEntries(params.map((p) => [p, { type: 'STRING' }])) },
-    ]),
-  );
+export interface EndpointKinds {
+  builtin: boolean;
+  dynamic: boolean;
+  static: boolean;
+}
+
+/** RESTPP's flags: `builtin=true`, `dynamic=true`, `static=true`; none of them means all (as pyTigerGraph reads it). */
+export function endpointKinds(query: URLSearchParams): EndpointKinds {
+  const kinds = { builtin: query.get('builtin') === 'true', dynamic: query.get('dynamic') === 'true', static: query.get('static') === 'true' };
+  return kinds.builtin || kinds.dynamic || kinds.static ? kinds : { builtin: true, dynamic: true, static: true };
+}
+
+/**
+ * `/endpoints[/{graph}]`: built-in endpoints keep the `{graph_name}` placeholder; installed queries are
+ * listed per graph with the graph's name in the path, which is what pyTigerGraph's getInstalledQueries
+ * filters on (`^GET /query/<graph>`). The POST entries for queries are inferred. No static endpoints.
+ */
+export function endpointsListing(graphs: readonly string[], kinds: EndpointKinds): Listing {
+  const listing: Listing = {};
+  if (kinds.builtin) {
+    for (const [key, params] of Object.entries(BUILTIN)) listing[key] = { parameters: typed(params.map((p) => [p, 'STRING'])) };
+  }
+  if (kinds.dynamic) {
+    for (const graph of graphs) {
+      for (const name of DEMO_QUERIES) {
+        const parameters = typed(Object.entries(DEMO_QUERY_PARAMS[name]));
+        for (const method of ['GET', 'POST']) listing[`${method} /query/${graph}/${name}`] = { parameters };
+      }
+    }
+  }
+  return listing;
+}
+
+function typed(params: ReadonlyArray<readonly [string, string]>): Record<string, { type: string }> {
+  return Object.fromEntries(params.map(([name, type]) => [name, { type }]));
 }

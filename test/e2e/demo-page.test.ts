@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { startRig, type Rig } from '../helpers/app-rig.js';
+import { DEMO_QUERIES } from '../../src/simulator/demo-queries.js';
 import { chromiumAvailability, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 
 const availability = chromiumAvailability();
@@ -81,7 +82,122 @@ describeInBrowser('demo page in headless Chromium', () => {
     // app.css applied under the CSP: the submit button takes the stylesheet's colour.
     const background = await page.evaluate<string>("getComputedStyle(document.getElementById('login-button')).backgroundColor");
     expect(background).toBe('rgb(255, 102, 0)');
+    expect(await page.textContent('#who')).toBe('Not logged in');
+    expect(await page.isVisible('#who')).toBe(true);
+    expect(await page.isHidden('#logout-button')).toBe(true);
     expect(await problems()).toEqual([]);
+  });
+
+  test('when logged in, then the session bar shows the graph and both expiries as local time and "expires in"', async () => {
+    const { page, problems } = await open();
+    // Far from UTC, so a UTC time shown as if it were local would not pass.
+    await (await browser.context.newCDPSession(page)).send('Emulation.setTimezoneOverride', { timezoneId: 'Asia/Tokyo' });
+    await logIn(page, rig.secret);
+    await page.locator('#who time').nth(1).waitFor();
+    const session = await page.evaluate<{ tokenExpiresAt: string; sessionExpiresAt: string }>(
+      "fetch('/auth/session').then((res) => res.json())",
+    );
+    const who = (await page.textContent('#who')) ?? '';
+    expect(who).toContain('Logged in to graph social');
+    expect(who).toMatch(/Token expires in \d+ (min|h|days), at /);
+    expect(who).toMatch(/Session expires in \d+ (min|h|days), at /);
+    const times = await page.$$eval('#who time', (els) => els.map((el) => [el.getAttribute('datetime') ?? '', el.textContent]));
+    const tokyo = (iso: string) =>
+      new Date(iso).toLocaleString('en-US', { timeZone: 'Asia/Tokyo', dateStyle: 'medium', timeStyle: 'short' });
+    expect(times).toHaveLength(2);
+    expect(times[0]).toEqual([session.tokenExpiresAt, tokyo(session.tokenExpiresAt)]);
+    // The idle expiry slides with every request, so the bar's value is a moment older than this one.
+    expect(Math.abs(Date.parse(times[1]![0]!) - Date.parse(session.sessionExpiresAt))).toBeLessThan(5_000);
+    expect(times[1]![1]).toBe(tokyo(times[1]![0]!));
+    expect(await page.isVisible('#logout-button')).toBe(true);
+    expect(await problems()).toEqual([]);
+  });
+
+  test('when logged in, then every demo query of the simulator is listed, read from GET /endpoints through the relay', async () => {
+    const { page, problems } = await open();
+    const mark = rig.sim.seen().length;
+    await logIn(page, rig.secret);
+    await page.locator('button.endpoint').first().waitFor();
+    const listed = await page.$$eval('button.endpoint', (els) => els.map((el) => `${el.dataset.method} ${el.dataset.path}`));
+    for (const query of DEMO_QUERIES) {
+      expect(listed).toContain(`GET /query/social/${query}`);
+      expect(listed).toContain(`POST /query/social/${query}`);
+    }
+    expect(listed).toContain('POST /builtins/social');
+    expect(listed.filter((entry) => entry.includes('/requesttoken'))).toEqual([]);
+    const asked = rig.sim.seen().slice(mark).filter((r) => r.path === '/endpoints/social');
+    expect(asked.map((r) => [r.method, r.query, r.auth, r.status]).sort()).toEqual([
+      ['GET', 'builtin=true', 'ok', 200],
+      ['GET', 'dynamic=true', 'ok', 200],
+    ]);
+    expect(await problems()).toEqual([]);
+  });
+
+  test('when a listed demo query is clicked, then it runs through the relay and its answer shows with its status', async () => {
+    const { page, problems } = await open();
+    await logIn(page, rig.secret);
+    const mark = rig.sim.seen().length;
+    await page.click('button.endpoint[data-method="GET"][data-path="/query/social/hello"]');
+    await page.locator('#output', { hasText: 'Hello, World!' }).waitFor();
+    expect(JSON.parse((await page.textContent('#output')) ?? '')).toMatchObject({ error: false, results: [{ greeting: 'Hello, World!' }] });
+    expect(await page.textContent('#answer-status')).toMatch(/^200 OK · GET \/query\/social\/hello · \d+ ms$/);
+    expect(await page.getAttribute('#answer-status', 'class')).toBe('ok');
+    expect(await page.inputValue('#path')).toBe('/query/social/hello');
+    expect(rig.sim.seen().slice(mark).filter((r) => r.path === '/query/social/hello').map((r) => [r.method, r.auth, r.status])).toEqual([
+      ['GET', 'ok', 200],
+    ]);
+    expect(await page.textContent('#status')).toBe('');
+    expect(await problems()).toEqual([]);
+  });
+
+  test('when a POST is picked and run with a body, then the data server gets the body and the answer shows formatted', async () => {
+    const { page, problems } = await open();
+    await logIn(page, rig.secret);
+    await page.locator('button.endpoint').first().waitFor();
+    expect(await page.isHidden('#body')).toBe(true);
+    const mark = rig.sim.seen().length;
+    await page.click('button.endpoint[data-method="POST"][data-path="/query/social/hello"]');
+    expect(await page.inputValue('#method')).toBe('POST');
+    expect(await page.isVisible('#body')).toBe(true);
+    expect(JSON.parse(await page.inputValue('#body'))).toEqual({ name: '' });
+    expect(rig.sim.seen().slice(mark).filter((r) => r.path.startsWith('/query/'))).toEqual([]); // picking a POST does not send it
+    await page.fill('#body', '{"name": "Ada"}');
+    await page.click('#run-button');
+    await page.locator('#output', { hasText: 'Hello, Ada!' }).waitFor();
+    const output = (await page.textContent('#output')) ?? '';
+    expect(output).toBe(JSON.stringify(JSON.parse(output), null, 2));
+    expect(await page.textContent('#answer-status')).toMatch(/^200 OK · POST \/query\/social\/hello · \d+ ms$/);
+    const posted = rig.sim.seen().slice(mark).filter((r) => r.path === '/query/social/hello');
+    expect(posted.map((r) => [r.method, r.bodyText, r.auth, r.status])).toEqual([['POST', '{"name": "Ada"}', 'ok', 200]]);
+    expect(await problems()).toEqual([]);
+  });
+
+  test('when RELAY_ALLOW leaves out /endpoints, then the list says why and the form still runs', async () => {
+    const narrow = await startRig({ env: { LOGIN_RATE_LIMIT: '1000', RELAY_ALLOW: 'GET /graph/' } });
+    try {
+      const page = await browser.context.newPage();
+      const seen: string[] = [];
+      page.on('pageerror', (error) => seen.push(`pageerror: ${error.message}`));
+      page.on('console', (m) => {
+        if (/content security policy|refused to/i.test(m.text())) seen.push(m.text());
+      });
+      await page.goto(await narrow.listen());
+      await logIn(page, narrow.secret);
+      const hint = page.locator('#endpoint-list .hint');
+      await hint.waitFor();
+      const refused = await page.evaluate<{ error: { code: string; message: string } }>(
+        "fetch('/api/endpoints/social?dynamic=true', { headers: { 'X-Requested-With': 'XMLHttpRequest' } }).then((r) => r.json())",
+      );
+      expect(refused.error.code).toBe('path_not_allowed');
+      expect(await hint.textContent()).toBe(`Could not list endpoints (403: ${refused.error.message}).`);
+      expect(await page.locator('button.endpoint').count()).toBe(0);
+      expect(narrow.sim.seen().filter((r) => r.path.startsWith('/endpoints'))).toEqual([]);
+      await page.click('#run-button');
+      await page.locator('#output', { hasText: 'alice' }).waitFor();
+      expect(seen).toEqual([]);
+    } finally {
+      await narrow.close();
+    }
   });
 
   test('when the rig secret is submitted and the default query runs, then the graph name and JSON with alice show', async () => {
@@ -136,6 +252,8 @@ describeInBrowser('demo page in headless Chromium', () => {
     const { error } = (await direct.json()) as { error: { code: string; message: string } };
     expect(error.code).toBe('invalid_credentials');
     expect(await page.textContent('#status')).toBe(error.message);
+    expect(await page.getAttribute('#status', 'class')).toBe('error');
+    expect(await page.textContent('#who')).toBe('Not logged in');
     expect(await page.isVisible('#login-view')).toBe(true);
     expect(await page.isHidden('#app-view')).toBe(true);
     expect(await browser.context.cookies(url)).toEqual([]);
@@ -153,6 +271,15 @@ describeInBrowser('demo page in headless Chromium', () => {
     await page.locator('#login-view').waitFor({ state: 'visible' });
     expect(await page.isHidden('#app-view')).toBe(true);
     expect(await page.textContent('#status')).toBe('Logged out.');
+    // Information, not an error: its own class and colours.
+    expect(await page.getAttribute('#status', 'class')).toBe('info');
+    const colours = await page.evaluate<string[]>(
+      "['color', 'backgroundColor'].map((p) => getComputedStyle(document.getElementById('status'))[p])",
+    );
+    expect(colours).toEqual(['rgb(17, 51, 68)', 'rgb(230, 240, 251)']);
+    expect(await page.textContent('#who')).toBe('Not logged in');
+    expect(await page.isHidden('#logout-button')).toBe(true);
+    expect(await page.textContent('#output')).toBe('');
 
     const fromPage = await page.evaluate<{ status: number; body: { error: { code: string } } }>(`
       fetch('/api/graph/social/vertices/Person', { headers: { 'X-Requested-With': 'XMLHttpRequest' } })

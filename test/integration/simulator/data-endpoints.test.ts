@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'undici';
+import { DEMO_QUERIES } from '../../../src/simulator/demo-queries.js';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
 import { bearer, call } from './sim-http.js';
 
@@ -38,9 +39,24 @@ describe('simulator data endpoints (3.9.3)', () => {
     expect(lines.slice(3).find((l) => l.startsWith('product'))).toMatch(/_3\.9\.3_/);
   });
 
-  it('when /endpoints is read, then the demo queries and token endpoint are listed', async () => {
+  it('when /endpoints is read with builtin=true, then the built-in endpoints are listed with {graph_name} and no query', async () => {
     const res = await call(`${base}/endpoints?builtin=true`, { headers: auth });
-    expect(Object.keys(res.json)).toEqual(expect.arrayContaining(['GET /echo', 'GET /query/{graph_name}/friends', 'POST /requesttoken']));
+    expect(Object.keys(res.json)).toEqual(expect.arrayContaining(['GET /echo', 'POST /builtins/{graph_name}', 'POST /requesttoken']));
+    expect(Object.keys(res.json).filter((k) => k.includes('/query/'))).toEqual([]);
+  });
+
+  it('when /endpoints/social is read with dynamic=true, then every demo query is listed for social, with its parameters', async () => {
+    const res = await call(`${base}/endpoints/social?dynamic=true`, { headers: auth });
+    const expected = DEMO_QUERIES.flatMap((q) => [`GET /query/social/${q}`, `POST /query/social/${q}`]);
+    expect(Object.keys(res.json).sort()).toEqual(expected.sort());
+    expect(res.json['GET /query/social/hello']).toEqual({ parameters: { name: { type: 'STRING' } } });
+    const none = await call(`${base}/endpoints/nograph?dynamic=true`, { headers: auth });
+    expect(none.json).toMatchObject({ error: true, code: 'REST-1004' });
+  });
+
+  it('when /endpoints is read without flags, then built-in endpoints and the queries of every graph are listed', async () => {
+    const res = await call(`${base}/endpoints`, { headers: auth });
+    expect(Object.keys(res.json)).toEqual(expect.arrayContaining(['GET /version', 'GET /query/social/friends', 'POST /query/social/hello']));
   });
 
   it('when vertices are listed, then demo people come back with limit and count_only honoured', async () => {
