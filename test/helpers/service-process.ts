@@ -19,9 +19,14 @@ const MAIN = path.resolve(process.env.TGBFF_MAIN ?? 'dist/main.js');
  * Starts the compiled service (dist/main.js, built by the jest globalSetup) as a child process with the
  * given environment and PORT=0, and resolves once it logged the port it listens on.
  */
-export async function startServiceProcess(env: Record<string, string>, timeoutMs = 15000): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  env: Record<string, string>,
+  timeoutMs = 15000,
+  options: { cwd?: string } = {},
+): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, [MAIN], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    ...(options.cwd !== undefined && { cwd: options.cwd }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
