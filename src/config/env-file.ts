@@ -17,6 +17,8 @@ const QUOTES = new Set(['"', "'", '`']);
  * are refused here first. Quoted values may span lines, as Node allows.
  */
 export function checkEnvFile(text: string, file: string): void {
+  // Node keeps a byte-order mark as part of the first key, so that setting would be lost unnoticed.
+  if (text.startsWith('\uFEFF')) throw new EnvFileError(file, 'starts with a byte-order mark: save it as UTF-8 without BOM', 1);
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();

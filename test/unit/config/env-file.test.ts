@@ -25,6 +25,10 @@ describe('.env checking', () => {
     expect(check('A-B=x')).toThrow('/x/.env, line 1');
   });
 
+  it('when the file starts with a byte-order mark, which Node would keep in the first key, then it is refused', () => {
+    expect(check('\uFEFFPORT=1\n')).toThrow('/x/.env, line 1: starts with a byte-order mark');
+  });
+
   it('when a quote is never closed, then the line that opened it is named', () => {
     expect(check('A=1\nB="open\nC=3\n')).toThrow('/x/.env, line 2: the value opens a " quote that is never closed');
   });
