@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export interface ServiceProcess {
@@ -26,7 +27,8 @@ export async function startServiceProcess(
 ): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, [MAIN], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    ...(options.cwd !== undefined && { cwd: options.cwd }),
+    // Away from the checkout, so a developer's .env there never reaches a test's service.
+    cwd: options.cwd ?? tmpdir(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
