@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { createServer, type Server } from 'node:http';
+import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { EnvFileError, loadEnvFileIfPresent } from './config/env-file.js';
 import { closeConnectionsWhenDone } from './http/drain-connections.js';
 import { isLoopbackHost } from './http/loopback-secure.js';
 import { createLogger, type Logger } from './observability/logger.js';
@@ -15,10 +17,13 @@ import type { SimulatorHandle } from './simulator/index.js';
  */
 async function main(): Promise<void> {
   let config: Config;
+  const envFile = path.resolve('.env');
+  let envFileRead = false;
   try {
+    envFileRead = loadEnvFileIfPresent(envFile, (file) => process.loadEnvFile(file));
     config = loadConfig(process.env);
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof EnvFileError) {
       process.stderr.write(`tigergraph-bff: ${err.message}\n`);
       process.exit(1);
     }
@@ -27,6 +32,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, ...(config.logFlushMs > 0 && { buffered: { flushMs: config.logFlushMs } }) });
   const metrics = createMetrics();
   installSafetyNet(process, logger, metrics);
+  if (envFileRead) logger.info({ file: envFile }, 'read settings from .env; variables already in the environment kept their values');
   warnAboutDefaults(config, logger);
 
   let simulator: SimulatorHandle | undefined;

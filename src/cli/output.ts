@@ -1,4 +1,4 @@
-import { maskSecret } from '../tigergraph/errors.js';
+import { redact } from '../tigergraph/redact.js';
 import type { CliError } from './cli-error.js';
 
 export interface Output {
@@ -17,16 +17,17 @@ interface Writable {
   write(text: string): unknown;
 }
 
+// Shorter values would mask ordinary short words ("to", "or") while protecting nothing worth guessing.
+const MIN_PROTECTED_LENGTH = 4;
+
 export function createOutput(options: { json: boolean; stdout: Writable; stderr: Writable }): Output {
+  // The actual secret, password and token values this run handled; only these are masked.
   const sensitive = new Set<string>();
-  // Longest first, so a value that contains another is masked whole.
-  const redact = (text: string): string =>
-    [...sensitive].sort((a, b) => b.length - a.length).reduce((t, v) => t.split(v).join(maskSecret(v)), text);
 
   return {
     json: options.json,
     protect(value) {
-      if (value.length >= 4) sensitive.add(value);
+      if (value.length >= MIN_PROTECTED_LENGTH) sensitive.add(value);
     },
     result(data, human) {
       options.stdout.write(options.json ? `${JSON.stringify(data, null, 2)}\n` : human.endsWith('\n') ? human : `${human}\n`);
@@ -35,7 +36,7 @@ export function createOutput(options: { json: boolean; stdout: Writable; stderr:
       if (!options.json) options.stderr.write(`${text}\n`);
     },
     error(err) {
-      const message = redact(err.message);
+      const message = redact(err.message, sensitive, MIN_PROTECTED_LENGTH);
       const line = options.json ? JSON.stringify({ error: { code: err.code, message } }) : `tgbff: ${message}`;
       options.stderr.write(`${line}\n`);
     },

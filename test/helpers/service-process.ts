@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export interface ServiceProcess {
@@ -22,9 +23,15 @@ const MAIN = path.resolve(process.env.TGBFF_MAIN ?? 'dist/main.js');
  * given environment, PORT=0 and METRICS_PORT=0 (parallel services never collide on a fixed port), and
  * resolves once it logged the ports it listens on.
  */
-export async function startServiceProcess(env: Record<string, string>, timeoutMs = 15000): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  env: Record<string, string>,
+  timeoutMs = 15000,
+  options: { cwd?: string } = {},
+): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, [MAIN], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', METRICS_PORT: '0', LOG_LEVEL: 'info', ...env },
+    // Away from the checkout, so a developer's .env there never reaches a test's service.
+    cwd: options.cwd ?? tmpdir(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

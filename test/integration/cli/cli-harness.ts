@@ -16,6 +16,7 @@ export interface CliResult {
 export async function runCli(args: string[], opts: { env?: Record<string, string>; home: string; input?: string }): Promise<CliResult> {
   const child = spawn(process.execPath, [CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: opts.home, ...opts.env },
+    cwd: opts.home, // not the checkout, whose .env (if a developer has one) would be read
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

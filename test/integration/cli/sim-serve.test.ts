@@ -17,7 +17,7 @@ afterEach(async () => {
 afterAll(() => home.remove());
 
 const start = (args: string[], env: Record<string, string> = {}): Watched =>
-  watch(spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: home.dir, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  watch(spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: home.dir, ...env }, cwd: home.dir, stdio: ['ignore', 'pipe', 'pipe'] }));
 
 describe('tgbff sim and serve, as child processes', () => {
   it('when "tgbff sim" starts on free ports, then other tgbff commands work against it and SIGTERM stops it with 0', async () => {

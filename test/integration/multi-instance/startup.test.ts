@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { CSRF, call, login } from './cluster.js';
@@ -14,6 +15,7 @@ interface Exit {
 function runToExit(env: Record<string, string>, timeoutMs = 20_000): Promise<Exit> {
   const proc = spawn(process.execPath, [path.resolve('dist/main.js')], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', METRICS_PORT: '0', ...env },
+    cwd: tmpdir(), // not the checkout, whose .env (if a developer has one) would be read
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

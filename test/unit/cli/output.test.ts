@@ -42,6 +42,16 @@ describe('CLI output', () => {
     expect(stderr.join('')).toBe('tgbff: server said abc****345 and abc****jkl\n');
   });
 
+  it('when a server message says "Wrong password", "token" and "secret", then those words survive and only the values are masked', () => {
+    const { out, stderr } = capture(true);
+    const token = 'p9l2g8u3ktm0n6d1qhs4rvz7x5w1a0c8';
+    out.protect('rong');
+    out.protect('Secret');
+    out.protect(token);
+    out.error(new CliError(ExitCode.other, 'x', `Wrong password or secret for token ${token}: Secret (the password) was rong.`));
+    expect(JSON.parse(stderr.join('')).error.message).toBe('Wrong password or secret for token p9l****0c8: **** (the password) was ****.');
+  });
+
   it('when rows are tabulated, then columns line up under the header', () => {
     expect(table([['A', 'LONG'], ['long-value', 'x']])).toBe('A           LONG\nlong-value  x');
   });
