@@ -16,7 +16,7 @@ export interface AdminRoutesDeps {
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-const invalid = (message: string) => new AppError(400, 'invalid_request', message);
+const invalid = (message: string) => new AppError('invalid_request', message);
 
 function graphOf(value: unknown, required: boolean): string | null {
   if (value === undefined || value === null || value === '') {
@@ -37,7 +37,7 @@ function aliasOf(value: unknown): string | undefined {
 function adminError(err: unknown): unknown {
   const mapped = mapAdminError(err);
   if (isAppError(mapped) && mapped.status === 401) {
-    return new AppError(401, mapped.code, mapped.message, { cause: mapped.cause, headers: ADMIN_CHALLENGE });
+    return new AppError(mapped.code, mapped.message, { cause: mapped.cause, headers: ADMIN_CHALLENGE });
   }
   return mapped;
 }

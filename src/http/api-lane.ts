@@ -40,7 +40,7 @@ export interface ApiLane {
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
-const notAuthenticated = () => new AppError(401, 'not_authenticated', 'Not logged in');
+const notAuthenticated = () => new AppError('not_authenticated', 'Not logged in');
 
 /**
  * `/api/*`, the relay, served without Express: every relayed request is hot, and the profile showed

@@ -7,7 +7,7 @@ export interface SecretLogin {
 
 const GRAPH_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
-const invalid = (message: string) => new AppError(400, 'invalid_request', message);
+const invalid = (message: string) => new AppError('invalid_request', message);
 
 /** Validates `{"secret": "...", "graph"?: "..."}`; errors name the field, never echo its value. */
 export function parseLoginBody(body: unknown): SecretLogin {

@@ -8,7 +8,7 @@ export interface PasswordLogin {
 
 const GRAPH_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
-const invalid = (message: string) => new AppError(400, 'invalid_request', message);
+const invalid = (message: string) => new AppError('invalid_request', message);
 
 /** A login body asks for password login when it carries a username or password at all. */
 export function wantsPasswordLogin(body: unknown): boolean {

@@ -152,13 +152,13 @@ export function csrfCheck(
     const raw = req.headers[header];
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
     if (value === undefined || value.trim() === '') {
-      return new AppError(403, 'csrf_rejected', `Missing required header ${options.csrfHeader}`);
+      return new AppError('csrf_rejected', `Missing required header ${options.csrfHeader}`);
     }
     const origin = req.headers.origin;
     if (origin !== undefined) {
       const serialized = normalizeOrigin(origin);
       const ok = serialized !== null && (listed(origin) !== null || serialized === own());
-      if (!ok) return new AppError(403, 'csrf_rejected', 'Origin not allowed');
+      if (!ok) return new AppError('csrf_rejected', 'Origin not allowed');
     }
     return null;
   };

@@ -54,7 +54,7 @@ export function createRefreshCoordinator(deps: {
       : await upstream.mint(req.secret, 'session');
     const state: TokenState = { token: grant.token, expiresAt: grant.expiresAt, version: (current?.version ?? 0) + 1 };
     if (!isUsable(state, now())) {
-      throw new AppError(502, 'upstream_error', 'The data server issued a token that has already expired');
+      throw new AppError('upstream_error', 'The data server issued a token that has already expired');
     }
     await tokens.set(req.sid, state, stateTtlMs(state.expiresAt, now(), req.sessionTtlMs));
     return state;
@@ -95,7 +95,7 @@ export function createRefreshCoordinator(deps: {
     const fallback = fallbackOf(latest, req);
     deps.metrics?.leaseWaits.inc({ outcome: fallback ? 'stale' : 'unavailable' });
     if (fallback) return fallback;
-    throw new AppError(503, 'token_unavailable', 'No upstream token is available right now; try again', {
+    throw new AppError('token_unavailable', 'No upstream token is available right now; try again', {
       headers: { 'Retry-After': '1' },
     });
   }
