@@ -3,9 +3,10 @@
  * calls, admin calls) and on `err.code` only: undici's message texts change between releases.
  * - timeout: no answer in time (connect, headers or body), or our own deadline aborted the call. A
  *   browser that leaves is told apart by the relay before it asks here.
- * - unavailable: the server could not be reached or dropped the connection without an answer.
- * - protocol: it answered, but not with usable HTTP (HTTPParserError carries no code), or failed in a
- *   way we have no code for.
+ * - protocol: the server answered, but not with usable HTTP (undici's parser errors carry an HPE_ code
+ *   or none at all), or the failure has no code to go by.
+ * - unavailable: any other code, which names why no exchange was possible: refused, reset, dropped
+ *   (UND_ERR_SOCKET), name lookup, TLS verification (SELF_SIGNED_CERT_IN_CHAIN, CERT_HAS_EXPIRED, …).
  */
 export type TransportFailure = 'timeout' | 'unavailable' | 'protocol';
 
@@ -17,24 +18,17 @@ const TIMEOUT_CODES = new Set([
   'UND_ERR_ABORTED',
   'ABORT_ERR',
 ]);
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_DESTROYED',
+const PROTOCOL_CODES = new Set([
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  'UND_ERR_RES_EXCEEDED_MAX_SIZE',
+  'UND_ERR_INFO',
+  'UND_ERR_NOT_SUPPORTED',
 ]);
 
 export function classifyTransportFailure(err: unknown): TransportFailure {
   const code = transportErrorCode(err);
-  if (code !== undefined && TIMEOUT_CODES.has(code)) return 'timeout';
-  if (code !== undefined && UNAVAILABLE_CODES.has(code)) return 'unavailable';
-  return 'protocol';
+  if (code === undefined || code.startsWith('HPE_') || PROTOCOL_CODES.has(code)) return 'protocol';
+  return TIMEOUT_CODES.has(code) ? 'timeout' : 'unavailable';
 }
 
 /** The error's `code`, else that of its cause or of the first member of an AggregateError (Happy Eyeballs). */

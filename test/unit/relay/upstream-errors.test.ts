@@ -11,6 +11,10 @@ describe('classifyUpstreamError', () => {
     ['ECONNREFUSED', 'unavailable'],
     ['ENOTFOUND', 'unavailable'],
     ['UND_ERR_SOCKET', 'unavailable'],
+    ['ECONNRESET', 'unavailable'],
+    ['SELF_SIGNED_CERT_IN_CHAIN', 'unavailable'],
+    ['UND_ERR_ABORTED', 'timeout'],
+    ['HPE_INVALID_CONSTANT', 'protocol'],
     ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'protocol'],
   ])('when err.code is %s, then the kind is %s', (code, kind) => {
     expect(classifyUpstreamError(withCode(code))).toBe(kind);
