@@ -11,6 +11,8 @@ export interface TokenState {
   expiresAt: number;
   /** Increases on every write, so a stale writer can be detected. */
   version: number;
+  /** Epoch ms when this token was minted to replace one the data server refused; bounds re-mints. */
+  replacedAt?: number;
 }
 
 export interface TokenStore {

@@ -3,7 +3,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
 import type { TokenApi, TokenGrant } from '../tigergraph/types.js';
 import { createLeaseRunner } from './lease-runner.js';
-import { createRefreshCoordinator } from './refresh-coordinator.js';
+import { RemintRefused, createRefreshCoordinator } from './refresh-coordinator.js';
 import { isFresh, isUsable, stateTtlMs } from './refresh-policy.js';
 import { createSingleFlight } from './single-flight.js';
 import { TokenMemo } from './token-memo.js';
@@ -20,8 +20,11 @@ export interface TokenBroker {
    * refresh cannot be done right now, a due but unexpired token is returned rather than an error.
    */
   token(sid: string, secret: string, sessionTtlMs: number): Promise<TokenState>;
-  /** Upstream rejected `token`: drop it if still stored, mint once (single-flight), return the new state. */
-  replaceRejected(sid: string, secret: string, token: string, sessionTtlMs: number): Promise<TokenState>;
+  /**
+   * Upstream refused `token` itself: mint once (single-flight), delete the refused one upstream, return
+   * the new state; null when that token was itself minted within the re-mint window (no pile-up).
+   */
+  replaceRejected(sid: string, secret: string, token: string, sessionTtlMs: number): Promise<TokenState | null>;
   /** Logout: delete the token upstream (a missing token is fine) and the token state. */
   revoke(sid: string, secret: string): Promise<void>;
 }
@@ -36,6 +39,8 @@ export interface TokenBrokerDeps {
   refreshBeforeSec: number;
   /** Cross-instance lease TTL, renewed every ttl/3 while the upstream call runs. Default 5000. */
   leaseTtlMs?: number;
+  /** At most one re-mint after a refusal per session per this many ms. Default REMINT_WINDOW_MS. */
+  remintWindowMs?: number;
   /** Longest a request waits for another holder's refresh. Default 15000 (above the client's 10 s timeout). */
   waitMs?: number;
   /** Clock, epoch ms. */
@@ -60,6 +65,13 @@ export interface TokenBrokerDeps {
  */
 export const DEFAULT_TOKEN_READ_CACHE_MS = 30_000;
 
+/**
+ * A refused token is replaced at most once per session in this window. Long enough that a data server
+ * refusing every token (misread permission answer, clock skew) costs one token per 10 s, not one per
+ * request; short enough that a token revoked upstream twice in a row recovers on the next click.
+ */
+export const REMINT_WINDOW_MS = 10_000;
+
 export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
   if (!(deps.refreshBeforeSec >= 0 && deps.refreshBeforeSec < deps.lifetimeSec)) {
     // Otherwise every token would be due for refresh the moment it is issued.
@@ -78,6 +90,7 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     upstream,
     refreshBeforeSec: deps.refreshBeforeSec,
     waitMs: deps.waitMs ?? 15_000,
+    remintWindowMs: deps.remintWindowMs ?? REMINT_WINDOW_MS,
     now,
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     logger,
@@ -109,13 +122,17 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
 
     async replaceRejected(sid, secret, token, sessionTtlMs) {
       memo?.forget(sid);
-      await deps.tokens.deleteIfToken(sid, token);
       const request = { sid, secret, sessionTtlMs, seen: null, rejected: token };
-      const joined = await shared(sid, () => coordinator.ensure(request));
-      if (joined.token !== token) return joined;
-      // The flight we joined had started from the rejected token and handed it back. A fresh ensure
-      // starts from the store we just cleaned; the lease still keeps it to one mint across callers.
-      return coordinator.ensure(request);
+      try {
+        const joined = await shared(sid, () => coordinator.ensure(request));
+        if (joined.token !== token) return joined;
+        // The flight we joined had started from the rejected token and handed it back. A fresh ensure
+        // never returns it; the lease still keeps it to one mint across callers.
+        return await coordinator.ensure(request);
+      } catch (err) {
+        if (err instanceof RemintRefused) return null;
+        throw err;
+      }
     },
 
     async revoke(sid, secret) {
