@@ -25,8 +25,11 @@ export interface TokenBroker {
    * the new state; null when that token was itself minted within the re-mint window (no pile-up).
    */
   replaceRejected(sid: string, secret: string, token: string, sessionTtlMs: number): Promise<TokenState | null>;
-  /** Logout: delete the token upstream (a missing token is fine) and the token state. */
-  revoke(sid: string, secret: string): Promise<void>;
+  /**
+   * Session end: delete the token upstream (a missing token is fine) and the token state; true when a
+   * token was deleted upstream. With keepOnFailure (the sweeper, which retries) a failed delete keeps the state.
+   */
+  revoke(sid: string, secret: string, opts?: { keepOnFailure?: boolean }): Promise<boolean>;
 }
 
 export interface TokenBrokerDeps {
@@ -39,6 +42,11 @@ export interface TokenBrokerDeps {
   refreshBeforeSec: number;
   /** Cross-instance lease TTL, renewed every ttl/3 while the upstream call runs. Default 5000. */
   leaseTtlMs?: number;
+  /**
+   * The token state outlives its session by this much (ms), so the session-end sweeper can still read
+   * the token after the session blob expired. Default 0.
+   */
+  stateGraceMs?: number;
   /** At most one re-mint after a refusal per session per this many ms. Default REMINT_WINDOW_MS. */
   remintWindowMs?: number;
   /** Longest a request waits for another holder's refresh. Default 15000 (above the client's 10 s timeout). */
@@ -78,10 +86,13 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     throw new RangeError('refreshBeforeSec must be at least 0 and below lifetimeSec');
   }
   const now = deps.now ?? Date.now;
+  const grace = (sessionTtlMs: number) => sessionTtlMs + (deps.stateGraceMs ?? 0);
   const logger = deps.logger ?? silentLogger();
   const upstream = createUpstreamCalls(deps);
   const flight = createSingleFlight<TokenState>();
   const fresh = (s: TokenState | null): s is TokenState => s !== null && isFresh(s, now(), deps.refreshBeforeSec);
+  const lastsSession = (s: TokenState | null, sessionTtlMs: number): boolean =>
+    s !== null && isUsable(s, now()) && s.expiresAt * 1000 >= now() + sessionTtlMs;
   const memo = deps.readCacheMs ? new TokenMemo(deps.readCacheMs, fresh) : null;
   const coordinator = createRefreshCoordinator({
     tokens: deps.tokens,
@@ -108,21 +119,22 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     async adopt(sid, grant, sessionTtlMs) {
       memo?.forget(sid);
       const state: TokenState = { token: grant.token, expiresAt: grant.expiresAt, version: 1 };
-      await deps.tokens.set(sid, state, stateTtlMs(grant.expiresAt, now(), sessionTtlMs));
+      await deps.tokens.set(sid, state, stateTtlMs(grant.expiresAt, now(), grace(sessionTtlMs)));
     },
 
     async token(sid, secret, sessionTtlMs) {
       const seen = await (memo ? memo.read(sid, () => deps.tokens.get(sid)) : deps.tokens.get(sid));
-      if (fresh(seen)) return seen;
+      // A token that already lasts as long as its session needs no refresh: one would outlive the session.
+      if (fresh(seen) || lastsSession(seen, sessionTtlMs)) return seen!;
       const since = memo?.now() ?? 0;
-      const state = await shared(sid, () => coordinator.ensure({ sid, secret, sessionTtlMs, seen }));
+      const state = await shared(sid, () => coordinator.ensure({ sid, secret, sessionTtlMs: grace(sessionTtlMs), seen }));
       memo?.remember(sid, state, since);
       return state;
     },
 
     async replaceRejected(sid, secret, token, sessionTtlMs) {
       memo?.forget(sid);
-      const request = { sid, secret, sessionTtlMs, seen: null, rejected: token };
+      const request = { sid, secret, sessionTtlMs: grace(sessionTtlMs), seen: null, rejected: token };
       try {
         const joined = await shared(sid, () => coordinator.ensure(request));
         if (joined.token !== token) return joined;
@@ -135,16 +147,20 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
       }
     },
 
-    async revoke(sid, secret) {
+    async revoke(sid, secret, opts) {
       // A refresh running here could otherwise write a new token after we deleted the state.
       await flight.settled(sid);
       memo?.forget(sid);
       const state = await deps.tokens.get(sid);
+      const live = state !== null && isUsable(state, now());
       try {
-        if (state !== null && isUsable(state, now())) await upstream.remove(secret, state.token);
-      } finally {
-        await deps.tokens.delete(sid);
+        if (live) await upstream.remove(secret, state.token);
+      } catch (err) {
+        if (!opts?.keepOnFailure) await deps.tokens.delete(sid);
+        throw err;
       }
+      await deps.tokens.delete(sid);
+      return live;
     },
   };
 }

@@ -8,7 +8,7 @@ describe('config defaults', () => {
       production: false,
       port: 8080,
       host: '0.0.0.0',
-      tigergraph: { version: '3.9.3', tokenLifetimeSeconds: 2592000, refreshBeforeSeconds: 600 },
+      tigergraph: { version: '3.9.3', tokenLifetimeSeconds: 43200, refreshBeforeSeconds: 600 },
       simulator: true,
       redis: { mode: 'memory', prefix: 'tgbff:' },
       session: { idleTimeoutSeconds: 1800, absoluteTimeoutSeconds: 43200, cookieName: '__Host-tgbff', cookieSecure: true },
@@ -65,7 +65,7 @@ describe('config defaults', () => {
       SESSION_SECRET: `${'a'.repeat(32)},${'b'.repeat(40)}`,
       SESSION_ENCRYPTION_KEYS: `k2:${key},k1:${Buffer.alloc(32, 1).toString('base64url')}`,
       SESSION_IDLE_TIMEOUT: '60',
-      SESSION_ABSOLUTE_TIMEOUT: '60',
+      SESSION_ABSOLUTE_TIMEOUT: '3600',
       COOKIE_NAME: 'sid',
       ALLOWED_ORIGINS: 'https://App.example.com/, http://localhost:5173',
       CSRF_HEADER: 'X-CSRF',
@@ -80,6 +80,7 @@ describe('config defaults', () => {
       LOGIN_RATE_LIMIT: '3',
       LOGIN_RATE_WINDOW: '30',
       TOKEN_LEASE_TTL_MS: '2500',
+      TOKEN_SWEEP_INTERVAL_MS: '1500',
     });
     expect(config.simulator).toBe(false);
     expect(config.tigergraph).toEqual({
@@ -89,6 +90,7 @@ describe('config defaults', () => {
       tokenLifetimeSeconds: 3600,
       refreshBeforeSeconds: 60,
       leaseTtlMs: 2500,
+      sweepIntervalMs: 1500,
     });
     expect(config.redis).toEqual({
       mode: 'standalone',
