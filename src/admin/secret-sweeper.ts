@@ -1,7 +1,5 @@
-import type { Logger } from '../observability/logger.js';
 import type { SecretDropStore } from '../store/secret-drops.js';
-import type { LeaseStore } from '../store/types.js';
-import { createLeasedSweep, type LeasedSweep } from '../tokens/leased-sweep.js';
+import { createLeasedSweep, type LeasedSweep, type SweepSchedule } from '../tokens/leased-sweep.js';
 import type { SecretDropperFn } from './secret-dropper.js';
 
 export interface SweepResult {
@@ -15,19 +13,9 @@ export interface SweepResult {
 /** Drops the secrets of sessions that ended without a logout (see leased-sweep.ts for the timing). */
 export type SecretSweeper = LeasedSweep<SweepResult>;
 
-export interface SecretSweeperDeps {
+export interface SecretSweeperDeps extends SweepSchedule {
   drops: SecretDropStore;
-  leases: LeaseStore;
   dropSecret: SecretDropperFn;
-  intervalMs: number;
-  /** How long a claimed entry stays hidden: the retry delay after a failed drop. */
-  claimMs: number;
-  /** Lease TTL, renewed while a pass runs. */
-  leaseTtlMs: number;
-  batchSize?: number;
-  now: () => number;
-  instanceId: string;
-  logger: Logger;
 }
 
 /** Lease name: a session id is 32 characters, so this can never be one. */
@@ -66,14 +54,5 @@ export function createSecretSweeper(deps: SecretSweeperDeps): SecretSweeper {
     return result;
   }
 
-  return createLeasedSweep({
-    leases: deps.leases,
-    leaseName: SWEEP_LEASE,
-    leaseTtlMs: deps.leaseTtlMs,
-    intervalMs: deps.intervalMs,
-    instanceId: deps.instanceId,
-    logger,
-    what: 'secret sweep',
-    pass,
-  });
+  return createLeasedSweep({ ...deps, leaseName: SWEEP_LEASE, what: 'secret sweep', pass });
 }

@@ -12,15 +12,24 @@ export interface LeasedSweep<R> {
   stop(): Promise<void>;
 }
 
-export interface LeasedSweepDeps<R> {
+/** What every leased sweeper is given: where its lease lives and its timing. */
+export interface SweepSchedule {
   leases: LeaseStore;
-  /** Lease name; never 32 characters, so it can never be a session id. */
-  leaseName: string;
-  /** Renewed while a pass runs. */
-  leaseTtlMs: number;
   intervalMs: number;
+  /** How long a claimed entry stays hidden: the retry delay after a failed one. */
+  claimMs: number;
+  /** Lease TTL, renewed while a pass runs. */
+  leaseTtlMs: number;
+  /** Entries claimed per step. Default 50. */
+  batchSize?: number;
+  now: () => number;
   instanceId: string;
   logger: Logger;
+}
+
+export interface LeasedSweepDeps<R> extends SweepSchedule {
+  /** Lease name; never 32 characters, so it can never be a session id. */
+  leaseName: string;
   /** What a failed pass is logged as. */
   what: string;
   pass(stopped: () => boolean): Promise<R>;

@@ -1,9 +1,8 @@
-import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { claimDecoded, type DueQueue } from '../store/due-queue.js';
-import type { Cipher, LeaseStore } from '../store/types.js';
+import type { Cipher } from '../store/types.js';
 import { maskSecret } from '../tigergraph/errors.js';
-import { createLeasedSweep, type LeasedSweep } from './leased-sweep.js';
+import { createLeasedSweep, type LeasedSweep, type SweepSchedule } from './leased-sweep.js';
 import { decodeSessionEnd, type SessionEnd } from './session-ends.js';
 
 export interface SessionEndSweepResult {
@@ -17,22 +16,13 @@ export interface SessionEndSweepResult {
 
 export type SessionEndSweeper = LeasedSweep<SessionEndSweepResult>;
 
-export interface SessionEndSweeperDeps {
+export interface SessionEndSweeperDeps extends SweepSchedule {
   queue: DueQueue;
   /** Time the session blob has left (its idle TTL), or null when it is gone or tombstoned. */
   sessionRemainingMs(sid: string): Promise<number | null>;
   /** Deletes the session's token upstream and its state; keeps the state when the delete fails. */
   revoke(sid: string, secret: string): Promise<boolean>;
   cipher: Cipher;
-  leases: LeaseStore;
-  intervalMs: number;
-  /** Retry delay after a failed delete. */
-  claimMs: number;
-  leaseTtlMs: number;
-  batchSize?: number;
-  now: () => number;
-  instanceId: string;
-  logger: Logger;
   metrics?: Metrics;
 }
 
@@ -102,14 +92,5 @@ export function createSessionEndSweeper(deps: SessionEndSweeperDeps): SessionEnd
     return result;
   }
 
-  return createLeasedSweep({
-    leases: deps.leases,
-    leaseName: SESSION_END_SWEEP_LEASE,
-    leaseTtlMs: deps.leaseTtlMs,
-    intervalMs: deps.intervalMs,
-    instanceId: deps.instanceId,
-    logger,
-    what: 'session end sweep',
-    pass,
-  });
+  return createLeasedSweep({ ...deps, leaseName: SESSION_END_SWEEP_LEASE, what: 'session end sweep', pass });
 }
