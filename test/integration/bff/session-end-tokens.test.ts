@@ -88,6 +88,26 @@ describe.each(['redis', 'memory'] as const)('tokens die with their session (%s s
     process.stdout.write(`[measure] ${store}: absolute-timeout token deleted ${delay} ms after the absolute deadline (sweep ${SWEEP_MS} ms)\n`);
   });
 
+  test('when an administrator removes a session from the store, then its token is deleted upstream by the next due check (the idle deadline at the latest)', async () => {
+    rig = await startRig({
+      store,
+      env: { SESSION_IDLE_TIMEOUT: '2', SESSION_ABSOLUTE_TIMEOUT: '60', TOKEN_REFRESH_BEFORE: '10', TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS) },
+    });
+    const agent = rig.agent();
+    const login = await agent.post('/auth/login').send({ secret: rig.secret, graph: 'social' });
+    const cookie = decodeURIComponent(String(login.headers['set-cookie']?.[0]).split(';')[0]!.split('=')[1]!);
+    const sid = cookie.slice(2, cookie.indexOf('.')); // s:<sid>.<signature>
+    await agent.get('/api/echo');
+    const token = lastToken(rig, '/echo');
+    const removed = Date.now();
+    await new Promise<void>((resolve) => rig!.service.stores.sessionStore.destroy(sid, () => resolve()));
+
+    const diedAt = await whenDeleted(rig, token, 5_000);
+
+    expect(diedAt - removed).toBeLessThan(2000 + SWEEP_MS + 600); // the entry is next due at the idle deadline
+    expect(deletedUpstream(rig, token)).toBe(1);
+  });
+
   test('when a session logs out, then its token is deleted once and the sweeper has nothing left to do', async () => {
     rig = await startRig({
       store,
