@@ -73,7 +73,7 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
     const ctx = await gate(sid, data.tg, () => sessions.destroy(sid));
     const auth: RelayAuth = {
       token: () => broker.token(ctx.sid, ctx.secret, ctx.remainingMs).then((s) => s.token),
-      rejected: (token) => broker.replaceRejected(ctx.sid, ctx.secret, token, ctx.remainingMs).then((s) => s.token),
+      rejected: (token) => broker.replaceRejected(ctx.sid, ctx.secret, token, ctx.remainingMs).then((s) => s?.token ?? null),
     };
     await relay.handle(req, res, { auth, requestId, url, forwarded: seen(), arrivedAt });
   };

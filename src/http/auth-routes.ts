@@ -15,6 +15,7 @@ import { parsePasswordLogin, wantsPasswordLogin } from './password-login-body.js
 import type { SessionSecrets } from '../admin/session-secrets.js';
 import type { SecretDrop } from '../store/secret-drops.js';
 import type { TgSession } from './session-data.js';
+import type { SessionEnd, SessionEnds } from '../tokens/session-ends.js';
 
 export interface AuthRoutesDeps extends RequireSessionDeps {
   broker: TokenBroker;
@@ -29,6 +30,8 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   /** Development: plain http to a loopback name counts as secure (see loopback-secure.ts). */
   loopbackIsSecure?: boolean;
   idleTimeoutSec: number;
+  /** Where login records each session, so its token is deleted however the session ends. */
+  sessionEnds: SessionEnds;
   /** Set when PASSWORD_LOGIN is on: creates and drops the per-session secrets. */
   passwords?: SessionSecrets;
 }
@@ -52,6 +55,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
   const router = strictRouter();
   const json = express.json({ limit: '16kb', strict: true });
   const tombstoneMs = deps.absoluteTimeoutSec * 1000;
+  const endOf = (sid: string, tg: TgSession): SessionEnd => ({ sid, endsBy: tg.createdAt + tombstoneMs, sealedSecret: tg.secret });
 
   /** Ends a session everywhere: tombstone first so in-flight requests cannot bring it back. */
   async function endSession(req: Request): Promise<void> {
@@ -66,6 +70,8 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       deps.logger.warn({ err, code: (err as AppError).code }, 'token delete at logout failed');
       await deps.tokens.delete(sid).catch(() => undefined);
     }
+    // Left behind, the entry costs the sweeper one look once the session is gone, and nothing else.
+    await deps.sessionEnds.forget(endOf(sid, tg)).catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
     // After the token: deleting it needs the secret. release() never throws; a failed drop is swept later.
     if (tg.secretAlias && deps.passwords) await deps.passwords.release(dropOf(tg));
   }
@@ -120,6 +126,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       req.session.tg = tg;
       await save(req);
       await deps.broker.adopt(req.sessionID, grant, deps.absoluteTimeoutSec * 1000);
+      await deps.sessionEnds.watch(endOf(req.sessionID, tg), deps.now() + deps.idleTimeoutSec * 1000);
       deps.metrics.logins.inc({ result: 'ok' });
       res.json({ authenticated: true, graph: tg.graph, tokenExpiresAt: iso(grant.expiresAt) });
     } catch (err) {
