@@ -9,6 +9,7 @@ const BODY_ERRORS: Record<string, [number, string, string]> = {
   'entity.parse.failed': [400, 'invalid_request', 'Request body is not valid JSON'],
   'entity.too.large': [413, 'payload_too_large', 'Request body is too large'],
   'entity.verify.failed': [400, 'invalid_request', 'Request body was rejected'],
+  'entity.invalid.utf8': [400, 'invalid_request', 'body: is not valid UTF-8'],
   'request.aborted': [400, 'request_aborted', 'Request was aborted'],
   'request.size.invalid': [400, 'invalid_request', 'Request body length does not match Content-Length'],
   'encoding.unsupported': [415, 'unsupported_encoding', 'Content encoding is not supported'],
