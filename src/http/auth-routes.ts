@@ -1,4 +1,4 @@
-import express, { type Request, type Response, type Router } from 'express';
+import { type Request, type Response, type Router } from 'express';
 import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -10,8 +10,8 @@ import { strictRouter } from './routing.js';
 import { cookieClearOptions } from './session.js';
 import { outcomeOf, type GuessLimiter, type GuessTicket } from './guess-limiter.js';
 import { requireSession, sessionContext, type RequireSessionDeps } from './require-session.js';
-import { parseLoginBody } from './login-body.js';
-import { parsePasswordLogin, wantsPasswordLogin } from './password-login-body.js';
+import { jsonBody } from './schemas/json-body.js';
+import { parseLoginBody, parsePasswordLogin, wantsPasswordLogin } from './schemas/login.js';
 import type { SessionSecrets } from '../admin/session-secrets.js';
 import type { SecretDrop } from '../store/secret-drops.js';
 import type { TgSession } from './session-data.js';
@@ -53,7 +53,7 @@ function destroy(req: Request): Promise<void> {
 
 export function authRoutes(deps: AuthRoutesDeps): Router {
   const router = strictRouter();
-  const json = express.json({ limit: '16kb', strict: true });
+  const json = jsonBody();
   const tombstoneMs = deps.absoluteTimeoutSec * 1000;
   const endOf = (sid: string, tg: TgSession): SessionEnd => ({ sid, endsBy: tg.createdAt + tombstoneMs, sealedSecret: tg.secret });
 

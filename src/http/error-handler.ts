@@ -9,6 +9,7 @@ const BODY_ERRORS: Record<string, [ErrorCode, string]> = {
   'entity.parse.failed': ['invalid_request', 'Request body is not valid JSON'],
   'entity.too.large': ['payload_too_large', 'Request body is too large'],
   'entity.verify.failed': ['invalid_request', 'Request body was rejected'],
+  'entity.invalid.utf8': ['invalid_request', 'body: is not valid UTF-8'],
   'request.aborted': ['request_aborted', 'Request was aborted'],
   'request.size.invalid': ['invalid_request', 'Request body length does not match Content-Length'],
   'encoding.unsupported': ['unsupported_encoding', 'Content encoding is not supported'],
