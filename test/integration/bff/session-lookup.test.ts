@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import express, { type ErrorRequestHandler } from 'express';
 import session from 'express-session';
 import request from 'supertest';
-import { sessionLookup } from '../../../src/http/session-lookup.js';
+import { sessionLookup } from '../../../src/http/session/session-lookup.js';
 import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createCipher } from '../../../src/store/crypto.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis.js';

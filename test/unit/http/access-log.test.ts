@@ -2,8 +2,8 @@ import express from 'express';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { accessLog } from '../../../src/http/access-log.js';
-import { requestId } from '../../../src/http/request-id.js';
+import { accessLog } from '../../../src/http/pipeline/access-log.js';
+import { requestId } from '../../../src/http/pipeline/request-id.js';
 import { captureLogger } from './capture-logger.js';
 
 function app(logger: ReturnType<typeof captureLogger>['logger'], onHang?: () => void) {

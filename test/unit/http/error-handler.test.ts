@@ -3,8 +3,8 @@ import { get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { AppError } from '../../../src/errors.js';
-import { errorHandler, notFoundHandler } from '../../../src/http/error-handler.js';
-import { requestId } from '../../../src/http/request-id.js';
+import { errorHandler, notFoundHandler } from '../../../src/http/pipeline/error-handler.js';
+import { requestId } from '../../../src/http/pipeline/request-id.js';
 import { captureLogger } from './capture-logger.js';
 
 function app(cap = captureLogger()) {

@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { requestId } from '../../../src/http/request-id.js';
+import { requestId } from '../../../src/http/pipeline/request-id.js';
 
 function app() {
   const a = express();

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
-import { errorHandler } from '../../../src/http/error-handler.js';
-import { securityMiddleware, type SecurityOptions } from '../../../src/http/security.js';
+import { errorHandler } from '../../../src/http/pipeline/error-handler.js';
+import { securityMiddleware, type SecurityOptions } from '../../../src/http/pipeline/security.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 
 export const LISTED = 'https://app.example.com';

@@ -1,6 +1,6 @@
 import express from 'express';
 import request from 'supertest';
-import { helmetConfigured, helmetMiddleware, securityHeaders } from '../../../src/http/security.js';
+import { helmetConfigured, helmetMiddleware, securityHeaders } from '../../../src/http/pipeline/security.js';
 
 // The security headers are helmet's, computed once. They must stay exactly what helmet itself sets on a
 // real response, whatever helmet version is installed.

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, isAppError } from '../errors.js';
-import type { Logger } from '../observability/logger.js';
+import { AppError, isAppError } from '../../errors.js';
+import type { Logger } from '../../observability/logger.js';
 import { requestIdOf } from './request-id.js';
 
 /** body-parser and raw-body errors carry a stable `type`; map on it, never on message text. */

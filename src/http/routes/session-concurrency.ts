@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 
 /**
  * At most `max` relayed requests in flight per session on this instance, so one session cannot take

@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { Router, type Request, type Response } from 'express';
 import { parse } from 'yaml';
 
-/** docs/openapi.yaml at the package root: the same path from src/http (tests) and dist/http (the build). */
-export const DEFAULT_OPENAPI_FILE = fileURLToPath(new URL('../../docs/openapi.yaml', import.meta.url));
+/** docs/openapi.yaml at the package root: the same path from src/http/routes (tests) and dist/http/routes (the build). */
+export const DEFAULT_OPENAPI_FILE = fileURLToPath(new URL('../../../docs/openapi.yaml', import.meta.url));
 
 export const OPENAPI_PATH = '/openapi.json';
 

@@ -1,5 +1,5 @@
-import { AppError } from '../errors.js';
-import type { AdminCredentials } from '../tigergraph/types.js';
+import { AppError } from '../../errors.js';
+import type { AdminCredentials } from '../../tigergraph/types.js';
 
 export interface PasswordLogin {
   creds: AdminCredentials;

@@ -1,4 +1,4 @@
-import type { ForwardedFor } from '../relay/header-policy.js';
+import type { ForwardedFor } from '../../relay/header-policy.js';
 
 export type TrustProxySetting = boolean | number | string | readonly string[];
 

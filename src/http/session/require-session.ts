@@ -1,8 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { AppError } from '../errors.js';
-import { SealError, sealedAs } from '../store/crypto.js';
-import { ShortCache } from '../store/short-cache.js';
-import type { Cipher, TombstoneStore } from '../store/types.js';
+import { AppError } from '../../errors.js';
+import { SealError, sealedAs } from '../../store/crypto.js';
+import { ShortCache } from '../../store/short-cache.js';
+import type { Cipher, TombstoneStore } from '../../store/types.js';
 import type { TgSession } from './session-data.js';
 
 /** The logged-in session of a request, decrypted once, for the handlers after `requireSession`. */

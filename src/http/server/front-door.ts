@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import type { ApiLane } from './api-lane.js';
+import type { ApiLane } from '../routes/api-lane.js';
 
 /**
  * The service's request listener: `/api` goes to the lane (no Express on the hot path), everything else

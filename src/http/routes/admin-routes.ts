@@ -1,10 +1,10 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { mapAdminError } from '../admin/admin-errors.js';
-import { checkGraphAccess } from '../admin/graph-access.js';
-import { AppError, isAppError } from '../errors.js';
-import { maskSecret } from '../tigergraph/errors.js';
-import type { SecretClient } from '../tigergraph/secret-api.js';
-import type { AdminCredentials } from '../tigergraph/types.js';
+import { mapAdminError } from '../../admin/admin-errors.js';
+import { checkGraphAccess } from '../../admin/graph-access.js';
+import { AppError, isAppError } from '../../errors.js';
+import { maskSecret } from '../../tigergraph/errors.js';
+import type { SecretClient } from '../../tigergraph/secret-api.js';
+import type { AdminCredentials } from '../../tigergraph/types.js';
 import { ADMIN_CHALLENGE, basicCredentials } from './basic-credentials.js';
 import { strictRouter } from './routing.js';
 import { outcomeOf, type GuessLimiter } from './guess-limiter.js';

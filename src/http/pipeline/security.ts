@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import { forwardedFor } from './forwarded.js';
 import { normalizeOrigin, originAllowList, ownOrigin, type TrustProxySetting } from './own-origin.js';
 

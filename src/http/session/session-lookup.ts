@@ -1,5 +1,5 @@
 import type { SessionData, Store } from 'express-session';
-import { ShortCache } from '../store/short-cache.js';
+import { ShortCache } from '../../store/short-cache.js';
 import { cookieValue, unsignSessionId } from './signed-cookie.js';
 
 const ignore = (): void => undefined;

@@ -1,9 +1,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { AppError } from '../errors.js';
-import type { Logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
-import { answerError } from './error-handler.js';
-import type { HeaderList } from './security.js';
+import { AppError } from '../../errors.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import { answerError } from '../pipeline/error-handler.js';
+import type { HeaderList } from '../pipeline/security.js';
 
 export const METRICS_PATH = '/metrics';
 

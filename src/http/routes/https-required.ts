@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 
 /**
  * Why a login over plain http was refused, naming the fix for the caller's actual case: express-session

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
-import type { ForwardedFor } from '../relay/header-policy.js';
+import type { ForwardedFor } from '../../relay/header-policy.js';
 import type { TrustProxySetting } from './own-origin.js';
 
 type Trust = (address: string, hop: number) => boolean;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../../observability/logger.js';
 import { requestIdOf } from './request-id.js';
 
 /**

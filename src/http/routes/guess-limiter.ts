@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { AppError } from '../errors.js';
-import type { Logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
-import type { BackoffPolicy, RateLimiter, RateLimitResult } from '../store/types.js';
+import { AppError } from '../../errors.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { BackoffPolicy, RateLimiter, RateLimitResult } from '../../store/types.js';
 
 /** Limits on failed credential checks, shared by /auth/login and the /admin Basic auth. */
 export interface GuessLimits {

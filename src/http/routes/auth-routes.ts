@@ -1,20 +1,20 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { AppError } from '../errors.js';
-import type { Logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
-import { sealedAs } from '../store/crypto.js';
-import type { Cipher, TokenStore, TombstoneStore } from '../store/types.js';
-import type { TokenBroker } from '../tokens/token-broker.js';
+import { AppError } from '../../errors.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import { sealedAs } from '../../store/crypto.js';
+import type { Cipher, TokenStore, TombstoneStore } from '../../store/types.js';
+import type { TokenBroker } from '../../tokens/token-broker.js';
 import { httpsRequired } from './https-required.js';
 import { strictRouter } from './routing.js';
-import { cookieClearOptions } from './session.js';
+import { cookieClearOptions } from '../session/session.js';
 import { outcomeOf, type GuessLimiter, type GuessTicket } from './guess-limiter.js';
-import { requireSession, sessionContext, type RequireSessionDeps } from './require-session.js';
+import { requireSession, sessionContext, type RequireSessionDeps } from '../session/require-session.js';
 import { parseLoginBody } from './login-body.js';
 import { parsePasswordLogin, wantsPasswordLogin } from './password-login-body.js';
-import type { SessionSecrets } from '../admin/session-secrets.js';
-import type { SecretDrop } from '../store/secret-drops.js';
-import type { TgSession } from './session-data.js';
+import type { SessionSecrets } from '../../admin/session-secrets.js';
+import type { SecretDrop } from '../../store/secret-drops.js';
+import type { TgSession } from '../session/session-data.js';
 
 export interface AuthRoutesDeps extends RequireSessionDeps {
   broker: TokenBroker;

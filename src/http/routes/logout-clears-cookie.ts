@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { cookieClearOptions } from './session.js';
+import { cookieClearOptions } from '../session/session.js';
 
 /**
  * A logout that failed (Redis unreachable: 503 store_unavailable) still makes the browser forget the
