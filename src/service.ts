@@ -6,7 +6,7 @@ import type { SecretSweeper } from './admin/secret-sweeper.js';
 import { createApp } from './app.js';
 import type { FrontDoor } from './http/server/front-door.js';
 import { metricsListener } from './http/server/metrics-listener.js';
-import { securityHeaders } from './http/pipeline/security.js';
+import { securityHeaders } from './http/pipeline/security-headers.js';
 import { openapiFileFor } from './http/routes/openapi-route.js';
 import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';

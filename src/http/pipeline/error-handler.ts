@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
-import { requestIdOf } from './request-id.js';
+import { contextOf } from './context.js';
 
 /** body-parser and raw-body errors carry a stable `type`; map on it, never on message text. */
 const BODY_ERRORS: Record<string, [number, string, string]> = {
@@ -42,10 +42,10 @@ function toAppError(err: unknown): AppError {
  */
 export function errorHandler(deps: { logger: Logger }): ErrorRequestHandler {
   const { logger } = deps;
-  return (err, req, res, _next) => answerError(logger, err, req, res, { requestId: requestIdOf(res), path: req.path });
+  return (err, req, res, _next) => answerError(logger, err, req, res, { requestId: contextOf(req)?.requestId, path: req.path });
 }
 
-/** What errorHandler does, on plain node objects: the /api lane answers its errors with it too. */
+/** What errorHandler does, on plain node objects: the pipeline's steps and the /api lane answer errors with it. */
 export function answerError(
   logger: Logger,
   err: unknown,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Step } from './step.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -7,25 +7,14 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Gives each request an id: the caller's `X-Request-Id` when it is safe (so a trace spans the
- * frontend, this service and TigerGraph), else a fresh UUID. Stored on `res.locals.requestId`.
+ * The caller's `X-Request-Id` when it is one safe value (so a trace spans the frontend, this service and
+ * TigerGraph), else a fresh UUID.
  */
-export function requestId(): RequestHandler {
-  return (req, res, next) => {
-    const id = chooseRequestId(req.headers['x-request-id']);
-    res.locals.requestId = id;
-    res.setHeader(REQUEST_ID_HEADER, id);
-    next();
-  };
-}
-
-/** The caller's id when it is one safe value, else a fresh UUID. */
 export function chooseRequestId(given: string | string[] | undefined): string {
   return typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
 }
 
-/** The id the middleware assigned, if it ran. */
-export function requestIdOf(res: Response): string | undefined {
-  const id: unknown = res.locals.requestId;
-  return typeof id === 'string' ? id : undefined;
-}
+/** Echoes the request's id (chosen when its context was made) so a client can quote it. */
+export const echoRequestId: Step = (_req, res, ctx) => {
+  res.setHeader(REQUEST_ID_HEADER, ctx.requestId);
+};

@@ -6,7 +6,8 @@ import { maskSecret } from '../../tigergraph/errors.js';
 import type { SecretClient } from '../../tigergraph/secret-api.js';
 import type { AdminCredentials } from '../../tigergraph/types.js';
 import { ADMIN_CHALLENGE, basicCredentials } from './basic-credentials.js';
-import { strictRouter } from './routing.js';
+import { strictRoutes } from './routing.js';
+import { contextOf } from '../pipeline/context.js';
 import { outcomeOf, type GuessLimiter } from './guess-limiter.js';
 
 export interface AdminRoutesDeps {
@@ -49,12 +50,12 @@ function adminError(err: unknown): unknown {
  * same guess limits as password login (the same admin-server passwords), so they cannot be tried at speed.
  */
 export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): Router {
-  const router = strictRouter();
+  const routes = strictRoutes('/admin');
   const json = express.json({ limit: '16kb', strict: true });
   const { secrets } = deps;
 
   async function asCaller<T>(req: Request, creds: AdminCredentials, graph: string | null, work: () => Promise<T>): Promise<T> {
-    const ticket = await deps.guesses.admit('admin', req.ip ?? 'unknown', creds.username);
+    const ticket = await deps.guesses.admit('admin', contextOf(req)?.forwarded.clientIp ?? 'unknown', creds.username);
     try {
       if (graph !== null) await checkGraphAccess(secrets.gsql, creds, graph);
       const result = await work();
@@ -67,7 +68,7 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
     }
   }
 
-  router.get('/secrets', async (req: Request, res: Response) => {
+  routes.get('/secrets', async (req: Request, res: Response) => {
     const creds = basicCredentials(req);
     const graph = graphOf(req.query['graph'], deps.graphRequired);
     const list = await asCaller(req, creds, graph, () => secrets.listSecrets(creds, graph ?? ''));
@@ -81,7 +82,7 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
     });
   });
 
-  router.post('/secrets', json, async (req: Request, res: Response) => {
+  routes.post('/secrets', json, async (req: Request, res: Response) => {
     const creds = basicCredentials(req);
     const body: unknown = req.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('Body must be a JSON object');
@@ -93,7 +94,7 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
     res.status(201).set('Cache-Control', 'no-store').json({ alias: made.alias, secret: made.secret });
   });
 
-  router.delete('/secrets/:alias', async (req: Request, res: Response) => {
+  routes.delete('/secrets/:alias', async (req: Request, res: Response) => {
     const creds = basicCredentials(req);
     const alias = aliasOf(req.params['alias']);
     if (alias === undefined) throw invalid('An alias is required');
@@ -102,5 +103,5 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
     res.status(204).end();
   });
 
-  return router;
+  return routes.router;
 }

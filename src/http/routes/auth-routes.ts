@@ -1,4 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
+import { requestContext } from '../pipeline/context.js';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
@@ -6,7 +7,7 @@ import { sealedAs } from '../../store/crypto.js';
 import type { Cipher, TokenStore, TombstoneStore } from '../../store/types.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
 import { httpsRequired } from './https-required.js';
-import { strictRouter } from './routing.js';
+import { strictRoutes } from './routing.js';
 import { cookieClearOptions } from '../session/session.js';
 import { outcomeOf, type GuessLimiter, type GuessTicket } from './guess-limiter.js';
 import { requireSession, sessionContext, type RequireSessionDeps } from '../session/require-session.js';
@@ -38,26 +39,13 @@ const iso = (epochSec: number) => new Date(epochSec * 1000).toISOString();
 /** The drop entry login recorded for a service-created secret. */
 const dropOf = (tg: TgSession): SecretDrop => ({ alias: tg.secretAlias ?? '', graph: tg.graph, sealedSecret: tg.secretDrop ?? tg.secret });
 
-function regenerate(req: Request): Promise<void> {
-  return new Promise((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
-}
-function save(req: Request): Promise<void> {
-  return new Promise((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
-}
-function destroy(req: Request): Promise<void> {
-  return new Promise((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
-}
-
 export function authRoutes(deps: AuthRoutesDeps): Router {
-  const router = strictRouter();
+  const routes = strictRoutes('/auth');
   const json = express.json({ limit: '16kb', strict: true });
   const tombstoneMs = deps.absoluteTimeoutSec * 1000;
 
   /** Ends a session everywhere: tombstone first so in-flight requests cannot bring it back. */
-  async function endSession(req: Request): Promise<void> {
-    const tg = req.session?.tg;
-    if (!tg) return;
-    const sid = req.sessionID;
+  async function endSession(sid: string, tg: TgSession): Promise<void> {
     await deps.tombstones.mark(sid, tombstoneMs);
     try {
       await deps.broker.revoke(sid, deps.cipher.decrypt(tg.secret, sealedAs.sessionSecret(sid)));
@@ -72,7 +60,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
 
   async function admit(req: Request, username: string | undefined): Promise<GuessTicket> {
     try {
-      return await deps.guesses.admit('login', req.ip ?? 'unknown', username);
+      return await deps.guesses.admit('login', requestContext(req).forwarded.clientIp ?? 'unknown', username);
     } catch (err) {
       if (err instanceof AppError && err.status === 429) deps.metrics.logins.inc({ result: 'rate_limited' });
       throw err;
@@ -84,8 +72,9 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     throw err;
   }
 
-  router.post('/login', json, async (req: Request, res: Response) => {
-    if (deps.cookieSecure && !req.secure) throw httpsRequired(req, { development: deps.loopbackIsSecure === true });
+  routes.post('/login', json, async (req: Request, res: Response) => {
+    const { session, secure } = requestContext(req);
+    if (deps.cookieSecure && !secure) throw httpsRequired(req, { development: deps.loopbackIsSecure === true });
     const byPassword = wantsPasswordLogin(req.body)
       ? parsePasswordLogin(req.body, { enabled: deps.passwords !== undefined, graphRequired: deps.passwords?.graphRequired ?? true })
       : undefined;
@@ -108,18 +97,19 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     try {
       const grant = await deps.broker.mint(secret).catch(countFailure);
       await ticket.settle('accepted');
-      await endSession(req);
-      await regenerate(req);
+      const current = await session.load();
+      const oldSid = session.sid();
+      if (current?.tg && oldSid !== null) await endSession(oldSid, current.tg);
+      const sid = await session.regenerate();
       const tg: TgSession = {
         // Sealed for the regenerated id: copied into another session's record, it does not open.
-        secret: deps.cipher.encrypt(secret, sealedAs.sessionSecret(req.sessionID)),
+        secret: deps.cipher.encrypt(secret, sealedAs.sessionSecret(sid)),
         graph: byPassword?.graph ?? bySecret?.graph ?? null,
         createdAt,
         ...(byPassword && created && { username: byPassword.creds.username, secretAlias: created.drop.alias, secretDrop: created.drop.sealedSecret }),
       };
-      req.session.tg = tg;
-      await save(req);
-      await deps.broker.adopt(req.sessionID, grant, deps.absoluteTimeoutSec * 1000);
+      await session.save(sid, tg);
+      await deps.broker.adopt(sid, grant, deps.absoluteTimeoutSec * 1000);
       deps.metrics.logins.inc({ result: 'ok' });
       res.json({ authenticated: true, graph: tg.graph, tokenExpiresAt: iso(grant.expiresAt) });
     } catch (err) {
@@ -130,16 +120,19 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     }
   });
 
-  router.post('/logout', async (req: Request, res: Response) => {
-    if (req.session?.tg) {
-      await endSession(req);
-      await destroy(req);
+  routes.post('/logout', async (req: Request, res: Response) => {
+    const { session } = requestContext(req);
+    const current = await session.load();
+    const sid = session.sid();
+    if (current?.tg && sid !== null) {
+      await endSession(sid, current.tg);
+      await session.destroy();
     }
     res.clearCookie(deps.cookieName, cookieClearOptions(deps));
     res.status(204).end();
   });
 
-  router.get('/session', requireSession(deps), async (_req: Request, res: Response) => {
+  routes.get('/session', requireSession(), async (_req: Request, res: Response) => {
     const ctx = sessionContext(res);
     const state = await deps.tokens.get(ctx.sid);
     const now = deps.now();
@@ -153,5 +146,5 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     });
   });
 
-  return router;
+  return routes.router;
 }

@@ -1,11 +1,11 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../errors.js';
 
 /**
- * Why a login over plain http was refused, naming the fix for the caller's actual case: express-session
- * silently drops a Secure cookie on plain http, so a login that "worked" would leave no session.
+ * Why a login over plain http was refused, naming the fix for the caller's actual case: a browser
+ * drops a Secure cookie set over plain http, so a login that "worked" would leave no session.
  */
-export function httpsRequired(req: Request, options: { development: boolean }): AppError {
+export function httpsRequired(req: IncomingMessage, options: { development: boolean }): AppError {
   const message = req.headers['x-forwarded-proto'] !== undefined
     ? 'Login needs https. This request came through a proxy that is not trusted: set TRUST_PROXY to its address so its X-Forwarded-Proto counts'
     : options.development
@@ -14,6 +14,6 @@ export function httpsRequired(req: Request, options: { development: boolean }): 
   return new AppError(403, 'https_required', message);
 }
 
-function localPort(req: Request): number {
+function localPort(req: IncomingMessage): number {
   return req.socket.localPort ?? 8080;
 }

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response, Router } from 'express';
 import { parse } from 'yaml';
+import { strictRoutes } from './routing.js';
 
 /** docs/openapi.yaml at the package root: the same path from src/http/routes (tests) and dist/http/routes (the build). */
 export const DEFAULT_OPENAPI_FILE = fileURLToPath(new URL('../../../docs/openapi.yaml', import.meta.url));
@@ -29,9 +30,9 @@ export function openapiRoute(file: string): Router {
   } catch (err) {
     throw new Error(`OPENAPI_ROUTE: cannot serve ${file}: ${(err as Error).message}`, { cause: err });
   }
-  const router = Router({ caseSensitive: true, strict: true });
-  router.get(OPENAPI_PATH, (_req: Request, res: Response) => {
+  const routes = strictRoutes();
+  routes.get(OPENAPI_PATH, (_req: Request, res: Response) => {
     res.set('Cache-Control', 'no-cache').type('application/json').send(body);
   });
-  return router;
+  return routes.router;
 }

@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { strictRouter } from './routing.js';
+import { strictRoutes } from './routing.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -27,14 +27,14 @@ function withTimeout(p: Promise<void>, ms: number): Promise<void> {
  * their own port (metrics-listener.ts).
  */
 export function opsRoutes(deps: OpsRoutesDeps): Router {
-  const router = strictRouter();
+  const routes = strictRoutes();
   const timeoutMs = deps.checkTimeoutMs ?? 1000;
 
-  router.get('/healthz', (_req: Request, res: Response) => {
+  routes.get('/healthz', (_req: Request, res: Response) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
 
-  router.get('/readyz', async (_req: Request, res: Response) => {
+  routes.get('/readyz', async (_req: Request, res: Response) => {
     const results: Record<string, string> = {};
     if (deps.isDraining()) {
       res.status(503).set('Cache-Control', 'no-store').json({ status: 'not_ready', reason: 'draining', checks: results });
@@ -58,5 +58,5 @@ export function opsRoutes(deps: OpsRoutesDeps): Router {
       .json(ready ? { status: 'ready', checks: results } : { status: 'not_ready', reason: failed.length ? `${failed.join(', ')} unavailable` : 'draining', checks: results });
   });
 
-  return router;
+  return routes.router;
 }

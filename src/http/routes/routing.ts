@@ -1,4 +1,5 @@
-import express, { type Express, type Router } from 'express';
+import express, { type Express, type RequestHandler, type Router } from 'express';
+import { contextOf } from '../pipeline/context.js';
 
 /**
  * One spelling per route: paths match case-sensitively and a trailing slash is another path. Express's
@@ -7,9 +8,30 @@ import express, { type Express, type Router } from 'express';
  */
 export const ROUTING = { caseSensitive: true, strict: true } as const;
 
-/** A Router with the service's routing rule; every router the app mounts is made here. */
-export function strictRouter(): Router {
-  return express.Router(ROUTING);
+type Method = 'get' | 'post' | 'delete';
+
+/** A Router with the service's routing rule whose routes name themselves in the access line. */
+export interface Routes extends Record<Method, (path: string, ...handlers: RequestHandler[]) => void> {
+  router: Router;
+}
+
+/**
+ * Every router the app mounts is made here. A route records its full pattern (`mount` + path, e.g.
+ * `/auth/login`, never the ids a path carries) in the request context when it matches, which is all the
+ * access line needs from Express's router.
+ */
+export function strictRoutes(mount = ''): Routes {
+  const router = express.Router(ROUTING);
+  const add = (method: Method) => (path: string, ...handlers: RequestHandler[]) => {
+    const pattern = `${mount}${path}`;
+    const named: RequestHandler = (req, _res, next) => {
+      const ctx = contextOf(req);
+      if (ctx) ctx.route = pattern;
+      next();
+    };
+    router[method](path, named, ...handlers);
+  };
+  return { router, get: add('get'), post: add('post'), delete: add('delete') };
 }
 
 /** The app-level half of the rule: set before the first route, since the app's router is built then. */

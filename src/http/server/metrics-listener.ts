@@ -3,7 +3,7 @@ import { AppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { answerError } from '../pipeline/error-handler.js';
-import type { HeaderList } from '../pipeline/security.js';
+import type { HeaderList } from '../pipeline/security-headers.js';
 
 export const METRICS_PATH = '/metrics';
 

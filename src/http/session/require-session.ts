@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { contextOf } from '../pipeline/context.js';
 import { AppError } from '../../errors.js';
 import { SealError, sealedAs } from '../../store/crypto.js';
 import { ShortCache } from '../../store/short-cache.js';
@@ -34,10 +35,6 @@ export function sessionContext(res: Response): SessionContext {
   const ctx = res.locals.session as SessionContext | undefined;
   if (!ctx) throw notAuthenticated();
   return ctx;
-}
-
-function destroy(req: Request): Promise<void> {
-  return new Promise((resolve) => req.session.destroy(() => resolve()));
 }
 
 /** Checks a loaded session: resolves with its context, or rejects with the AppError to answer. */
@@ -81,12 +78,13 @@ export function sessionGate(deps: RequireSessionDeps): SessionGate {
   };
 }
 
-/** sessionGate for Express routes behind express-session (e.g. GET /auth/session). */
-export function requireSession(deps: RequireSessionDeps): RequestHandler {
-  const gate = sessionGate(deps);
+/** The one gate in front of an Express route (e.g. GET /auth/session); the lane asks the same gate. */
+export function requireSession(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    gate(req.sessionID, req.session?.tg, () => destroy(req)).then((ctx) => {
-      res.locals.session = ctx;
+    const ctx = contextOf(req);
+    if (!ctx) return next(notAuthenticated());
+    ctx.session.live().then((live) => {
+      res.locals.session = live;
       next();
     }, next);
   };

@@ -1,6 +1,7 @@
 import type { SessionData, Store } from 'express-session';
+import { randomBytes } from 'node:crypto';
 import { ShortCache } from '../../store/short-cache.js';
-import { cookieValue, unsignSessionId } from './signed-cookie.js';
+import { cookieValue, signSessionId, unsignSessionId } from './signed-cookie.js';
 
 const ignore = (): void => undefined;
 
@@ -8,19 +9,23 @@ const ignore = (): void => undefined;
 const VERIFIED_MS = 10_000;
 
 /**
- * express-session's session, read-only, for the /api lane: the same cookie, signature check, store and
- * sliding idle timeout, without what a read-only request never needs and the relay's profile showed
- * (hashing the session twice per request to detect changes, wrapping the response to rewrite a cookie
- * that never changes here, and Express's request plumbing).
+ * The one session reader and writer, over the session store (Redis or memory, express-session's Store
+ * seam): the signed cookie, load, the sliding idle timeout, save and destroy. Both the /api lane and the
+ * /auth routes use it, per request through RequestSession.
  */
 export interface SessionLookup {
   /** The session id of a verified cookie in this Cookie header, or null (none, unsigned or forged). */
   sid(cookieHeader: string | undefined): string | null;
   /** The stored session, or null when there is none (expired or destroyed). A store failure rejects. */
   load(sid: string): Promise<SessionData | null>;
-  /** Slides the idle TTL, as express-session does for an unchanged session once the answer is out. */
+  /** Slides the idle TTL, once the answer is out (the store thins these out). */
   touch(sid: string, data: SessionData): void;
   destroy(sid: string): Promise<void>;
+  save(sid: string, data: SessionData): Promise<void>;
+  /** A fresh random session id (express-session's size: 24 bytes, base64url). */
+  newSid(): string;
+  /** The cookie value that carries `sid`. */
+  sign(sid: string): string;
 }
 
 export function sessionLookup(options: { store: Store; cookieName: string; secrets: readonly string[] }): SessionLookup {
@@ -47,7 +52,12 @@ export function sessionLookup(options: { store: Store; cookieName: string; secre
       store.touch?.(sid, data, ignore);
     },
     destroy(sid) {
-      return new Promise((resolve) => store.destroy(sid, () => resolve()));
+      return new Promise((resolve, reject) => store.destroy(sid, (err: unknown) => (err ? reject(err) : resolve())));
     },
+    save(sid, data) {
+      return new Promise((resolve, reject) => store.set(sid, data, (err: unknown) => (err ? reject(err) : resolve())));
+    },
+    newSid: () => randomBytes(24).toString('base64url'),
+    sign: (sid) => signSessionId(sid, secrets),
   };
 }

@@ -1,41 +1,30 @@
-import session, { type Store } from 'express-session';
-import type { RequestHandler } from 'express';
+import type { SessionData } from 'express-session';
+import type { TgSession } from './session-data.js';
 
-export interface SessionOptions {
-  store: Store;
+export interface CookieSettings {
   cookieName: string;
-  /** First signs, all verify (rotation). */
-  secrets: readonly string[];
   cookieSecure: boolean;
 }
 
 /**
- * express-session with a hardened cookie. The cookie is a browser-session cookie (no Expires): idle and
- * absolute timeouts are enforced server-side (store TTL and `requireSession`), so the cookie is only set at
- * login and never rewritten on ordinary requests.
+ * The session cookie is a browser-session cookie (no Expires): idle and absolute timeouts are enforced
+ * server-side (store TTL and the session gate), so it is only set at login and never rewritten.
  */
-export function sessionMiddleware(options: SessionOptions): RequestHandler {
-  return session({
-    name: options.cookieName,
-    secret: [...options.secrets],
-    store: options.store,
-    resave: false,
-    saveUninitialized: false,
-    rolling: false,
-    // 'keep': with 'destroy', express-session deletes the stored session whenever loading it failed
-    // (req.session stays unset), so one Redis hiccup would log the user out.
-    unset: 'keep',
-    proxy: undefined, // follows Express's trust proxy setting
-    cookie: {
-      httpOnly: true,
-      secure: options.cookieSecure,
-      sameSite: 'strict',
-      path: '/',
-    },
-  });
+export function sessionCookie(settings: CookieSettings, signedValue: string): string {
+  // What express-session (through the cookie package) wrote: same attributes, same order, same encoding.
+  return `${settings.cookieName}=${encodeURIComponent(signedValue)}; Path=/; HttpOnly${settings.cookieSecure ? '; Secure' : ''}; SameSite=Strict`;
 }
 
 /** Attributes for clearing the cookie: must match the ones it was set with, or browsers keep it. */
-export function cookieClearOptions(options: Pick<SessionOptions, 'cookieSecure'>) {
+export function cookieClearOptions(options: Pick<CookieSettings, 'cookieSecure'>) {
   return { httpOnly: true, secure: options.cookieSecure, sameSite: 'strict' as const, path: '/' };
+}
+
+/**
+ * The stored record, in express-session's JSON shape (a `cookie` with no expiry, so the store's TTL is
+ * the idle timeout), so sessions written before and after the move off express-session read alike.
+ */
+export function storedSession(tg: TgSession, cookieSecure: boolean): SessionData {
+  const cookie = { originalMaxAge: null, expires: null, secure: cookieSecure, httpOnly: true, path: '/', sameSite: 'strict' };
+  return { cookie, tg } as unknown as SessionData;
 }

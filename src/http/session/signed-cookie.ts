@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import signature from 'cookie-signature';
 
 /**
  * The value of cookie `name` in a Cookie header, as the `cookie` package parses it: the first of
@@ -22,19 +22,22 @@ export function cookieValue(header: string | undefined, name: string): string | 
 }
 
 /**
- * express-session's signed session id: `s:<sid>.<base64 HMAC-SHA256 without padding>`, checked against
- * every secret (the first signs, the rest still verify during a rotation). Null when unsigned or forged.
+ * The signed session id as express-session has always written it, `s:<sid>.<base64 HMAC-SHA256 without
+ * padding>` by cookie-signature (express-session's own signer), so cookies survive upgrades both ways.
+ * Signed with the first secret.
  */
+export function signSessionId(sid: string, secrets: readonly string[]): string {
+  return `s:${signature.sign(sid, secrets[0] as string)}`;
+}
+
+/** The session id of a signed value, checked against every secret (rotation); null when unsigned or forged. */
 export function unsignSessionId(value: string | undefined, secrets: readonly string[]): string | null {
   if (value === undefined || !value.startsWith('s:')) return null;
   const signed = value.slice(2);
-  const dot = signed.lastIndexOf('.');
-  if (dot <= 0) return null;
-  const sid = signed.slice(0, dot);
-  const given = Buffer.from(signed.slice(dot + 1));
+  if (signed.lastIndexOf('.') <= 0) return null;
   for (const secret of secrets) {
-    const expected = Buffer.from(createHmac('sha256', secret).update(sid).digest('base64').replace(/=+$/, ''));
-    if (expected.length === given.length && timingSafeEqual(expected, given)) return sid;
+    const sid = signature.unsign(signed, secret);
+    if (sid !== false) return sid;
   }
   return null;
 }
