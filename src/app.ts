@@ -75,7 +75,6 @@ export function createApp(deps: AppDeps): FrontDoor {
     allowedOrigins: settings.allowedOrigins,
     csrfHeader: settings.csrfHeader,
     trustProxy: settings.trustProxy,
-    loopbackIsSecure: settings.loopbackIsSecure === true,
     cookieName: settings.cookieName,
     cookieSecure: settings.cookieSecure,
     sessions: sessionLookup({ store: stores.sessionStore, cookieName: settings.cookieName, secrets: settings.sessionSecrets }),

@@ -22,7 +22,6 @@ export function throughPipeline(
     allowedOrigins: [],
     csrfHeader: 'x-requested-with',
     trustProxy: false,
-    loopbackIsSecure: false,
     cookieName: 'tgbff',
     cookieSecure: false,
     sessions: sessionLookup({ store: new MemorySessionStore(), cookieName: 'tgbff', secrets: ['pipeline-rig'] }),

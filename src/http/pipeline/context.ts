@@ -28,8 +28,6 @@ export interface RequestContext {
   readonly lane: Lane;
   /** Client address, scheme and host as the trust-proxy setting lets us see them. */
   readonly forwarded: ForwardedFor;
-  /** Whether the browser counts this connection as secure (https, or loopback http in development). */
-  readonly secure: boolean;
   /** The route pattern for the access line (no ids); handlers that know theirs set it. */
   route: string | undefined;
   /** The session of the request's cookie, read at most once; set by the session step. */

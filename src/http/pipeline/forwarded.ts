@@ -22,8 +22,9 @@ const firstValue = (header: string | string[] | undefined): string | undefined =
 };
 
 /**
- * What Express's req.ip, req.protocol and req.host give for a request, without Express: the /api lane
- * serves requests on plain node objects but must forward the same X-Forwarded-* the app would.
+ * The client address, scheme and host of a request as TRUST_PROXY lets us see them, with the rules of
+ * Express's req.ip, req.protocol and req.host: the one forwarded view, worked out once per request in its
+ * context, for the security headers, the CSRF guard, the guess limits, login's https check and the relay.
  */
 export function forwardedFor(setting: TrustProxySetting): (req: IncomingMessage) => ForwardedFor {
   const trust = compileTrust(setting);

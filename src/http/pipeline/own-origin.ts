@@ -4,7 +4,7 @@ export type TrustProxySetting = boolean | number | string | readonly string[];
 
 /**
  * The origin the browser used to reach us, from the scheme and host as the trust-proxy setting sees
- * them (forwardedFor, or Express's req.protocol and req.host). Null when unknowable.
+ * them (the request context's forwarded view). Null when unknowable.
  */
 export function ownOrigin(seen: Pick<ForwardedFor, 'proto' | 'host'>): string | null {
   return seen.host ? normalizeOrigin(`${seen.proto}://${seen.host}`) : null;

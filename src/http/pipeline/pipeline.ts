@@ -11,7 +11,6 @@ import { answerError } from './error-handler.js';
 import { forwardedFor } from './forwarded.js';
 import { countInFlight } from './in-flight.js';
 import { logAccess } from './access-log.js';
-import { countsAsSecure } from './loopback-secure.js';
 import type { TrustProxySetting } from './own-origin.js';
 import { chooseRequestId, echoRequestId } from './request-id.js';
 import { setSecurityHeaders } from './security-headers.js';
@@ -23,8 +22,6 @@ export interface PipelineDeps {
   allowedOrigins: readonly string[];
   csrfHeader: string;
   trustProxy: TrustProxySetting;
-  /** Development only: plain http from this machine to a loopback name counts as secure. */
-  loopbackIsSecure: boolean;
   cookieName: string;
   cookieSecure: boolean;
   sessions: SessionLookup;
@@ -66,11 +63,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         path,
         lane: laneOf(path),
         forwarded: seen,
-        secure: countsAsSecure(req, seen, deps.loopbackIsSecure),
         route: undefined,
         session: new RequestSession(req, res, deps.sessions, deps.gate, cookie),
       };
-      attachContext(req, ctx);
       try {
         for (const step of steps) if (step(req, res, ctx) === true) return null;
       } catch (err) {
@@ -82,13 +77,19 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 }
 
-/** A request listener: the pipeline, then `handler` with the request's context. */
+/**
+ * A request listener: the pipeline, then `handler` with the request's context, which Express handlers
+ * behind it find with contextOf(req). (The /api lane takes it as an argument: the hot path adds no
+ * property to the request.)
+ */
 export function servePipeline(
   pipeline: Pipeline,
   handler: (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const ctx = pipeline.run(req, res);
-    if (ctx !== null) handler(req, res, ctx);
+    if (ctx === null) return;
+    if (ctx.lane !== 'api') attachContext(req, ctx);
+    handler(req, res, ctx);
   };
 }

@@ -7,6 +7,7 @@ import { sealedAs } from '../../store/crypto.js';
 import type { Cipher, TokenStore, TombstoneStore } from '../../store/types.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
 import { httpsRequired } from './https-required.js';
+import { countsAsSecure } from '../pipeline/loopback-secure.js';
 import { strictRoutes } from './routing.js';
 import { cookieClearOptions } from '../session/session.js';
 import { outcomeOf, type GuessLimiter, type GuessTicket } from './guess-limiter.js';
@@ -73,8 +74,8 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
   }
 
   routes.post('/login', json, async (req: Request, res: Response) => {
-    const { session, secure } = requestContext(req);
-    if (deps.cookieSecure && !secure) throw httpsRequired(req, { development: deps.loopbackIsSecure === true });
+    const { session, forwarded } = requestContext(req);
+    if (deps.cookieSecure && !countsAsSecure(req, forwarded, deps.loopbackIsSecure === true)) throw httpsRequired(req, { development: deps.loopbackIsSecure === true });
     const byPassword = wantsPasswordLogin(req.body)
       ? parsePasswordLogin(req.body, { enabled: deps.passwords !== undefined, graphRequired: deps.passwords?.graphRequired ?? true })
       : undefined;

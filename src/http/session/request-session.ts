@@ -1,6 +1,5 @@
 import type { SessionData } from 'express-session';
-import type { ServerResponse } from 'node:http';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sessionCookie, storedSession, type CookieSettings } from './session.js';
 import type { SessionGate, SessionContext } from './require-session.js';
 import type { SessionLookup } from './session-lookup.js';
@@ -34,23 +33,13 @@ export class RequestSession {
 
   /** The stored session of the cookie, or null; a store failure rejects (503 store_unavailable). */
   load(): Promise<SessionData | null> {
-    if (this.loaded === undefined) {
-      const sid = this.sid();
-      this.loaded = sid === null ? Promise.resolve(null) : this.sessions.load(sid);
-      if (sid !== null) {
-        this.loaded.then((data) => {
-          if (data !== null) this.res.once('finish', () => this.ended || this.sessions.touch(sid, data));
-        }, () => undefined);
-      }
-    }
+    this.loaded ??= this.read();
     return this.loaded;
   }
 
   /** The logged-in session, past the gate (tombstone, absolute timeout, secret), or the 401 to answer. */
-  async live(): Promise<SessionContext> {
-    const data = await this.load();
-    const sid = this.sid();
-    return this.gate(sid ?? '', sid === null ? undefined : data?.tg, () => this.drop());
+  live(): Promise<SessionContext> {
+    return this.load().then((data) => this.gate(this.sid() ?? '', data?.tg, () => this.drop()));
   }
 
   /**
@@ -75,6 +64,14 @@ export class RequestSession {
     const sid = this.sid();
     this.ended = true;
     if (sid !== null) await this.sessions.destroy(sid);
+  }
+
+  private async read(): Promise<SessionData | null> {
+    const sid = this.sid();
+    if (sid === null) return null;
+    const data = await this.sessions.load(sid);
+    if (data !== null) this.res.once('finish', () => this.ended || this.sessions.touch(sid, data));
+    return data;
   }
 
   /** The gate's clean-up of a session found expired or unreadable: best effort, the 401 stands. */
