@@ -5,6 +5,7 @@ import type { Metrics } from './observability/metrics.js';
 import type { Relay } from './relay/relay.js';
 import type { Cipher, Stores } from './store/types.js';
 import type { TokenBroker } from './tokens/token-broker.js';
+import { sessionEndsOver } from './tokens/session-ends.js';
 import type { SessionSecrets } from './admin/session-secrets.js';
 import { adminRoutes, type AdminRoutesDeps } from './http/routes/admin-routes.js';
 import { createApiLane } from './http/routes/api-lane.js';
@@ -100,6 +101,7 @@ export function createApp(deps: AppDeps): FrontDoor {
       cookieSecure: settings.cookieSecure,
       loopbackIsSecure: settings.loopbackIsSecure === true,
       idleTimeoutSec: settings.idleTimeoutSec,
+      sessionEnds: sessionEndsOver(stores.sessionEnds),
       ...(deps.passwords && { passwords: deps.passwords }),
     }),
   );

@@ -25,7 +25,7 @@ const FIELDS = {
   TG_RESTPP_URL: optional(httpUrl),
   TG_GSQL_URL: optional(httpUrl),
   TG_VERSION: withDefault(version, '3.9.3'),
-  TG_TOKEN_LIFETIME: withDefault(integer(1), 2_592_000),
+  TG_TOKEN_LIFETIME: optional(integer(1)),
   TOKEN_REFRESH_BEFORE: withDefault(integer(0), 600),
   TG_CA_FILE: optional(pemFile),
   REDIS_URL: optional(redisUrl),
@@ -68,6 +68,7 @@ const FIELDS = {
   LOGIN_BACKOFF_AFTER: withDefault(integer(1), 5),
   LOGIN_BACKOFF_MAX: withDefault(integer(1, 86_400), 300),
   TOKEN_LEASE_TTL_MS: withDefault(integer(100, 600_000), 5000),
+  TOKEN_SWEEP_INTERVAL_MS: withDefault(integer(100, 3_600_000), 30_000),
 };
 
 export type ConfigKey = keyof typeof FIELDS;
@@ -98,6 +99,8 @@ export interface Config {
     refreshBeforeSeconds: number;
     /** Cross-instance refresh lease, renewed while the holder's upstream call runs. */
     leaseTtlMs: number;
+    /** How often an instance looks for ended sessions whose token to delete (TOKEN_SWEEP_INTERVAL_MS). */
+    sweepIntervalMs: number;
     /** PEM text of TG_CA_FILE, read once at start-up. */
     ca?: string;
   }>;
@@ -209,9 +212,15 @@ function build(v: Values, redis: RedisConfig): Config {
       ...(v.TG_RESTPP_URL !== undefined && { restppUrl: v.TG_RESTPP_URL }),
       ...(v.TG_GSQL_URL !== undefined && { gsqlUrl: v.TG_GSQL_URL }),
       version: v.TG_VERSION,
-      tokenLifetimeSeconds: v.TG_TOKEN_LIFETIME,
-      refreshBeforeSeconds: v.TOKEN_REFRESH_BEFORE,
+      // No token outlives the longest session it can serve (a session's tokens die with it anyway).
+      tokenLifetimeSeconds: v.TG_TOKEN_LIFETIME ?? v.SESSION_ABSOLUTE_TIMEOUT,
+      // A derived lifetime may be short (a short session); the default margin must not exceed it.
+      refreshBeforeSeconds:
+        v.TG_TOKEN_LIFETIME === undefined
+          ? Math.min(v.TOKEN_REFRESH_BEFORE, Math.floor(v.SESSION_ABSOLUTE_TIMEOUT / 2))
+          : v.TOKEN_REFRESH_BEFORE,
       leaseTtlMs: v.TOKEN_LEASE_TTL_MS,
+      sweepIntervalMs: v.TOKEN_SWEEP_INTERVAL_MS,
       ...(v.TG_CA_FILE !== undefined && { ca: v.TG_CA_FILE }),
     },
     simulator: v.TG_RESTPP_URL === undefined && !production,

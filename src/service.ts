@@ -26,6 +26,7 @@ import { createGuard } from './store/store-error.js';
 import type { Stores } from './store/types.js';
 import { createTokenApi } from './tigergraph/restpp-client.js';
 import { trustAlso } from './tls-trust.js';
+import { createSessionEndSweeper, tokenStateGraceMs, type SessionEndSweeper } from './tokens/session-end-sweeper.js';
 import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from './tokens/token-broker.js';
 
 /** The data-server and admin-server addresses the service talks to (the simulator's when it runs in-process). */
@@ -45,6 +46,8 @@ export interface Service {
   metrics: Metrics;
   /** With PASSWORD_LOGIN: drops the secrets of sessions that ended without a logout (already started). */
   sweeper?: SecretSweeper;
+  /** Deletes the tokens of sessions that ended without a logout (already started). */
+  tokenSweeper: SessionEndSweeper;
   /** Readiness goes false at once; requests in flight carry on. */
   drain(): void;
   /** Closes Redis and the upstream connections. */
@@ -121,9 +124,26 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     now,
     instanceId,
     readCacheMs: DEFAULT_TOKEN_READ_CACHE_MS,
+    stateGraceMs: tokenStateGraceMs(config.tigergraph.sweepIntervalMs),
     metrics,
     logger,
   });
+  const sweepMs = config.tigergraph.sweepIntervalMs;
+  const tokenSweeper = createSessionEndSweeper({
+    queue: stores.sessionEnds,
+    sessionRemainingMs: stores.sessionRemainingMs,
+    revoke: (sid, secret) => broker.revoke(sid, secret, { keepOnFailure: true }),
+    cipher,
+    leases: stores.leases,
+    intervalMs: sweepMs,
+    claimMs: Math.max(2 * sweepMs, 10_000),
+    leaseTtlMs: Math.max(sweepMs, 5000),
+    now,
+    instanceId,
+    logger,
+    metrics,
+  });
+  tokenSweeper.start();
   const relay = createRelay({
     dispatcher: pool,
     upstreamUrl: upstream.restppUrl,
@@ -185,12 +205,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     stores,
     broker,
     metrics,
+    tokenSweeper,
     ...(adminParts.sweeper && { sweeper: adminParts.sweeper }),
     drain() {
       draining = true;
     },
     async close() {
-      await adminParts.sweeper?.stop();
+      await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
       await Promise.allSettled([stores.close(), pool.close(), tokenAgent.close(), api.close()]);
     },
   };

@@ -1,7 +1,5 @@
-import type { Logger } from '../observability/logger.js';
 import type { SecretDropStore } from '../store/secret-drops.js';
-import type { LeaseStore } from '../store/types.js';
-import { createLeaseRunner } from '../tokens/lease-runner.js';
+import { createLeasedSweep, type LeasedSweep, type SweepSchedule } from '../tokens/leased-sweep.js';
 import type { SecretDropperFn } from './secret-dropper.js';
 
 export interface SweepResult {
@@ -12,28 +10,12 @@ export interface SweepResult {
   failed: number;
 }
 
-export interface SecretSweeper {
-  /** One pass, if this instance gets the lease; null when another instance is sweeping. */
-  sweep(): Promise<SweepResult | null>;
-  /** Sweeps every intervalMs until stop(). */
-  start(): void;
-  /** Stops the timer and waits for a pass in progress (it ends after its current drop). */
-  stop(): Promise<void>;
-}
+/** Drops the secrets of sessions that ended without a logout (see leased-sweep.ts for the timing). */
+export type SecretSweeper = LeasedSweep<SweepResult>;
 
-export interface SecretSweeperDeps {
+export interface SecretSweeperDeps extends SweepSchedule {
   drops: SecretDropStore;
-  leases: LeaseStore;
   dropSecret: SecretDropperFn;
-  intervalMs: number;
-  /** How long a claimed entry stays hidden: the retry delay after a failed drop. */
-  claimMs: number;
-  /** Lease TTL, renewed while a pass runs. */
-  leaseTtlMs: number;
-  batchSize?: number;
-  now: () => number;
-  instanceId: string;
-  logger: Logger;
 }
 
 /** Lease name: a session id is 32 characters, so this can never be one. */
@@ -47,18 +29,14 @@ export const SWEEP_LEASE = 'secret-sweep';
 export function createSecretSweeper(deps: SecretSweeperDeps): SecretSweeper {
   const { drops, logger } = deps;
   const batchSize = deps.batchSize ?? 50;
-  const lease = createLeaseRunner({ leases: deps.leases, ttlMs: deps.leaseTtlMs, instanceId: deps.instanceId, logger });
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = false;
 
-  async function pass(): Promise<SweepResult> {
+  async function pass(stopped: () => boolean): Promise<SweepResult> {
     const result: SweepResult = { dropped: 0, gone: 0, failed: 0 };
     for (;;) {
-      if (stopped) return result;
+      if (stopped()) return result;
       const batch = await drops.claimDue(deps.now(), deps.claimMs, batchSize);
       for (const drop of batch) {
-        if (stopped) return result; // unprocessed claims come due again after claimMs
+        if (stopped()) return result; // unprocessed claims come due again after claimMs
         try {
           const outcome = await deps.dropSecret(drop);
           if (outcome === 'unsealable') logger.error({ alias: drop.alias }, 'expired session secret cannot be unsealed any more; drop it by hand');
@@ -70,37 +48,11 @@ export function createSecretSweeper(deps: SecretSweeperDeps): SecretSweeper {
           logger.warn({ err, alias: drop.alias }, 'dropping an expired session secret failed; retrying later');
         }
       }
-      if (batch.length < batchSize) return result;
+      if (batch.length < batchSize) break;
     }
+    if (result.dropped + result.gone + result.failed > 0) logger.info({ ...result }, 'swept secrets of expired sessions');
+    return result;
   }
 
-  async function sweep(): Promise<SweepResult | null> {
-    const outcome = await lease.tryWith(SWEEP_LEASE, pass);
-    if (!outcome.acquired) return null;
-    const r = outcome.value;
-    if (r.dropped + r.gone + r.failed > 0) logger.info({ ...r }, 'swept secrets of expired sessions');
-    return r;
-  }
-
-  const tick = () => {
-    if (running) return; // a slow pass is still going; the next tick will look again
-    running = sweep()
-      .catch((err: unknown) => logger.warn({ err }, 'secret sweep failed'))
-      .finally(() => (running = undefined));
-  };
-
-  return {
-    sweep,
-    start() {
-      stopped = false;
-      timer ??= setInterval(tick, deps.intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await running;
-    },
-  };
+  return createLeasedSweep({ ...deps, leaseName: SWEEP_LEASE, what: 'secret sweep', pass });
 }

@@ -8,7 +8,7 @@ export interface RuleValues {
   TG_RESTPP_URL: string | undefined;
   TG_GSQL_URL: string | undefined;
   TG_VERSION: string;
-  TG_TOKEN_LIFETIME: number;
+  TG_TOKEN_LIFETIME: number | undefined;
   TOKEN_REFRESH_BEFORE: number;
   REDIS_URL: unknown;
   REDIS_SENTINELS: unknown;
@@ -53,9 +53,24 @@ export const RULES: readonly Rule[] = [
     check: (v) => when(v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS, 'HEADERS_TIMEOUT_MS', 'must be at most REQUEST_TIMEOUT_MS'),
   },
   {
+    // Only against an explicit lifetime: with the derived one the refresh margin is capped (config.ts).
     keys: ['TOKEN_REFRESH_BEFORE', 'TG_TOKEN_LIFETIME'],
     check: (v) =>
-      when(v.TOKEN_REFRESH_BEFORE >= v.TG_TOKEN_LIFETIME, 'TOKEN_REFRESH_BEFORE', 'must be less than TG_TOKEN_LIFETIME'),
+      when(
+        v.TG_TOKEN_LIFETIME !== undefined && v.TOKEN_REFRESH_BEFORE >= v.TG_TOKEN_LIFETIME,
+        'TOKEN_REFRESH_BEFORE',
+        'must be less than TG_TOKEN_LIFETIME',
+      ),
+  },
+  {
+    // Refused rather than capped: an operator who asked for more should learn it has no effect.
+    keys: ['TG_TOKEN_LIFETIME', 'SESSION_ABSOLUTE_TIMEOUT'],
+    check: (v) =>
+      when(
+        v.TG_TOKEN_LIFETIME !== undefined && v.TG_TOKEN_LIFETIME > v.SESSION_ABSOLUTE_TIMEOUT,
+        'TG_TOKEN_LIFETIME',
+        'must be at most SESSION_ABSOLUTE_TIMEOUT (a token must not outlive its session); leave it unset to use that',
+      ),
   },
   {
     keys: ['SESSION_ABSOLUTE_TIMEOUT', 'SESSION_IDLE_TIMEOUT'],

@@ -45,8 +45,8 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   TG_RESTPP_URL: { section: 'tigergraph', doc: 'Data server (RESTPP) URL, e.g. http://tg:9000 or https://host/restpp (Cloud, 4.x); unset outside production runs the simulator.' },
   TG_GSQL_URL: { section: 'tigergraph', doc: 'Admin (GSQL) server URL, e.g. http://tg:14240 or https://host (Cloud); needed for 4.1+, PASSWORD_LOGIN, ADMIN_ROUTES.' },
   TG_VERSION: { section: 'tigergraph', doc: 'TigerGraph version as x.y[.z]; decides the token wire format.' },
-  TG_TOKEN_LIFETIME: { section: 'tigergraph', doc: 'Lifetime requested for each token, in seconds.', defaultNote: '30 days' },
-  TOKEN_REFRESH_BEFORE: { section: 'tigergraph', doc: 'Refresh a token this many seconds before it expires; must be below TG_TOKEN_LIFETIME.' },
+  TG_TOKEN_LIFETIME: { section: 'tigergraph', doc: 'Lifetime requested for each token, in seconds. A larger value than SESSION_ABSOLUTE_TIMEOUT is refused at start-up: no token may outlive the longest session it can serve.', defaultText: 'SESSION_ABSOLUTE_TIMEOUT' },
+  TOKEN_REFRESH_BEFORE: { section: 'tigergraph', doc: 'Refresh a token this many seconds before it expires; must be below an explicit TG_TOKEN_LIFETIME (with the derived lifetime it is capped at half of it).' },
   TG_CA_FILE: { section: 'tigergraph', doc: "PEM file with the CA that signed TigerGraph's TLS certificate, read once at start-up.", defaultText: 'system CAs' },
   UPSTREAM_TIMEOUT_MS: { section: 'tigergraph', doc: "Per-request upstream deadline in ms, counted from the request's arrival (session, token, body and pool queue included) to the answer's headers; also the longest pause between chunks of the answer." },
   UPSTREAM_CONNECTIONS: { section: 'tigergraph', doc: 'Keep-alive connections to the data server, shared by all sessions of one instance.' },
@@ -84,5 +84,6 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   LOGIN_USER_LIMIT: { section: 'features', doc: 'Failed checks allowed per username per window from all addresses together. Keep it well above LOGIN_RATE_LIMIT: reaching it refuses that user everywhere until the window ends.' },
   LOGIN_BACKOFF_AFTER: { section: 'features', doc: 'Failed checks for one username from one address before each further one waits 1 s, 2 s, 4 s, … Other addresses are not delayed, so an attacker cannot lock the real user out.' },
   LOGIN_BACKOFF_MAX: { section: 'features', doc: 'The longest of those waits, in seconds.' },
+  TOKEN_SWEEP_INTERVAL_MS: { section: 'features', doc: 'How often (ms) each instance looks for sessions that ended without a logout (idle or absolute timeout, removed by an admin) and deletes their tokens upstream; one instance at a time, under a lease. A token dies at most about this long after its session.' },
   TOKEN_LEASE_TTL_MS: { section: 'features', doc: 'How long a token refresh lease lives in ms. The holder renews it while its upstream call runs; if the holder dies, other instances take over once it lapses.' },
 };

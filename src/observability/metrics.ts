@@ -5,6 +5,8 @@ export interface Metrics {
   registry: Registry;
   /** Upstream token calls: op = mint | refresh | delete, result = ok | error. */
   tokenCalls: Counter<'op' | 'result'>;
+  /** Tokens deleted upstream by the service: reason = replaced | session_end, result = ok | error. */
+  tokenDeletes: Counter<'reason' | 'result'>;
   /** Requests that waited for another holder's refresh instead of calling upstream. */
   leaseWaits: Counter<'outcome'>;
   relayDuration: Histogram<'method' | 'status_class'>;
@@ -30,6 +32,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'tgbff_token_calls_total',
       help: 'Upstream token calls by operation and result',
       labelNames: ['op', 'result'],
+      registers,
+    }),
+    tokenDeletes: new Counter({
+      name: 'tgbff_token_deletes_total',
+      help: 'Tokens the service deleted upstream, by why and result',
+      labelNames: ['reason', 'result'],
       registers,
     }),
     leaseWaits: new Counter({

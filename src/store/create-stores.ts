@@ -1,14 +1,17 @@
 import type { Logger } from '../observability/logger.js';
 import { sessionKeys } from './keys.js';
+import { createMemoryDueQueue } from './memory-due-queue.js';
 import { createMemoryLeaseStore } from './memory-lease.js';
 import { createMemoryRateLimiter } from './memory-rate-limiter.js';
 import { MemorySessionStore } from './memory-session-store.js';
 import { createMemoryTokenStore } from './memory-token-store.js';
 import { createMemoryTombstones } from './memory-tombstones.js';
 import type { RedisClient } from './redis.js';
+import { createRedisDueQueue } from './redis-due-queue.js';
 import { createRedisLeaseStore } from './redis-lease.js';
 import { createRedisRateLimiter } from './redis-rate-limiter.js';
 import { createSessionClient } from './redis-session-client.js';
+import { memorySessionRemainingMs, redisSessionRemainingMs } from './session-presence.js';
 import { createAliveMarks, withSessionHotPath, type SessionHotPathOptions } from './session-hot-path.js';
 import { createRedisTokenStore } from './redis-token-store.js';
 import { createRedisTombstones } from './redis-tombstones.js';
@@ -46,6 +49,8 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     leases: createRedisLeaseStore({ redis, keys, guard }),
     tombstones: createRedisTombstones({ redis, keys, guard, ...(alive ? { alive } : {}) }),
     rateLimiter: createRedisRateLimiter({ redis, keys, guard }),
+    sessionEnds: createRedisDueQueue({ redis, key: `${options.prefix}session-ends`, guard }),
+    sessionRemainingMs: redisSessionRemainingMs({ redis, keys, guard }),
     sessionStore: createRedisSessionStore({ client, fallbackTtlSeconds: options.sessionFallbackTtlSeconds ?? 86_400 }),
     async ping() {
       await guard(() => redis.ping());
@@ -71,6 +76,8 @@ export function createMemoryStores(options: { cipher: Cipher; sessionFallbackTtl
     leases,
     tombstones,
     rateLimiter,
+    sessionEnds: createMemoryDueQueue(),
+    sessionRemainingMs: memorySessionRemainingMs(sessionStore, tombstones),
     sessionStore,
     ping: async () => undefined,
     async close() {

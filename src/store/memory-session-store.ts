@@ -42,6 +42,12 @@ export class MemorySessionStore extends Store {
     defer(callback);
   }
 
+  /** Time the session has left, or null when there is none (for the session-end sweeper). */
+  remainingMs(sid: string): number | null {
+    const at = this.sessions.expiresAt(sid);
+    return at === undefined ? null : Math.max(0, at - Date.now());
+  }
+
   close(): void {
     this.sessions.close();
   }

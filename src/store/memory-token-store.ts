@@ -6,6 +6,7 @@ interface Stored {
   sealed: string;
   expiresAt: number;
   version: number;
+  replacedAt?: number;
 }
 
 /** Encrypts like the Redis store, so a heap dump of a dev instance shows no tokens either. */
@@ -20,10 +21,12 @@ export function createMemoryTokenStore(deps: { cipher: Cipher }): TokenStore & {
     async get(sid) {
       const stored = map.get(sid);
       if (!stored) return null;
-      return { token: cipher.decrypt(stored.sealed, sealedAs.token(sid)), expiresAt: stored.expiresAt, version: stored.version };
+      const { expiresAt, version, replacedAt } = stored;
+      return { token: cipher.decrypt(stored.sealed, sealedAs.token(sid)), expiresAt, version, ...(replacedAt !== undefined && { replacedAt }) };
     },
     async set(sid, state, ttlMs) {
-      map.set(sid, { sealed: cipher.encrypt(state.token, sealedAs.token(sid)), expiresAt: state.expiresAt, version: state.version }, ttlMs);
+      const { expiresAt, version, replacedAt } = state;
+      map.set(sid, { sealed: cipher.encrypt(state.token, sealedAs.token(sid)), expiresAt, version, ...(replacedAt !== undefined && { replacedAt }) }, ttlMs);
     },
     async deleteIfToken(sid, token) {
       if (read(sid) !== token) return false;

@@ -11,8 +11,8 @@ import type { Cipher, TokenState, TokenStore } from './types.js';
 // One script so readers never see a half-written hash or a hash without its expiry.
 const SET = redisScript(`
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 't', ARGV[1], 'e', ARGV[2], 'v', ARGV[3], 'f', ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('HSET', KEYS[1], 't', ARGV[1], 'e', ARGV[2], 'v', ARGV[3], 'f', ARGV[4], 'r', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 1`);
 
 // Compares a fingerprint, not the token: the stored token is encrypted with a random IV, and Lua cannot decrypt.
@@ -36,7 +36,8 @@ export function createRedisTokenStore(deps: {
       const raw = await guard(() => redis.hgetall(keys.token(sid)));
       if (!raw.t) return null;
       try {
-        return { token: cipher.decrypt(raw.t, sealedAs.token(sid)), expiresAt: Number(raw.e), version: Number(raw.v) };
+        const state: TokenState = { token: cipher.decrypt(raw.t, sealedAs.token(sid)), expiresAt: Number(raw.e), version: Number(raw.v) };
+        return raw.r && raw.r !== '0' ? { ...state, replacedAt: Number(raw.r) } : state;
       } catch (err) {
         // Unreadable (key retired, value corrupted, or copied from another session): treat as no token, so
         // the broker mints this session's own.
@@ -45,7 +46,7 @@ export function createRedisTokenStore(deps: {
       }
     },
     async set(sid, state: TokenState, ttlMs) {
-      const args = [cipher.encrypt(state.token, sealedAs.token(sid)), state.expiresAt, state.version, fingerprint(state.token)];
+      const args = [cipher.encrypt(state.token, sealedAs.token(sid)), state.expiresAt, state.version, fingerprint(state.token), state.replacedAt ?? 0];
       await guard(() => SET.run(redis, [keys.token(sid)], [...args, positiveMs(ttlMs)]));
     },
     async deleteIfToken(sid, token) {

@@ -1,3 +1,5 @@
+import { claimDecoded, type DueQueue } from './due-queue.js';
+
 /**
  * Secrets the service created for password logins, waiting to be dropped once their session is over.
  * Logout drops them at once; sessions that expire without a logout leave them here for the sweeper.
@@ -41,4 +43,16 @@ export function decodeDrop(member: string): SecretDrop | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Secret drops as encoded members of a due queue. */
+export function secretDropsOver(queue: DueQueue): SecretDropStore {
+  return {
+    add: (drop, dueAt) => queue.add(encodeDrop(drop), dueAt),
+    reschedule: (drop, dueAt) => queue.reschedule(encodeDrop(drop), dueAt),
+    remove: (drop) => queue.remove(encodeDrop(drop)),
+    async claimDue(now, claimMs, limit) {
+      return (await claimDecoded(queue, decodeDrop, { now, claimMs, limit })).map((d) => d.value);
+    },
+  };
 }

@@ -11,6 +11,8 @@ export interface TokenState {
   expiresAt: number;
   /** Increases on every write, so a stale writer can be detected. */
   version: number;
+  /** Epoch ms when this token was minted to replace one the data server refused; bounds re-mints. */
+  replacedAt?: number;
 }
 
 export interface TokenStore {
@@ -88,6 +90,10 @@ export interface Stores {
   leases: LeaseStore;
   tombstones: TombstoneStore;
   rateLimiter: RateLimiter;
+  /** The session-end index the token sweeper works through (`<prefix>session-ends`). */
+  sessionEnds: import('./due-queue.js').DueQueue;
+  /** Time a session has left, or null when it is over; what the token sweeper asks before deleting. */
+  sessionRemainingMs: import('./session-presence.js').SessionRemainingMs;
   /** express-session Store instance (connect-redis over ioredis, or memory). */
   sessionStore: import('express-session').Store;
   /** Resolves if storage answers, rejects otherwise (for readiness). */

@@ -15,8 +15,15 @@ export interface EnsureRequest {
   sessionTtlMs: number;
   /** The state the caller saw before asking; anything newer that is usable is an answer. */
   seen: TokenState | null;
-  /** A token the data server refused: never returned, never refreshed. */
+  /** A token the data server refused: never returned, never refreshed; deleted upstream once replaced. */
   rejected?: string;
+}
+
+/** The refused token was itself minted as a replacement within the re-mint window: no further mint. */
+export class RemintRefused extends Error {
+  constructor() {
+    super('token re-minted too recently');
+  }
 }
 
 /**
@@ -31,6 +38,8 @@ export function createRefreshCoordinator(deps: {
   upstream: UpstreamCalls;
   refreshBeforeSec: number;
   waitMs: number;
+  /** At most one re-mint after a refusal per session per this many ms. */
+  remintWindowMs: number;
   now: () => number;
   metrics?: Metrics;
   logger: Logger;
@@ -45,19 +54,42 @@ export function createRefreshCoordinator(deps: {
   const fallbackOf = (s: TokenState | null, req: EnsureRequest): TokenState | null =>
     s !== null && s.token !== req.rejected && isUsable(s, now()) ? s : null;
 
+  /** A token that keeps being refused right after its own re-mint is refused for a reason a new one shares. */
+  const remintedRecently = (s: TokenState | null, req: EnsureRequest): boolean =>
+    s !== null && s.token === req.rejected && s.replacedAt !== undefined && now() - s.replacedAt < deps.remintWindowMs;
+
   /** The lease holder's part: re-read, then one upstream call and one write. */
   async function renewHeld(req: EnsureRequest, current: TokenState | null): Promise<TokenState> {
     if (current !== null && answers(current, req)) return current;
+    if (remintedRecently(current, req)) throw new RemintRefused();
     const refreshable = fallbackOf(current, req);
     const grant = refreshable
       ? await upstream.refresh(req.secret, refreshable.token)
       : await upstream.mint(req.secret, 'session');
-    const state: TokenState = { token: grant.token, expiresAt: grant.expiresAt, version: (current?.version ?? 0) + 1 };
+    const replacing = req.rejected !== undefined && refreshable === null;
+    const state: TokenState = {
+      token: grant.token,
+      expiresAt: grant.expiresAt,
+      version: (current?.version ?? 0) + 1,
+      ...(replacing && { replacedAt: now() }),
+    };
     if (!isUsable(state, now())) {
       throw new AppError(502, 'upstream_error', 'The data server issued a token that has already expired');
     }
     await tokens.set(req.sid, state, stateTtlMs(state.expiresAt, now(), req.sessionTtlMs));
+    if (replacing) await dropReplaced(req);
     return state;
+  }
+
+  /** Best effort: a refused token left alive upstream is what piles up; a failure here only costs that. */
+  async function dropReplaced(req: EnsureRequest): Promise<void> {
+    try {
+      await upstream.remove(req.secret, req.rejected!);
+      deps.metrics?.tokenDeletes.inc({ reason: 'replaced', result: 'ok' });
+    } catch (err) {
+      deps.metrics?.tokenDeletes.inc({ reason: 'replaced', result: 'error' });
+      logger.warn({ err: { code: (err as { code?: unknown }).code }, sid: maskSecret(req.sid) }, 'could not delete a replaced token upstream');
+    }
   }
 
   async function ensure(req: EnsureRequest): Promise<TokenState> {

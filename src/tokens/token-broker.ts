@@ -3,7 +3,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
 import type { TokenApi, TokenGrant } from '../tigergraph/types.js';
 import { createLeaseRunner } from './lease-runner.js';
-import { createRefreshCoordinator } from './refresh-coordinator.js';
+import { RemintRefused, createRefreshCoordinator } from './refresh-coordinator.js';
 import { isFresh, isUsable, stateTtlMs } from './refresh-policy.js';
 import { createSingleFlight } from './single-flight.js';
 import { TokenMemo } from './token-memo.js';
@@ -20,10 +20,16 @@ export interface TokenBroker {
    * refresh cannot be done right now, a due but unexpired token is returned rather than an error.
    */
   token(sid: string, secret: string, sessionTtlMs: number): Promise<TokenState>;
-  /** Upstream rejected `token`: drop it if still stored, mint once (single-flight), return the new state. */
-  replaceRejected(sid: string, secret: string, token: string, sessionTtlMs: number): Promise<TokenState>;
-  /** Logout: delete the token upstream (a missing token is fine) and the token state. */
-  revoke(sid: string, secret: string): Promise<void>;
+  /**
+   * Upstream refused `token` itself: mint once (single-flight), delete the refused one upstream, return
+   * the new state; null when that token was itself minted within the re-mint window (no pile-up).
+   */
+  replaceRejected(sid: string, secret: string, token: string, sessionTtlMs: number): Promise<TokenState | null>;
+  /**
+   * Session end: delete the token upstream (a missing token is fine) and the token state; true when a
+   * token was deleted upstream. With keepOnFailure (the sweeper, which retries) a failed delete keeps the state.
+   */
+  revoke(sid: string, secret: string, opts?: { keepOnFailure?: boolean }): Promise<boolean>;
 }
 
 export interface TokenBrokerDeps {
@@ -36,6 +42,13 @@ export interface TokenBrokerDeps {
   refreshBeforeSec: number;
   /** Cross-instance lease TTL, renewed every ttl/3 while the upstream call runs. Default 5000. */
   leaseTtlMs?: number;
+  /**
+   * The token state outlives its session by this much (ms), so the session-end sweeper can still read
+   * the token after the session blob expired. Default 0.
+   */
+  stateGraceMs?: number;
+  /** At most one re-mint after a refusal per session per this many ms. Default REMINT_WINDOW_MS. */
+  remintWindowMs?: number;
   /** Longest a request waits for another holder's refresh. Default 15000 (above the client's 10 s timeout). */
   waitMs?: number;
   /** Clock, epoch ms. */
@@ -60,16 +73,26 @@ export interface TokenBrokerDeps {
  */
 export const DEFAULT_TOKEN_READ_CACHE_MS = 30_000;
 
+/**
+ * A refused token is replaced at most once per session in this window. Long enough that a data server
+ * refusing every token (misread permission answer, clock skew) costs one token per 10 s, not one per
+ * request; short enough that a token revoked upstream twice in a row recovers on the next click.
+ */
+export const REMINT_WINDOW_MS = 10_000;
+
 export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
   if (!(deps.refreshBeforeSec >= 0 && deps.refreshBeforeSec < deps.lifetimeSec)) {
     // Otherwise every token would be due for refresh the moment it is issued.
     throw new RangeError('refreshBeforeSec must be at least 0 and below lifetimeSec');
   }
   const now = deps.now ?? Date.now;
+  const grace = (sessionTtlMs: number) => sessionTtlMs + (deps.stateGraceMs ?? 0);
   const logger = deps.logger ?? silentLogger();
   const upstream = createUpstreamCalls(deps);
   const flight = createSingleFlight<TokenState>();
   const fresh = (s: TokenState | null): s is TokenState => s !== null && isFresh(s, now(), deps.refreshBeforeSec);
+  const lastsSession = (s: TokenState | null, sessionTtlMs: number): boolean =>
+    s !== null && isUsable(s, now()) && s.expiresAt * 1000 >= now() + sessionTtlMs;
   const memo = deps.readCacheMs ? new TokenMemo(deps.readCacheMs, fresh) : null;
   const coordinator = createRefreshCoordinator({
     tokens: deps.tokens,
@@ -78,6 +101,7 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     upstream,
     refreshBeforeSec: deps.refreshBeforeSec,
     waitMs: deps.waitMs ?? 15_000,
+    remintWindowMs: deps.remintWindowMs ?? REMINT_WINDOW_MS,
     now,
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     logger,
@@ -95,39 +119,48 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     async adopt(sid, grant, sessionTtlMs) {
       memo?.forget(sid);
       const state: TokenState = { token: grant.token, expiresAt: grant.expiresAt, version: 1 };
-      await deps.tokens.set(sid, state, stateTtlMs(grant.expiresAt, now(), sessionTtlMs));
+      await deps.tokens.set(sid, state, stateTtlMs(grant.expiresAt, now(), grace(sessionTtlMs)));
     },
 
     async token(sid, secret, sessionTtlMs) {
       const seen = await (memo ? memo.read(sid, () => deps.tokens.get(sid)) : deps.tokens.get(sid));
-      if (fresh(seen)) return seen;
+      // A token that already lasts as long as its session needs no refresh: one would outlive the session.
+      if (fresh(seen) || lastsSession(seen, sessionTtlMs)) return seen!;
       const since = memo?.now() ?? 0;
-      const state = await shared(sid, () => coordinator.ensure({ sid, secret, sessionTtlMs, seen }));
+      const state = await shared(sid, () => coordinator.ensure({ sid, secret, sessionTtlMs: grace(sessionTtlMs), seen }));
       memo?.remember(sid, state, since);
       return state;
     },
 
     async replaceRejected(sid, secret, token, sessionTtlMs) {
       memo?.forget(sid);
-      await deps.tokens.deleteIfToken(sid, token);
-      const request = { sid, secret, sessionTtlMs, seen: null, rejected: token };
-      const joined = await shared(sid, () => coordinator.ensure(request));
-      if (joined.token !== token) return joined;
-      // The flight we joined had started from the rejected token and handed it back. A fresh ensure
-      // starts from the store we just cleaned; the lease still keeps it to one mint across callers.
-      return coordinator.ensure(request);
+      const request = { sid, secret, sessionTtlMs: grace(sessionTtlMs), seen: null, rejected: token };
+      try {
+        const joined = await shared(sid, () => coordinator.ensure(request));
+        if (joined.token !== token) return joined;
+        // The flight we joined had started from the rejected token and handed it back. A fresh ensure
+        // never returns it; the lease still keeps it to one mint across callers.
+        return await coordinator.ensure(request);
+      } catch (err) {
+        if (err instanceof RemintRefused) return null;
+        throw err;
+      }
     },
 
-    async revoke(sid, secret) {
+    async revoke(sid, secret, opts) {
       // A refresh running here could otherwise write a new token after we deleted the state.
       await flight.settled(sid);
       memo?.forget(sid);
       const state = await deps.tokens.get(sid);
+      const live = state !== null && isUsable(state, now());
       try {
-        if (state !== null && isUsable(state, now())) await upstream.remove(secret, state.token);
-      } finally {
-        await deps.tokens.delete(sid);
+        if (live) await upstream.remove(secret, state.token);
+      } catch (err) {
+        if (!opts?.keepOnFailure) await deps.tokens.delete(sid);
+        throw err;
       }
+      await deps.tokens.delete(sid);
+      return live;
     },
   };
 }

@@ -39,7 +39,7 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
     const live = await ctx.session.live();
     const auth: RelayAuth = {
       token: () => broker.token(live.sid, live.secret, live.remainingMs).then((s) => s.token),
-      rejected: (token) => broker.replaceRejected(live.sid, live.secret, token, live.remainingMs).then((s) => s.token),
+      rejected: (token) => broker.replaceRejected(live.sid, live.secret, token, live.remainingMs).then((s) => s?.token ?? null),
     };
     await relay.handle(req, res, { auth, requestId: ctx.requestId, url: ctx.url, forwarded: ctx.forwarded, arrivedAt: ctx.arrivedAt });
   };

@@ -17,6 +17,7 @@ import { parsePasswordLogin, wantsPasswordLogin } from './password-login-body.js
 import type { SessionSecrets } from '../../admin/session-secrets.js';
 import type { SecretDrop } from '../../store/secret-drops.js';
 import type { TgSession } from '../session/session-data.js';
+import type { SessionEnd, SessionEnds } from '../../tokens/session-ends.js';
 
 export interface AuthRoutesDeps extends RequireSessionDeps {
   broker: TokenBroker;
@@ -31,6 +32,8 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   /** Development: plain http to a loopback name counts as secure (see loopback-secure.ts). */
   loopbackIsSecure?: boolean;
   idleTimeoutSec: number;
+  /** Where login records each session, so its token is deleted however the session ends. */
+  sessionEnds: SessionEnds;
   /** Set when PASSWORD_LOGIN is on: creates and drops the per-session secrets. */
   passwords?: SessionSecrets;
 }
@@ -44,6 +47,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
   const routes = strictRoutes('/auth');
   const json = express.json({ limit: '16kb', strict: true });
   const tombstoneMs = deps.absoluteTimeoutSec * 1000;
+  const endOf = (sid: string, tg: TgSession): SessionEnd => ({ sid, endsBy: tg.createdAt + tombstoneMs, sealedSecret: tg.secret });
 
   /** Ends a session everywhere: tombstone first so in-flight requests cannot bring it back. */
   async function endSession(sid: string, tg: TgSession): Promise<void> {
@@ -55,6 +59,8 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       deps.logger.warn({ err, code: (err as AppError).code }, 'token delete at logout failed');
       await deps.tokens.delete(sid).catch(() => undefined);
     }
+    // Left behind, the entry costs the sweeper one look once the session is gone, and nothing else.
+    await deps.sessionEnds.forget(endOf(sid, tg)).catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
     // After the token: deleting it needs the secret. release() never throws; a failed drop is swept later.
     if (tg.secretAlias && deps.passwords) await deps.passwords.release(dropOf(tg));
   }
@@ -111,6 +117,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       };
       await session.save(sid, tg);
       await deps.broker.adopt(sid, grant, deps.absoluteTimeoutSec * 1000);
+      await deps.sessionEnds.watch(endOf(sid, tg), deps.now() + deps.idleTimeoutSec * 1000);
       deps.metrics.logins.inc({ result: 'ok' });
       res.json({ authenticated: true, graph: tg.graph, tokenExpiresAt: iso(grant.expiresAt) });
     } catch (err) {

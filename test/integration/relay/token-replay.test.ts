@@ -89,6 +89,22 @@ describe('relay token replay', () => {
     expect(upstream.seen).toHaveLength(1);
   });
 
+  it('when a 401 REST-10016 says the token has no access to the graph, then the browser gets it as it is and no token is minted', async () => {
+    const scope = `{"error":true,"message":"Access Denied because the input token = 'tok****' has no access to graph 'finance'.","code":"REST-10016"}`;
+    upstream.handler = (_req, res) => {
+      res.statusCode = 401;
+      res.setHeader('content-type', 'application/json');
+      res.end(scope);
+    };
+
+    const answer = await rawRequest(relay.port, '/api/graph/finance/vertices/Account');
+
+    expect(answer.status).toBe(401);
+    expect(answer.body).toBe(scope);
+    expect(auth.rejectedWith).toEqual([]);
+    expect(upstream.seen).toHaveLength(1);
+  });
+
   it('when the replayed request is rejected too, then 401 token_rejected and no third attempt', async () => {
     tokenGate(upstream, ['tok1', 'tok2']);
 

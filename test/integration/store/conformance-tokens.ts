@@ -26,6 +26,14 @@ export function tokenCases(stores: () => Stores): void {
       expect(await stores().tokens.get(id)).toEqual({ token: 'tok-new-654321', expiresAt: 1_900_000_500, version: 4 });
     });
 
+    test('when a state records when it replaced a refused token, then get returns it, and a later state without one drops it', async () => {
+      const id = sid();
+      await stores().tokens.set(id, { ...state, replacedAt: 1_700_000_000_123 }, 10_000);
+      expect(await stores().tokens.get(id)).toEqual({ ...state, replacedAt: 1_700_000_000_123 });
+      await stores().tokens.set(id, { ...state, version: 4 }, 10_000);
+      expect(await stores().tokens.get(id)).toEqual({ ...state, version: 4 });
+    });
+
     test('when its TTL passes, then get returns null', async () => {
       const id = sid();
       await stores().tokens.set(id, state, 150);

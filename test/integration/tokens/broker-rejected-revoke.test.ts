@@ -18,7 +18,7 @@ describe.each(STORE_KINDS)('rejected tokens and logout, %s store', (store) => {
   });
   afterEach(async () => rig.close());
 
-  it('when upstream rejects the stored token, then replaceRejected drops it and mints exactly once', async () => {
+  it('when upstream rejects the stored token, then replaceRejected mints exactly once and deletes the refused one upstream', async () => {
     const broker = rig.broker();
     const sid = newSid();
     const first = await broker.token(sid, rig.secret, SESSION_TTL_MS);
@@ -30,11 +30,35 @@ describe.each(STORE_KINDS)('rejected tokens and logout, %s store', (store) => {
     );
 
     expect(rig.count('POST /requesttoken')).toBe(1);
-    expect(rig.tokenCalls()).toBe(1);
+    expect(rig.count('DELETE /requesttoken')).toBe(1);
+    expect(rig.tokenCalls()).toBe(2);
     const fresh = results[0]!;
     expect(fresh.token).not.toBe(first.token);
-    expect(results.every((r) => r.token === fresh.token)).toBe(true);
+    expect(results.every((r) => r?.token === fresh.token)).toBe(true);
+    expect(await counterValue(rig.metrics.tokenDeletes, { reason: 'replaced', result: 'ok' })).toBe(1);
     expect((await rig.stores.tokens.get(sid))?.token).toBe(fresh.token);
+  });
+
+  it('when the replacement is refused again within the re-mint window, then null and no second mint; after the window one more', async () => {
+    const broker = rig.broker({ remintWindowMs: 10_000 });
+    const sid = newSid();
+    const first = await broker.token(sid, rig.secret, SESSION_TTL_MS);
+    const second = await broker.replaceRejected(sid, rig.secret, first.token, SESSION_TTL_MS);
+    rig.sim.resetCounts();
+
+    const refused = await broker.replaceRejected(sid, rig.secret, second!.token, SESSION_TTL_MS);
+
+    expect(refused).toBeNull();
+    expect(rig.tokenCalls()).toBe(0);
+    expect((await rig.stores.tokens.get(sid))?.token).toBe(second!.token);
+
+    rig.clock.advance(10_001);
+    const third = await broker.replaceRejected(sid, rig.secret, second!.token, SESSION_TTL_MS);
+
+    expect(third?.token).not.toBe(second!.token);
+    expect(rig.count('POST /requesttoken')).toBe(1);
+    expect(rig.count('DELETE /requesttoken')).toBe(1);
+    expect(rig.sim.tokens().map((t) => t.token)).toEqual([third!.token]);
   });
 
   it('when the rejected token was already replaced, then replaceRejected keeps the current one and does not mint', async () => {
@@ -66,9 +90,9 @@ describe.each(STORE_KINDS)('rejected tokens and logout, %s store', (store) => {
     const viaReject = await broker.replaceRejected(sid, rig.secret, first.token, SESSION_TTL_MS);
 
     expect((await refreshing).token).toBe(first.token);
-    expect(viaReject.token).not.toBe(first.token);
+    expect(viaReject?.token).not.toBe(first.token);
     expect(rig.count('POST /requesttoken')).toBe(1);
-    expect((await rig.stores.tokens.get(sid))?.token).toBe(viaReject.token);
+    expect((await rig.stores.tokens.get(sid))?.token).toBe(viaReject?.token);
   });
 
   it('when a session logs out, then its token is deleted upstream and in the store', async () => {

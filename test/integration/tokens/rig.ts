@@ -88,7 +88,7 @@ export const newSid = (): string => `sid-${randomUUID()}`;
 
 /** The current value of a labelled counter (prom-client keeps them in the metrics registry). */
 export async function counterValue(
-  counter: Metrics['tokenCalls'] | Metrics['leaseWaits'],
+  counter: Metrics['tokenCalls'] | Metrics['leaseWaits'] | Metrics['tokenDeletes'],
   labels: Record<string, string>,
 ): Promise<number> {
   const { values } = await counter.get();

@@ -9,7 +9,7 @@ describe('config defaults', () => {
       port: 8080,
       host: '0.0.0.0',
       metrics: { port: 9464, host: '127.0.0.1' },
-      tigergraph: { version: '3.9.3', tokenLifetimeSeconds: 2592000, refreshBeforeSeconds: 600 },
+      tigergraph: { version: '3.9.3', tokenLifetimeSeconds: 43200, refreshBeforeSeconds: 600 },
       simulator: true,
       redis: { mode: 'memory', prefix: 'tgbff:' },
       session: { idleTimeoutSeconds: 1800, absoluteTimeoutSeconds: 43200, cookieName: '__Host-tgbff', cookieSecure: true },
@@ -67,7 +67,7 @@ describe('config defaults', () => {
       SESSION_SECRET: `${'a'.repeat(32)},${'b'.repeat(40)}`,
       SESSION_ENCRYPTION_KEYS: `k2:${key},k1:${Buffer.alloc(32, 1).toString('base64url')}`,
       SESSION_IDLE_TIMEOUT: '60',
-      SESSION_ABSOLUTE_TIMEOUT: '60',
+      SESSION_ABSOLUTE_TIMEOUT: '3600',
       COOKIE_NAME: 'sid',
       ALLOWED_ORIGINS: 'HTTPS://App.Example.com:443/, http://localhost:5173, http://LOCALHOST:80',
       METRICS_PORT: 'off',
@@ -84,6 +84,7 @@ describe('config defaults', () => {
       LOGIN_RATE_LIMIT: '3',
       LOGIN_RATE_WINDOW: '30',
       TOKEN_LEASE_TTL_MS: '2500',
+      TOKEN_SWEEP_INTERVAL_MS: '1500',
     });
     expect(config.simulator).toBe(false);
     expect(config.tigergraph).toEqual({
@@ -93,6 +94,7 @@ describe('config defaults', () => {
       tokenLifetimeSeconds: 3600,
       refreshBeforeSeconds: 60,
       leaseTtlMs: 2500,
+      sweepIntervalMs: 1500,
     });
     expect(config.redis).toEqual({
       mode: 'standalone',

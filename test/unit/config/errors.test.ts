@@ -82,6 +82,15 @@ describe('config errors', () => {
     expect(keysOf(configErrorOf({ PORT: '8080', METRICS_PORT: '8080' }))).toEqual(['METRICS_PORT']);
   });
 
+  it('when TG_TOKEN_LIFETIME is longer than SESSION_ABSOLUTE_TIMEOUT, then it is refused at start-up', () => {
+    expect(keysOf(configErrorOf({ TG_TOKEN_LIFETIME: '2592000', SESSION_ABSOLUTE_TIMEOUT: '43200' }))).toEqual(['TG_TOKEN_LIFETIME']);
+  });
+
+  it('when TG_TOKEN_LIFETIME is unset, then tokens last SESSION_ABSOLUTE_TIMEOUT and the refresh margin fits in it', () => {
+    const config = loadConfig({ SESSION_IDLE_TIMEOUT: '60', SESSION_ABSOLUTE_TIMEOUT: '300', TOKEN_REFRESH_BEFORE: '600' });
+    expect(config.tigergraph).toMatchObject({ tokenLifetimeSeconds: 300, refreshBeforeSeconds: 150 });
+  });
+
   it('when TOKEN_REFRESH_BEFORE is not below the lifetime, then it is rejected', () => {
     expect(keysOf(configErrorOf({ TG_TOKEN_LIFETIME: '600', TOKEN_REFRESH_BEFORE: '600' }))).toEqual(['TOKEN_REFRESH_BEFORE']);
   });

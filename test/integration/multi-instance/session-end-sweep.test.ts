@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { call, login, startCluster, waitFor, type Cluster } from './cluster.js';
+
+const SESSIONS = 10;
+
+describe('session-end sweep across instances', () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster({
+      instances: 2,
+      label: 'multi-session-end',
+      env: { SESSION_IDLE_TIMEOUT: '1', SESSION_ABSOLUTE_TIMEOUT: '60', TOKEN_REFRESH_BEFORE: '10', TOKEN_SWEEP_INTERVAL_MS: '100' },
+    });
+  }, 60_000);
+  afterAll(() => cluster?.close());
+
+  test('when sessions opened on two instances go idle, then every token is deleted upstream exactly once', async () => {
+    const liveBefore = new Set(cluster.sim.tokens().map((t) => t.token));
+    for (let i = 0; i < SESSIONS; i++) {
+      const url = cluster.instances[i % 2]!.url;
+      const cookie = await login(url, cluster.secret);
+      expect((await call(url, '/api/echo', cookie)).status).toBe(200);
+    }
+    const ours = cluster.sim.tokens().map((t) => t.token).filter((t) => !liveBefore.has(t));
+    expect(ours).toHaveLength(SESSIONS);
+
+    await waitFor('every idle session token to be deleted', () => {
+      const live = new Set(cluster.sim.tokens().map((t) => t.token));
+      return ours.every((t) => !live.has(t));
+    }, 8_000);
+    // Both instances sweep every 100 ms; a second delete of the same token would land within a few passes.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const deletes = cluster.sim.seen().filter((r) => r.method === 'DELETE' && r.path === '/requesttoken');
+    for (const token of ours) expect(deletes.filter((d) => d.bodyText?.includes(token))).toHaveLength(1);
+    expect(deletes).toHaveLength(SESSIONS);
+    expect(await cluster.redis.zcard(`${cluster.prefix}session-ends`)).toBe(0);
+  });
+});

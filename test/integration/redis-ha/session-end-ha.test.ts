@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
+import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
+
+const SWEEP_MS = 200;
+const ENV = { SESSION_IDLE_TIMEOUT: '1', SESSION_ABSOLUTE_TIMEOUT: '60', TOKEN_REFRESH_BEFORE: '10', TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS) };
+
+/**
+ * Six sessions go idle; every token must be deleted upstream exactly once, soon after the idle deadline
+ * (the tokens would otherwise live 60 s). Returns the delay after the last idle deadline.
+ */
+async function idleSessionsLoseTheirTokens(rig: Rig): Promise<number> {
+  const before = new Set(rig.sim.tokens().map((t) => t.token));
+  for (let i = 0; i < 6; i++) {
+    const agent = await rig.login();
+    expect((await agent.get('/api/echo')).status).toBe(200);
+  }
+  const ours = rig.sim.tokens().map((t) => t.token).filter((t) => !before.has(t));
+  expect(ours).toHaveLength(6);
+  const idleEnd = Date.now() + 1000;
+
+  const deadline = Date.now() + 6000;
+  const live = () => new Set(rig.sim.tokens().map((t) => t.token));
+  while (ours.some((t) => live().has(t))) {
+    if (Date.now() > deadline) throw new Error('tokens still live');
+    await sleep(25);
+  }
+  const delay = Date.now() - idleEnd;
+  const deletes = rig.sim.seen().filter((r) => r.method === 'DELETE' && r.path === '/requesttoken');
+  for (const token of ours) expect(deletes.filter((d) => d.bodyText?.includes(token))).toHaveLength(1);
+  expect(delay).toBeLessThan(SWEEP_MS + 800);
+  return delay;
+}
+
+describe('session-end index on Redis Cluster', () => {
+  let cluster: RedisClusterRig;
+  let rig: Rig;
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    rig = await startRig({ store: { env: { REDIS_CLUSTER_NODES: cluster.nodeList } }, env: ENV });
+  }, 40_000);
+  afterAll(async () => {
+    await rig?.close();
+    await cluster?.stop();
+  });
+
+  test('when sessions whose keys sit on different masters go idle, then each token is deleted upstream once', async () => {
+    const delay = await idleSessionsLoseTheirTokens(rig);
+    process.stdout.write(`[measure] cluster: idle-expired tokens all deleted ${delay} ms after the last idle deadline (sweep ${SWEEP_MS} ms)\n`);
+  });
+});
+
+describe('session-end index on Redis Sentinel', () => {
+  let group: SentinelGroup;
+  let rig: Rig;
+  beforeAll(async () => {
+    group = await startSentinelGroup();
+    await group.waitUntilReady();
+    rig = await startRig({ store: { env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name } }, env: ENV });
+  }, 40_000);
+  afterAll(async () => {
+    await rig?.close();
+    await group?.stop();
+  });
+
+  test('when sessions go idle behind Sentinel, then each token is deleted upstream once', async () => {
+    const delay = await idleSessionsLoseTheirTokens(rig);
+    process.stdout.write(`[measure] sentinel: idle-expired tokens all deleted ${delay} ms after the last idle deadline (sweep ${SWEEP_MS} ms)\n`);
+  });
+});
