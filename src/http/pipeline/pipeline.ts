@@ -52,13 +52,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   ];
   return {
     run(req, res) {
+      const arrivedAt = performance.now();
       const url = req.url ?? '/';
       const q = url.indexOf('?');
       const path = q === -1 ? url : url.slice(0, q);
       const seen = forwarded(req);
       const ctx: RequestContext = {
         requestId: chooseRequestId(req.headers['x-request-id']),
-        arrivedAt: performance.now(),
+        arrivedAt,
         url,
         path,
         lane: laneOf(path),
