@@ -1,26 +1,33 @@
+import { ERROR_CODES, type ErrorCode } from './errors/codes.js';
+
+export { ERROR_CODES, type ErrorCode } from './errors/codes.js';
+
+export interface AppErrorOptions {
+  cause?: unknown;
+  headers?: Record<string, string>;
+}
+
 /**
- * The one error vocabulary of the service: a status, a stable snake_case code and a public message.
+ * The one error vocabulary of the service: a code from ERROR_CODES, which fixes the status, and a public
+ * message (the code's default unless the site knows something useful, such as which field was wrong).
  * Private detail travels in `cause` and reaches logs only; `expose` says whether the message may be
  * shown to a client.
  */
 export class AppError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly expose: boolean;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(
-    status: number,
-    code: string,
-    message: string,
-    options: { cause?: unknown; headers?: Record<string, string> } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(code: ErrorCode, messageOrOptions?: string | AppErrorOptions, options: AppErrorOptions = {}) {
+    const message = typeof messageOrOptions === 'string' ? messageOrOptions : ERROR_CODES[code].message;
+    const opts = typeof messageOrOptions === 'object' ? messageOrOptions : options;
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'AppError';
-    this.status = status;
     this.code = code;
-    this.expose = status < 500;
-    this.headers = options.headers ?? {};
+    this.status = ERROR_CODES[code].status;
+    this.expose = this.status < 500;
+    this.headers = opts.headers ?? {};
   }
 }
 

@@ -1,6 +1,7 @@
 import { positiveInt, type OptionValues } from './args.js';
 import { usageError } from './cli-error.js';
 import type { TgbffConfig } from './config-file.js';
+import { isName } from '../tigergraph/names.js';
 
 export interface ConnectionSettings {
   gsqlUrl: string;
@@ -52,7 +53,7 @@ export function resolveSettings(values: OptionValues, env: Env, config: TgbffCon
   const timeoutFlag = str(values['timeout-ms']);
   const timeoutMs = positiveInt(timeoutFlag ?? env.TG_TIMEOUT_MS, timeoutFlag ? '--timeout-ms' : 'TG_TIMEOUT_MS') ?? 10_000;
   const graph = str(values.graph) ?? env.TG_GRAPH ?? 'social';
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(graph)) throw usageError(`graph must be a plain name, got '${graph}'`);
+  if (!isName(graph)) throw usageError(`graph must be a plain name, got '${graph}'`);
 
   const hostname = gsql.hostname.replace(/^\[|\]$/g, ''); // netrc names IPv6 hosts without brackets
   return { gsqlUrl: trimSlash(gsqlRaw), restppUrl: trimSlash(restppRaw), version, graph, timeoutMs, host: hostname };

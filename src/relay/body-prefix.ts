@@ -65,11 +65,11 @@ export async function readRequestBody(
   try {
     prefix = await readPrefix(req, maxBytes);
   } catch (cause) {
-    throw new AppError(400, 'invalid_request', 'The request body could not be read', { cause });
+    throw new AppError('invalid_request', 'The request body could not be read', { cause });
   }
   if (!prefix.ended) throw tooLarge(maxBytes);
   return prefix.size === 0 ? null : concatPrefix(prefix);
 }
 
 const tooLarge = (maxBytes: number): AppError =>
-  new AppError(413, 'payload_too_large', `Request body is larger than ${maxBytes} bytes`);
+  new AppError('payload_too_large', `Request body is larger than ${maxBytes} bytes`);

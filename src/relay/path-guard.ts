@@ -110,11 +110,11 @@ function checkSegments(path: string): void {
 }
 
 function invalidPath(): AppError {
-  return new AppError(400, 'invalid_path', 'The relay path is malformed or uses forbidden encodings');
+  return new AppError('invalid_path', 'The relay path is malformed or uses forbidden encodings');
 }
 
 function notAllowed(method: string, path: string): AppError {
   const shown = path.length > MAX_REPORTED_PATH ? `${path.slice(0, MAX_REPORTED_PATH)}…` : path;
   const what = method === '' ? shown : `${method} ${shown}`;
-  return new AppError(403, 'path_not_allowed', `${what} is not relayed`);
+  return new AppError('path_not_allowed', `${what} is not relayed`);
 }

@@ -6,7 +6,7 @@ export interface StoreMetrics {
 }
 
 export const storeUnavailable = (cause: unknown): AppError =>
-  new AppError(503, 'store_unavailable', 'Session store unavailable', {
+  new AppError('store_unavailable', 'Session store unavailable', {
     cause,
     headers: { 'Retry-After': '1' },
   });

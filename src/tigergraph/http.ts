@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { TigerGraphError } from './errors.js';
+import { classifyTransportFailure, transportErrorCode } from './transport-failure.js';
 
 export interface HttpCall {
   url: string;
@@ -13,20 +14,10 @@ export interface HttpAnswer {
   text: string;
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
-
-/** Transport failures are told apart by err.code only; message texts change between undici releases. */
-export function transportErrorKind(err: unknown): 'timeout' | 'unreachable' {
-  const code = errorCode(err);
-  return code !== undefined && TIMEOUT_CODES.has(code) ? 'timeout' : 'unreachable';
-}
-
-function errorCode(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const { code, errors } = err as { code?: unknown; errors?: unknown };
-  if (typeof code === 'string') return code;
-  // Connecting to a name with several addresses fails with an AggregateError of per-address errors.
-  return Array.isArray(errors) && errors.length > 0 ? errorCode(errors[0]) : undefined;
+/** The library's kinds for the shared transport classification; `unreachable` is its public name. */
+export function transportErrorKind(err: unknown): 'timeout' | 'unreachable' | 'protocol' {
+  const failure = classifyTransportFailure(err);
+  return failure === 'unavailable' ? 'unreachable' : failure;
 }
 
 /**
@@ -51,7 +42,8 @@ export async function sendHttp(dispatcher: Dispatcher, call: HttpCall, timeoutMs
     return { status: res.statusCode, text };
   } catch (err) {
     const kind = controller.signal.aborted ? 'timeout' : transportErrorKind(err);
-    const what = kind === 'timeout' ? `no answer within ${timeoutMs} ms` : `could not reach the server (${errorCode(err) ?? 'unknown error'})`;
+    const code = transportErrorCode(err) ?? (err instanceof Error ? err.name : 'unknown error');
+    const what = kind === 'timeout' ? `no answer within ${timeoutMs} ms` : kind === 'unreachable' ? `could not reach the server (${code})` : `unusable answer (${code})`;
     throw new TigerGraphError(kind, `${where}: ${what}`, { cause: err });
   } finally {
     clearTimeout(timer);

@@ -1,5 +1,6 @@
 import { maskSecret, TigerGraphError } from './errors.js';
 import { createGsqlClient, type GsqlClient } from './gsql-client.js';
+import { isName, isSecretOrAlias } from './names.js';
 import { parseCreateSecret, parseDropSecret, parseShowSecrets } from './parse-gsql-output.js';
 import { restCreateSecret, restDropSecret, restListSecrets } from './rest-secrets.js';
 import type { AdminCredentials, ClientOptions, SecretApi } from './types.js';
@@ -12,9 +13,6 @@ export interface SecretClient extends SecretApi {
   close(): Promise<void>;
 }
 
-// Names are spliced into GSQL text, so anything but an identifier is refused rather than quoted.
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const SECRET_OR_ALIAS = /^[A-Za-z0-9_]+$/;
 
 export function createSecretApi(opts: SecretApiOptions): SecretClient {
   const gsqlUrl = opts.gsqlUrl ?? opts.restppUrl?.replace(/\/+$/, '').match(/^(.*)\/restpp$/)?.[1];
@@ -45,7 +43,7 @@ export function createSecretApi(opts: SecretApiOptions): SecretClient {
     },
     listSecrets,
     async dropSecret(creds, graph, alias) {
-      if (!SECRET_OR_ALIAS.test(alias)) throw new TigerGraphError('bad_request', 'A secret alias must be letters, digits or _');
+      if (!isSecretOrAlias(alias)) throw new TigerGraphError('bad_request', 'A secret alias must be letters, digits or _');
       const viaRest = preferRest ? await restDropSecret(gsql, creds, alias) : undefined;
       if (viaRest === undefined) parseDropSecret(await run(creds, graph, `DROP SECRET ${alias}`), alias);
     },
@@ -66,6 +64,6 @@ function learnAlias(records: ReadonlyArray<{ alias: string; secret: string }>, s
 }
 
 function name(value: string, what: string): string {
-  if (!NAME.test(value)) throw new TigerGraphError('bad_request', `A ${what} name must be an identifier (letters, digits, _)`);
+  if (!isName(value)) throw new TigerGraphError('bad_request', `A ${what} name must be an identifier (letters, digits, _)`);
   return value;
 }

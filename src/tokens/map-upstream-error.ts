@@ -1,4 +1,5 @@
 import { AppError, isAppError } from '../errors.js';
+import { failureOfKind, upstreamFailure } from '../errors/upstream.js';
 import { TigerGraphError } from '../tigergraph/errors.js';
 
 /** Where a token call happened: verifying a secret at login, or serving an existing session. */
@@ -15,21 +16,13 @@ export function mapUpstreamError(err: unknown, phase: TokenPhase): unknown {
   switch (err.kind) {
     case 'invalid_credentials':
       return phase === 'login'
-        ? new AppError(401, 'invalid_credentials', 'The secret was not accepted', cause)
-        : new AppError(401, 'session_expired', 'The session credentials no longer work; log in again', cause);
+        ? new AppError('invalid_credentials', 'The secret was not accepted', cause)
+        : new AppError('session_expired', 'The session credentials no longer work; log in again', cause);
     case 'auth_disabled':
-      return new AppError(
-        502,
-        'upstream_auth_disabled',
-        'Data-server authentication is disabled, so no token can be issued',
-        cause,
-      );
-    case 'timeout':
-      return new AppError(504, 'upstream_timeout', 'The data server did not answer in time', cause);
-    case 'unreachable':
-      return new AppError(502, 'upstream_unavailable', 'The data server is unreachable', cause);
+      return new AppError('upstream_auth_disabled', cause);
     default:
-      return new AppError(502, 'upstream_error', 'The data server gave an unexpected answer to a token call', cause);
+      // Transport faults share one mapping with the relay; any other kind is an answer we cannot use.
+      return upstreamFailure(failureOfKind(err.kind) ?? 'protocol', 'data', err);
   }
 }
 

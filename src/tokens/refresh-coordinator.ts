@@ -74,7 +74,7 @@ export function createRefreshCoordinator(deps: {
       ...(replacing && { replacedAt: now() }),
     };
     if (!isUsable(state, now())) {
-      throw new AppError(502, 'upstream_error', 'The data server issued a token that has already expired');
+      throw new AppError('upstream_error', 'The data server issued a token that has already expired');
     }
     await tokens.set(req.sid, state, stateTtlMs(state.expiresAt, now(), req.sessionTtlMs));
     if (replacing) await dropReplaced(req);
@@ -127,7 +127,7 @@ export function createRefreshCoordinator(deps: {
     const fallback = fallbackOf(latest, req);
     deps.metrics?.leaseWaits.inc({ outcome: fallback ? 'stale' : 'unavailable' });
     if (fallback) return fallback;
-    throw new AppError(503, 'token_unavailable', 'No upstream token is available right now; try again', {
+    throw new AppError('token_unavailable', 'No upstream token is available right now; try again', {
       headers: { 'Retry-After': '1' },
     });
   }

@@ -19,13 +19,13 @@ export function csrfGuard(options: OriginOptions): Step {
     const raw = req.headers[header];
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
     if (value === undefined || value.trim() === '') {
-      throw new AppError(403, 'csrf_rejected', `Missing required header ${options.csrfHeader}`);
+      throw new AppError('csrf_rejected', `Missing required header ${options.csrfHeader}`);
     }
     const origin = req.headers.origin;
     if (origin !== undefined) {
       const serialized = normalizeOrigin(origin);
       const ok = serialized !== null && (listed(origin) !== null || serialized === ownOrigin(ctx.forwarded));
-      if (!ok) throw new AppError(403, 'csrf_rejected', 'Origin not allowed');
+      if (!ok) throw new AppError('csrf_rejected', 'Origin not allowed');
     }
   };
 }

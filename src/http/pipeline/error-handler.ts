@@ -1,39 +1,38 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, isAppError } from '../../errors.js';
+import { AppError, ERROR_CODES, isAppError, type ErrorCode } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import { contextOf } from './context.js';
 
 /** body-parser and raw-body errors carry a stable `type`; map on it, never on message text. */
-const BODY_ERRORS: Record<string, [number, string, string]> = {
-  'entity.parse.failed': [400, 'invalid_request', 'Request body is not valid JSON'],
-  'entity.too.large': [413, 'payload_too_large', 'Request body is too large'],
-  'entity.verify.failed': [400, 'invalid_request', 'Request body was rejected'],
-  'request.aborted': [400, 'request_aborted', 'Request was aborted'],
-  'request.size.invalid': [400, 'invalid_request', 'Request body length does not match Content-Length'],
-  'encoding.unsupported': [415, 'unsupported_encoding', 'Content encoding is not supported'],
-  'charset.unsupported': [415, 'unsupported_charset', 'Request charset is not supported'],
-  'parameters.too.many': [413, 'payload_too_large', 'Too many parameters'],
+const BODY_ERRORS: Record<string, [ErrorCode, string]> = {
+  'entity.parse.failed': ['invalid_request', 'Request body is not valid JSON'],
+  'entity.too.large': ['payload_too_large', 'Request body is too large'],
+  'entity.verify.failed': ['invalid_request', 'Request body was rejected'],
+  'entity.invalid.utf8': ['invalid_request', 'body: is not valid UTF-8'],
+  'request.aborted': ['request_aborted', 'Request was aborted'],
+  'request.size.invalid': ['invalid_request', 'Request body length does not match Content-Length'],
+  'encoding.unsupported': ['unsupported_encoding', 'Content encoding is not supported'],
+  'charset.unsupported': ['unsupported_charset', 'Request charset is not supported'],
+  'parameters.too.many': ['payload_too_large', 'Too many parameters'],
 };
 
-/** Other client errors raised by Express or its helpers (http-errors), by status. */
-const STATUS_ERRORS: Record<number, [string, string]> = {
-  400: ['invalid_request', 'Invalid request'],
-  404: ['not_found', 'Not found'],
-  405: ['method_not_allowed', 'Method not allowed'],
-  413: ['payload_too_large', 'Request body is too large'],
-  415: ['unsupported_media_type', 'Unsupported media type'],
-};
+/** Other client errors raised by Express or its helpers (http-errors), by their status in the vocabulary. */
+const STATUS_ERRORS = new Map<number, ErrorCode>(
+  (['invalid_request', 'not_found', 'method_not_allowed', 'payload_too_large', 'unsupported_media_type'] as const).map(
+    (code) => [ERROR_CODES[code].status, code],
+  ),
+);
 
 function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
   const e = (typeof err === 'object' && err !== null ? err : {}) as { type?: unknown; status?: unknown; statusCode?: unknown };
   const known = typeof e.type === 'string' ? BODY_ERRORS[e.type] : undefined;
-  if (known) return new AppError(known[0], known[1], known[2], { cause: err });
+  if (known) return new AppError(known[0], known[1], { cause: err });
   const status = typeof e.status === 'number' ? e.status : e.statusCode;
-  const byStatus = typeof status === 'number' ? STATUS_ERRORS[status] : undefined;
-  if (byStatus && typeof status === 'number') return new AppError(status, byStatus[0], byStatus[1], { cause: err });
-  return new AppError(500, 'internal_error', 'Internal error', { cause: err });
+  const byStatus = typeof status === 'number' ? STATUS_ERRORS.get(status) : undefined;
+  if (byStatus) return new AppError(byStatus, { cause: err });
+  return new AppError('internal_error', { cause: err });
 }
 
 /**
@@ -67,7 +66,7 @@ export function answerError(
 }
 
 export const notFoundHandler: RequestHandler = (_req, _res, next) => {
-  next(new AppError(404, 'not_found', 'Not found'));
+  next(new AppError('not_found', 'Not found'));
 };
 
 function send(req: IncomingMessage, res: ServerResponse, error: AppError): void {

@@ -1,4 +1,4 @@
-import express, { type Request, type Response, type Router } from 'express';
+import { type Request, type Response, type Router } from 'express';
 import { mapAdminError } from '../../admin/admin-errors.js';
 import { checkGraphAccess } from '../../admin/graph-access.js';
 import { AppError, isAppError } from '../../errors.js';
@@ -9,6 +9,8 @@ import { ADMIN_CHALLENGE, basicCredentials } from './basic-credentials.js';
 import { strictRoutes } from './routing.js';
 import { contextOf } from '../pipeline/context.js';
 import { outcomeOf, type GuessLimiter } from './guess-limiter.js';
+import { parseAliasPath, parseCreateSecret, parseGraphQuery } from '../schemas/admin.js';
+import { jsonBody } from '../schemas/json-body.js';
 
 export interface AdminRoutesDeps {
   secrets: SecretClient;
@@ -16,29 +18,11 @@ export interface AdminRoutesDeps {
   graphRequired: boolean;
 }
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-const invalid = (message: string) => new AppError(400, 'invalid_request', message);
-
-function graphOf(value: unknown, required: boolean): string | null {
-  if (value === undefined || value === null || value === '') {
-    if (required) throw invalid('"graph" is required (secrets belong to a graph on this TigerGraph version)');
-    return null;
-  }
-  if (typeof value !== 'string' || !NAME.test(value)) throw invalid('"graph" must be a graph name');
-  return value;
-}
-
-function aliasOf(value: unknown): string | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string' || !NAME.test(value)) throw invalid('"alias" must be letters, digits or _ (at most 128)');
-  return value;
-}
-
 /** Admin-server errors as AppErrors; a rejected login also carries the basic-auth challenge. */
 function adminError(err: unknown): unknown {
   const mapped = mapAdminError(err);
   if (isAppError(mapped) && mapped.status === 401) {
-    return new AppError(401, mapped.code, mapped.message, { cause: mapped.cause, headers: ADMIN_CHALLENGE });
+    return new AppError(mapped.code, mapped.message, { cause: mapped.cause, headers: ADMIN_CHALLENGE });
   }
   return mapped;
 }
@@ -51,7 +35,7 @@ function adminError(err: unknown): unknown {
  */
 export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): Router {
   const routes = strictRoutes('/admin');
-  const json = express.json({ limit: '16kb', strict: true });
+  const json = jsonBody();
   const { secrets } = deps;
 
   async function asCaller<T>(req: Request, creds: AdminCredentials, graph: string | null, work: () => Promise<T>): Promise<T> {
@@ -70,7 +54,7 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
 
   routes.get('/secrets', async (req: Request, res: Response) => {
     const creds = basicCredentials(req);
-    const graph = graphOf(req.query['graph'], deps.graphRequired);
+    const graph = parseGraphQuery(req.query, deps.graphRequired);
     const list = await asCaller(req, creds, graph, () => secrets.listSecrets(creds, graph ?? ''));
     res.set('Cache-Control', 'no-store').json({
       secrets: list.map((s) => ({
@@ -84,11 +68,7 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
 
   routes.post('/secrets', json, async (req: Request, res: Response) => {
     const creds = basicCredentials(req);
-    const body: unknown = req.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('Body must be a JSON object');
-    const { graph: rawGraph, alias: rawAlias } = body as Record<string, unknown>;
-    const graph = graphOf(rawGraph, deps.graphRequired);
-    const alias = aliasOf(rawAlias);
+    const { graph, alias } = parseCreateSecret(req.body, deps.graphRequired);
     const made = await asCaller(req, creds, graph, () => secrets.createSecret(creds, graph ?? '', alias));
     // The only time the value is ever shown: nothing may cache it.
     res.status(201).set('Cache-Control', 'no-store').json({ alias: made.alias, secret: made.secret });
@@ -96,9 +76,8 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
 
   routes.delete('/secrets/:alias', async (req: Request, res: Response) => {
     const creds = basicCredentials(req);
-    const alias = aliasOf(req.params['alias']);
-    if (alias === undefined) throw invalid('An alias is required');
-    const graph = graphOf(req.query['graph'], deps.graphRequired);
+    const alias = parseAliasPath(req.params);
+    const graph = parseGraphQuery(req.query, deps.graphRequired);
     await asCaller(req, creds, graph, () => secrets.dropSecret(creds, graph ?? '', alias));
     res.status(204).end();
   });

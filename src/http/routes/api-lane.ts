@@ -19,7 +19,7 @@ export interface ApiLaneDeps {
 /** The /api handler, after the pipeline: session, per-session concurrency, token, relay. */
 export type ApiLane = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void;
 
-const notAuthenticated = () => new AppError(401, 'not_authenticated', 'Not logged in');
+const notAuthenticated = () => new AppError('not_authenticated', 'Not logged in');
 
 /**
  * `/api/*`, the relay, served without Express: every relayed request is hot, and the profile showed

@@ -1,4 +1,4 @@
-import express, { type Request, type Response, type Router } from 'express';
+import { type Request, type Response, type Router } from 'express';
 import { requestContext } from '../pipeline/context.js';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
@@ -12,8 +12,8 @@ import { strictRoutes } from './routing.js';
 import { cookieClearOptions } from '../session/session.js';
 import { outcomeOf, type GuessLimiter, type GuessTicket } from './guess-limiter.js';
 import { requireSession, sessionContext, type RequireSessionDeps } from '../session/require-session.js';
-import { parseLoginBody } from './login-body.js';
-import { parsePasswordLogin, wantsPasswordLogin } from './password-login-body.js';
+import { jsonBody } from '../schemas/json-body.js';
+import { parseLoginBody, parsePasswordLogin, wantsPasswordLogin } from '../schemas/login.js';
 import type { SessionSecrets } from '../../admin/session-secrets.js';
 import type { SecretDrop } from '../../store/secret-drops.js';
 import type { TgSession } from '../session/session-data.js';
@@ -45,7 +45,7 @@ const dropOf = (tg: TgSession): SecretDrop => ({ alias: tg.secretAlias ?? '', gr
 
 export function authRoutes(deps: AuthRoutesDeps): Router {
   const routes = strictRoutes('/auth');
-  const json = express.json({ limit: '16kb', strict: true });
+  const json = jsonBody();
   const tombstoneMs = deps.absoluteTimeoutSec * 1000;
   const endOf = (sid: string, tg: TgSession): SessionEnd => ({ sid, endsBy: tg.createdAt + tombstoneMs, sealedSecret: tg.secret });
 

@@ -6,7 +6,7 @@ import type { AdminCredentials } from '../../tigergraph/types.js';
 export const ADMIN_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="tigergraph-bff admin"' };
 
 const notAuthenticated = () =>
-  new AppError(401, 'not_authenticated', 'Admin routes need the admin server credentials as HTTP basic auth', {
+  new AppError('not_authenticated', 'Admin routes need the admin server credentials as HTTP basic auth', {
     headers: ADMIN_CHALLENGE,
   });
 

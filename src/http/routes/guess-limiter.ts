@@ -71,7 +71,7 @@ export function createGuessLimiter(deps: { limiter: RateLimiter; limits: GuessLi
           // No user name (pino redacts passwords, not names), no password: the address and which limit.
           logger.warn({ route, scope, address, retryAfterMs: result.retryAfterMs }, 'credential guesses limited');
           const retry = String(Math.max(1, Math.ceil(result.retryAfterMs / 1000)));
-          throw new AppError(429, 'rate_limited', 'Too many failed attempts; try again later', { headers: { 'Retry-After': retry } });
+          throw new AppError('rate_limited', 'Too many failed attempts; try again later', { headers: { 'Retry-After': retry } });
         }
         taken.push(key);
       }

@@ -11,7 +11,7 @@ export function httpsRequired(req: IncomingMessage, options: { development: bool
     : options.development
       ? `Login needs https for the Secure session cookie. Open http://localhost:${localPort(req)}/ on this machine, serve https, or set COOKIE_SECURE=false for plain-http development`
       : 'Login needs https. Serve the service over https, or behind a TLS-terminating proxy set TRUST_PROXY';
-  return new AppError(403, 'https_required', message);
+  return new AppError('https_required', message);
 }
 
 function localPort(req: IncomingMessage): number {

@@ -11,7 +11,9 @@ export const ROUTING = { caseSensitive: true, strict: true } as const;
 type Method = 'get' | 'post' | 'delete';
 
 /** A Router with the service's routing rule whose routes name themselves in the access line. */
-export interface Routes extends Record<Method, (path: string, ...handlers: RequestHandler[]) => void> {
+type Handlers = Array<RequestHandler | RequestHandler[]>;
+
+export interface Routes extends Record<Method, (path: string, ...handlers: Handlers) => void> {
   router: Router;
 }
 
@@ -22,14 +24,14 @@ export interface Routes extends Record<Method, (path: string, ...handlers: Reque
  */
 export function strictRoutes(mount = ''): Routes {
   const router = express.Router(ROUTING);
-  const add = (method: Method) => (path: string, ...handlers: RequestHandler[]) => {
+  const add = (method: Method) => (path: string, ...handlers: Handlers) => {
     const pattern = `${mount}${path}`;
     const named: RequestHandler = (req, _res, next) => {
       const ctx = contextOf(req);
       if (ctx) ctx.route = pattern;
       next();
     };
-    router[method](path, named, ...handlers);
+    router[method](path, named, ...handlers.flat());
   };
   return { router, get: add('get'), post: add('post'), delete: add('delete') };
 }

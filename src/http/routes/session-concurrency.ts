@@ -19,7 +19,7 @@ export function sessionConcurrency(max: number): SessionConcurrency {
     enter(sid) {
       const n = inFlight.get(sid) ?? 0;
       if (n >= max) {
-        throw new AppError(429, 'too_many_requests', `More than ${max} requests of this session are in flight`, {
+        throw new AppError('too_many_requests', `More than ${max} requests of this session are in flight`, {
           headers: { 'Retry-After': '1' },
         });
       }

@@ -27,9 +27,9 @@ export function metricsListener(deps: MetricsListenerDeps): RequestListener<type
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const fail = (err: unknown) => answerError(logger, err, req, res, { requestId: undefined, path });
-    if (path !== METRICS_PATH) return fail(new AppError(404, 'not_found', 'Not found'));
+    if (path !== METRICS_PATH) return fail(new AppError('not_found', 'Not found'));
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return fail(new AppError(405, 'method_not_allowed', 'Method not allowed', { headers: { Allow: 'GET, HEAD' } }));
+      return fail(new AppError('method_not_allowed', 'Method not allowed', { headers: { Allow: 'GET, HEAD' } }));
     }
     metrics.registry.metrics().then((text) => {
       res.setHeader('Content-Type', metrics.registry.contentType);

@@ -22,7 +22,7 @@ export interface RequireSessionDeps {
   now: () => number;
 }
 
-const notAuthenticated = () => new AppError(401, 'not_authenticated', 'Not logged in');
+const notAuthenticated = () => new AppError('not_authenticated', 'Not logged in');
 
 /**
  * How long a decrypted secret is remembered, keyed by session id and sealed form. One sealed value
@@ -62,7 +62,7 @@ export function sessionGate(deps: RequireSessionDeps): SessionGate {
     const remainingMs = tg.createdAt + absoluteMs - deps.now();
     if (remainingMs <= 0) {
       await destroy();
-      throw new AppError(401, 'session_expired', 'Session expired; log in again');
+      throw new AppError('session_expired', 'Session expired; log in again');
     }
     if (await deps.tombstones.isDead(sid)) throw notAuthenticated();
     let secret: string;
@@ -71,8 +71,8 @@ export function sessionGate(deps: RequireSessionDeps): SessionGate {
     } catch (err) {
       await destroy();
       // Sealed by 0.1.x, before values were bound to their session: a planned re-login, not an attack.
-      if (err instanceof SealError && err.reason === 'unbound') throw new AppError(401, 'session_expired', 'Session expired; log in again');
-      throw new AppError(401, 'not_authenticated', 'Session is not valid; log in again');
+      if (err instanceof SealError && err.reason === 'unbound') throw new AppError('session_expired', 'Session expired; log in again');
+      throw new AppError('not_authenticated', 'Session is not valid; log in again');
     }
     return { sid, tg, secret, remainingMs };
   };

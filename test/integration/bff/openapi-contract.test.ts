@@ -37,6 +37,8 @@ describe('the OpenAPI document against the running service', () => {
     expectAnswer('POST', '/auth/login', await rig.agent().post('/auth/login').send({ username: 'u', password: 'p', graph: 'social' }), 400, 'invalid_request');
     expectAnswer('POST', '/auth/login', await http().post('/auth/login').send({ secret: rig.secret }), 403, 'csrf_rejected');
     expectAnswer('POST', '/auth/login', await rig.agent().post('/auth/login').send({ secret: 'x'.repeat(20_000) }), 413, 'payload_too_large');
+    expectAnswer('POST', '/auth/login', await rig.agent().post('/auth/login').send({ secret: 'abc', extra: 1 }), 400, 'invalid_request');
+    expectAnswer('POST', '/auth/login', await rig.agent().post('/auth/login').set('Content-Type', 'text/plain').send('{}'), 415, 'unsupported_media_type');
   });
 
   test('when the session is asked for with and without a login, and logout runs, then each answer is a documented one', async () => {
@@ -86,6 +88,8 @@ describe('the OpenAPI document against the running service', () => {
     expectAnswer('POST', '/admin/secrets', made, 201);
     expectAnswer('POST', '/admin/secrets', await http().post('/admin/secrets').set(CSRF).set('Authorization', ADMIN).send({ graph: 'social', alias: 'openapi_made' }), 409, 'secret_exists');
     expectAnswer('POST', '/admin/secrets', await http().post('/admin/secrets').set(CSRF).set('Authorization', ADMIN).send({ graph: 'no such' }), 400, 'invalid_request');
+    expectAnswer('POST', '/admin/secrets', await http().post('/admin/secrets').set(CSRF).set('Authorization', ADMIN).set('Content-Type', 'text/plain').send('{}'), 415, 'unsupported_media_type');
+    expectAnswer('GET', '/admin/secrets', await http().get('/admin/secrets?graph=social&all=1').set('Authorization', ADMIN), 400, 'invalid_request');
     const drop = () => http().delete('/admin/secrets/openapi_made?graph=social').set(CSRF).set('Authorization', ADMIN);
     expectAnswer('DELETE', '/admin/secrets/{alias}', await drop(), 204);
     expectAnswer('DELETE', '/admin/secrets/{alias}', await drop(), 404, 'secret_not_found');

@@ -51,6 +51,11 @@ describe('import rules (docs/architecture.md)', () => {
     expect(show(bad)).toEqual([]);
   });
 
+  it('when a schema imports, then never a step, the session layer, a route or the server plumbing', () => {
+    const bad = all.filter((i) => under('http/schemas/')(i) && /^http\/(pipeline|session|routes|server)\//.test(i.target));
+    expect(show(bad)).toEqual([]);
+  });
+
   it('when a route imports, then never the server plumbing', () => {
     expect(show(all.filter((i) => under('http/routes/')(i) && i.target.startsWith('http/server/')))).toEqual([]);
   });

@@ -13,10 +13,10 @@ function app(cap = captureLogger()) {
     res.json({ got: req.body });
   });
   a.get('/app-error', () => {
-    throw new AppError(429, 'rate_limited', 'Too many attempts', { headers: { 'Retry-After': '30' } });
+    throw new AppError('rate_limited', 'Too many attempts', { headers: { 'Retry-After': '30' } });
   });
   a.get('/unavailable', () => {
-    throw new AppError(503, 'store_unavailable', 'Session store unavailable', { cause: new Error('ECONNREFUSED redis:6379') });
+    throw new AppError('store_unavailable', 'Session store unavailable', { cause: new Error('ECONNREFUSED redis:6379') });
   });
   a.get('/boom', () => {
     throw new Error('db said password=hunter2 at /srv/internal.js');

@@ -11,6 +11,10 @@ describe('classifyUpstreamError', () => {
     ['ECONNREFUSED', 'unavailable'],
     ['ENOTFOUND', 'unavailable'],
     ['UND_ERR_SOCKET', 'unavailable'],
+    ['ECONNRESET', 'unavailable'],
+    ['SELF_SIGNED_CERT_IN_CHAIN', 'unavailable'],
+    ['UND_ERR_ABORTED', 'timeout'],
+    ['HPE_INVALID_CONSTANT', 'protocol'],
     ['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'protocol'],
   ])('when err.code is %s, then the kind is %s', (code, kind) => {
     expect(classifyUpstreamError(withCode(code))).toBe(kind);
@@ -25,10 +29,10 @@ describe('classifyUpstreamError', () => {
     expect(classifyUpstreamError(new Error('connect ETIMEDOUT timeout refused'))).toBe('protocol');
   });
 
-  it('when mapped, then timeouts are 504 upstream_timeout, refusals 502 upstream_unavailable, rejections 401 token_rejected', () => {
+  it('when mapped, then timeouts are 504 upstream_timeout, refusals 502 upstream_unavailable, unusable answers 502 upstream_error, rejections 401 token_rejected', () => {
     expect(upstreamAppError('timeout', null)).toMatchObject({ status: 504, code: 'upstream_timeout', expose: false });
     expect(upstreamAppError('unavailable', null)).toMatchObject({ status: 502, code: 'upstream_unavailable' });
-    expect(upstreamAppError('protocol', null)).toMatchObject({ status: 502, code: 'upstream_unavailable' });
+    expect(upstreamAppError('protocol', null)).toMatchObject({ status: 502, code: 'upstream_error' });
     expect(upstreamAppError('rejected', null)).toMatchObject({ status: 401, code: 'token_rejected', expose: true });
   });
 

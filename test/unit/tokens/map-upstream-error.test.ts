@@ -37,7 +37,7 @@ describe('mapUpstreamError', () => {
   });
 
   it('when a store error (AppError) or a foreign error is given, then it passes through unchanged', () => {
-    const storeErr = new AppError(503, 'store_unavailable', 'Storage is unavailable');
+    const storeErr = new AppError('store_unavailable', 'Storage is unavailable');
     const foreign = new TypeError('bug');
     expect(mapUpstreamError(storeErr, 'session')).toBe(storeErr);
     expect(mapUpstreamError(foreign, 'session')).toBe(foreign);
