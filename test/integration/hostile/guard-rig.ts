@@ -1,9 +1,9 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
-import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
+import { uniquePrefix } from '../../helpers/redis-prefix.js';
+import { dropPrefix, processEnv } from './process-env.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { login } from '../multi-instance/cluster.js';
 
@@ -58,16 +58,10 @@ export async function startGuardRig(label: string, env: Record<string, string> =
   try {
     bff = await startServiceProcess(
       {
-        NODE_ENV: 'test',
+        ...processEnv(prefix),
         TG_RESTPP_URL: sim.restppUrl,
         TG_GSQL_URL: sim.gsqlUrl,
         TG_VERSION: sim.version,
-        REDIS_URL: 'redis://127.0.0.1:6379',
-        REDIS_PREFIX: prefix,
-        SESSION_SECRET: randomBytes(32).toString('hex'),
-        SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-        COOKIE_SECURE: 'false',
-        LOG_FLUSH_MS: '0',
         LOGIN_RATE_LIMIT: '1000',
         ...env,
       },
@@ -84,9 +78,7 @@ export async function startGuardRig(label: string, env: Record<string, string> =
     async close() {
       await bff.kill();
       await sim.close();
-      const redis = new Redis('redis://127.0.0.1:6379');
-      await deleteKeysWithPrefix(redis, prefix).catch(() => undefined);
-      redis.disconnect();
+      await dropPrefix(prefix);
     },
   };
 }

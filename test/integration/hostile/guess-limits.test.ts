@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { request } from 'undici';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
-import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
+import { uniquePrefix } from '../../helpers/redis-prefix.js';
+import { dropPrefix, processEnv } from './process-env.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { ALICE, BOB, basic, SIM_USERS } from '../admin/admin-harness.js';
 import { sleep } from './hostile-rig.js';
@@ -31,16 +30,10 @@ describe('hostile client: guessing passwords', () => {
     sim = await startSimulator(SIM_USERS);
     bff = await startServiceProcess(
       {
-        NODE_ENV: 'test',
+        ...processEnv(prefix),
         TG_RESTPP_URL: sim.restppUrl,
         TG_GSQL_URL: sim.gsqlUrl,
         TG_VERSION: sim.version,
-        REDIS_URL: 'redis://127.0.0.1:6379',
-        REDIS_PREFIX: prefix,
-        SESSION_SECRET: randomBytes(32).toString('hex'),
-        SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-        COOKIE_SECURE: 'false',
-        LOG_FLUSH_MS: '0',
         PASSWORD_LOGIN: 'true',
         ADMIN_ROUTES: 'true',
         TRUST_PROXY: 'true',
@@ -53,9 +46,7 @@ describe('hostile client: guessing passwords', () => {
   afterAll(async () => {
     await bff?.kill();
     await sim?.close();
-    const redis = new Redis('redis://127.0.0.1:6379');
-    await deleteKeysWithPrefix(redis, prefix).catch(() => undefined);
-    redis.disconnect();
+    await dropPrefix(prefix);
   });
 
   async function answer(res: Awaited<ReturnType<typeof request>>): Promise<Answer> {

@@ -2,11 +2,11 @@ import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerRespon
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { request } from 'undici';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
-import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
+import { uniquePrefix } from '../../helpers/redis-prefix.js';
+import { dropPrefix, processEnv } from './process-env.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { login } from '../multi-instance/cluster.js';
 
@@ -101,15 +101,9 @@ export async function startHostileRig(label: string, env: Record<string, string>
   try {
     bff = await startServiceProcess(
       {
-        NODE_ENV: 'test',
+        ...processEnv(prefix),
         TG_RESTPP_URL: standIn.url,
         TG_VERSION: standIn.sim.version,
-        REDIS_URL: 'redis://127.0.0.1:6379',
-        REDIS_PREFIX: prefix,
-        SESSION_SECRET: randomBytes(32).toString('hex'),
-        SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-        COOKIE_SECURE: 'false',
-        LOG_FLUSH_MS: '0',
         LOGIN_RATE_LIMIT: '1000',
         ...env,
       },
@@ -126,9 +120,7 @@ export async function startHostileRig(label: string, env: Record<string, string>
     async close() {
       await bff.kill();
       await standIn.close();
-      const redis = new Redis('redis://127.0.0.1:6379');
-      await deleteKeysWithPrefix(redis, prefix).catch(() => undefined);
-      redis.disconnect();
+      await dropPrefix(prefix);
     },
   };
 }
