@@ -7,24 +7,20 @@ import type { Cipher, Stores } from './store/types.js';
 import type { TokenBroker } from './tokens/token-broker.js';
 import { sessionEndsOver } from './tokens/session-ends.js';
 import type { SessionSecrets } from './admin/session-secrets.js';
-import { accessLog } from './http/access-log.js';
-import { adminRoutes, type AdminRoutesDeps } from './http/admin-routes.js';
-import { createApiLane } from './http/api-lane.js';
-import { authRoutes } from './http/auth-routes.js';
-import { createGuessLimiter, type GuessLimits } from './http/guess-limiter.js';
-import { errorHandler, notFoundHandler } from './http/error-handler.js';
-import { opsRoutes, type ReadinessCheck } from './http/ops-routes.js';
-import { openapiRoute } from './http/openapi-route.js';
-import { requestId } from './http/request-id.js';
-import { applyRouting } from './http/routing.js';
-import { frontDoor, type FrontDoor } from './http/front-door.js';
-import { sessionGate } from './http/require-session.js';
-import { corsCheck, csrfCheck, securityHeaders, securityMiddleware } from './http/security.js';
-import { loopbackCountsAsSecure } from './http/loopback-secure.js';
-import { sessionMiddleware } from './http/session.js';
-import { sessionConcurrency } from './http/session-concurrency.js';
-import { sessionLookup } from './http/session-lookup.js';
-import { logoutClearsCookie } from './http/logout-clears-cookie.js';
+import { adminRoutes, type AdminRoutesDeps } from './http/routes/admin-routes.js';
+import { createApiLane } from './http/routes/api-lane.js';
+import { authRoutes } from './http/routes/auth-routes.js';
+import { createGuessLimiter, type GuessLimits } from './http/routes/guess-limiter.js';
+import { errorHandler, notFoundHandler } from './http/pipeline/error-handler.js';
+import { opsRoutes, type ReadinessCheck } from './http/routes/ops-routes.js';
+import { openapiRoute } from './http/routes/openapi-route.js';
+import { createPipeline } from './http/pipeline/pipeline.js';
+import { applyRouting } from './http/routes/routing.js';
+import { frontDoor, type FrontDoor } from './http/server/front-door.js';
+import { sessionGate } from './http/session/require-session.js';
+import { sessionConcurrency } from './http/routes/session-concurrency.js';
+import { sessionLookup } from './http/session/session-lookup.js';
+import { logoutClearsCookie } from './http/routes/logout-clears-cookie.js';
 
 export interface AppSettings {
   cookieName: string;
@@ -67,52 +63,39 @@ export interface AppDeps {
 export const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
 
 /**
- * Builds the service's request listener from its dependencies: the /api lane for relayed requests and
- * the Express app for the rest. No env reads, no listen: main.ts and tests do that.
+ * Builds the service's request listener from its dependencies: the one pipeline, then the /api lane for
+ * relayed requests and the Express app for the rest. No env reads, no listen: main.ts and tests do that.
  */
 export function createApp(deps: AppDeps): FrontDoor {
-  const { settings, stores, metrics } = deps;
+  const { settings, stores, metrics, logger } = deps;
   const now = deps.now ?? Date.now;
+  const sessionDeps = { cipher: deps.cipher, tombstones: stores.tombstones, absoluteTimeoutSec: settings.absoluteTimeoutSec, now };
+  const pipeline = createPipeline({
+    logger,
+    metrics,
+    allowedOrigins: settings.allowedOrigins,
+    csrfHeader: settings.csrfHeader,
+    trustProxy: settings.trustProxy,
+    cookieName: settings.cookieName,
+    cookieSecure: settings.cookieSecure,
+    sessions: sessionLookup({ store: stores.sessionStore, cookieName: settings.cookieName, secrets: settings.sessionSecrets }),
+    gate: sessionGate(sessionDeps),
+  });
+
+  // Everything but /api: the pipeline has run (front-door.ts), so only routes and their errors are here.
   const app = express();
   applyRouting(app);
   app.disable('x-powered-by');
-  app.set('trust proxy', settings.trustProxy);
-
-  app.use(requestId());
-  app.use(accessLog({ logger: deps.logger }));
-  app.use((_req, res, next) => {
-    metrics.activeRequests.inc();
-    res.once('close', () => metrics.activeRequests.dec());
-    next();
-  });
-  const security = { allowedOrigins: settings.allowedOrigins, csrfHeader: settings.csrfHeader, trustProxy: settings.trustProxy };
-  app.use(...securityMiddleware(security));
-  // After the security headers: probes' answers carry them like every other answer (GETs, so no CSRF).
   app.use(opsRoutes({ isDraining: deps.isDraining, checks: deps.readinessChecks }));
-  if (settings.loopbackIsSecure) app.use(loopbackCountsAsSecure());
-
-  const session = sessionMiddleware({
-    store: stores.sessionStore,
-    cookieName: settings.cookieName,
-    secrets: settings.sessionSecrets,
-    cookieSecure: settings.cookieSecure,
-  });
-  const guesses = createGuessLimiter({ limiter: stores.rateLimiter, limits: settings.guessLimits, metrics, logger: deps.logger });
-  const sessionDeps = {
-    cipher: deps.cipher,
-    tombstones: stores.tombstones,
-    absoluteTimeoutSec: settings.absoluteTimeoutSec,
-    now,
-  };
+  const guesses = createGuessLimiter({ limiter: stores.rateLimiter, limits: settings.guessLimits, metrics, logger });
   app.use(
     '/auth',
-    session,
     authRoutes({
       ...sessionDeps,
       broker: deps.broker,
       tokens: stores.tokens,
       guesses,
-      logger: deps.logger,
+      logger,
       metrics,
       cookieName: settings.cookieName,
       cookieSecure: settings.cookieSecure,
@@ -122,29 +105,15 @@ export function createApp(deps: AppDeps): FrontDoor {
       ...(deps.passwords && { passwords: deps.passwords }),
     }),
   );
-  // Mounted, not a route: Express routes never match while an error is pending (the session middleware's).
+  // Mounted, not a route: Express routes never match while an error is pending (the logout route's).
   app.use('/auth/logout', logoutClearsCookie({ cookieName: settings.cookieName, cookieSecure: settings.cookieSecure }));
   if (deps.admin) app.use('/admin', adminRoutes({ ...deps.admin, guesses }));
   if (settings.openapiFile) app.use(openapiRoute(settings.openapiFile));
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
   if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));
-
   app.use(notFoundHandler);
-  app.use(errorHandler({ logger: deps.logger }));
+  app.use(errorHandler({ logger }));
 
-  // /api never reaches the app above: the lane runs the same steps without Express (see api-lane.ts).
-  const lane = createApiLane({
-    logger: deps.logger,
-    metrics,
-    securityHeaders: securityHeaders(),
-    cors: corsCheck(security),
-    csrf: csrfCheck(security),
-    trustProxy: settings.trustProxy,
-    sessions: sessionLookup({ store: stores.sessionStore, cookieName: settings.cookieName, secrets: settings.sessionSecrets }),
-    gate: sessionGate(sessionDeps),
-    broker: deps.broker,
-    relay: deps.relay,
-    concurrency: sessionConcurrency(settings.relaySessionConcurrency),
-  });
-  return frontDoor(lane, app);
+  const lane = createApiLane({ logger, broker: deps.broker, relay: deps.relay, concurrency: sessionConcurrency(settings.relaySessionConcurrency) });
+  return frontDoor(pipeline, lane, app);
 }

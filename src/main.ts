@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { EnvFileError, loadEnvFileIfPresent } from './config/env-file.js';
-import { closeConnectionsWhenDone } from './http/drain-connections.js';
-import { isLoopbackHost } from './http/loopback-secure.js';
+import { closeConnectionsWhenDone } from './http/server/drain-connections.js';
+import { browserUrl, listen, startBanner } from './http/server/listen.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { installSafetyNet } from './observability/safety-net.js';
@@ -110,31 +110,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', (s) => void shutdown(s));
   process.on('SIGINT', (s) => void shutdown(s));
-}
-
-/** The address to open: a wildcard or loopback bind is reached as localhost, which browsers treat as secure. */
-function browserUrl(host: string | undefined, port: number): string {
-  const wildcardOrLoopback = host === undefined || host === '' || host === '0.0.0.0' || host === '::' || isLoopbackHost(host);
-  const name = wildcardOrLoopback ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return `http://${name}:${port}/`;
-}
-
-function startBanner(url: string, demoSecret: string | undefined): string {
-  const lines = [`  tigergraph-bff is listening: open ${url} in a browser`];
-  // The one deliberate print of a secret: a throwaway simulator secret, so a developer can log in.
-  if (demoSecret !== undefined) lines.push(`  Demo secret for the built-in simulator (graph "social"): ${demoSecret}`);
-  return `\n${lines.join('\n')}\n\n`;
-}
-
-/** Resolves with the port actually bound (PORT=0 picks one); a failed bind rejects, failing the start. */
-async function listen(server: Server, port: number, host: string): Promise<number> {
-  server.listen(port, host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const address = server.address();
-  return typeof address === 'object' && address ? address.port : port;
 }
 
 function warnAboutDefaults(config: Config, logger: Logger): void {

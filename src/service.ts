@@ -1,22 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
-import { Agent, Pool, request } from 'undici';
+import { Agent, Pool } from 'undici';
 import { createAdminParts, type SweepOptions } from './admin/admin-parts.js';
 import type { SecretSweeper } from './admin/secret-sweeper.js';
 import { createApp } from './app.js';
-import type { FrontDoor } from './http/front-door.js';
-import { metricsListener } from './http/metrics-listener.js';
-import { securityHeaders } from './http/security.js';
-import { openapiFileFor } from './http/openapi-route.js';
+import type { FrontDoor } from './http/server/front-door.js';
+import { metricsListener } from './http/server/metrics-listener.js';
+import { securityHeaders } from './http/pipeline/security-headers.js';
+import { openapiFileFor } from './http/routes/openapi-route.js';
 import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { DEFAULT_RELAY_ALLOW, parseRelayAllow } from './relay/allowlist.js';
 import { createRelay } from './relay/relay.js';
+import { reachable } from './relay/upstream-reachable.js';
 import { createCipher } from './store/crypto.js';
 import { createMemoryStores, createRedisStores } from './store/create-stores.js';
 import { DEFAULT_SESSION_HOT_PATH } from './store/session-hot-path.js';
-import { createRedisClient, type RedisClient } from './store/redis.js';
+import { createRedisClient } from './store/redis.js';
+import { connectOrGoOn } from './store/redis-startup.js';
 import { createMemorySecretDrops } from './store/memory-secret-drops.js';
 import { createRedisSecretDrops } from './store/redis-secret-drops.js';
 import type { SecretDropStore } from './store/secret-drops.js';
@@ -213,36 +215,4 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await Promise.allSettled([stores.close(), pool.close(), tokenAgent.close(), api.close()]);
     },
   };
-}
-
-/**
- * How long start-up waits for Redis before it listens anyway. In Sentinel mode ioredis's connect() does
- * not settle while no sentinel answers (it retries them forever), so an unbounded wait would keep the
- * service from ever listening, and /readyz from saying why.
- */
-const REDIS_STARTUP_WAIT_MS = 3000;
-
-async function connectOrGoOn(redis: RedisClient, logger: Logger): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const gaveUp = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), REDIS_STARTUP_WAIT_MS);
-  });
-  // Caught here, so a rejection that comes after the wait is not an unhandled one.
-  const connected = redis.connect().then(
-    () => 'connected' as const,
-    (err: unknown) => err,
-  );
-  const outcome = await Promise.race([connected, gaveUp]);
-  clearTimeout(timer);
-  if (outcome === 'connected') return;
-  const err = outcome === 'timeout' ? { message: `no answer within ${REDIS_STARTUP_WAIT_MS} ms` } : outcome;
-  logger.warn({ err }, 'redis not reachable at start-up; retrying');
-}
-
-/** Any HTTP answer from the data server counts: a 401 from an auth-enabled /echo still proves it is up. */
-async function reachable(pool: Pool, restppUrl: string): Promise<void> {
-  const url = new URL(restppUrl);
-  const path = `${url.pathname.replace(/\/$/, '')}/echo`;
-  const res = await request(`${url.origin}${path}`, { dispatcher: pool, method: 'GET', headersTimeout: 1000, bodyTimeout: 1000 });
-  await res.body.dump();
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { AdminRoutesDeps } from '../http/admin-routes.js';
+import type { AdminRoutesDeps } from '../http/routes/admin-routes.js';
 import type { Logger } from '../observability/logger.js';
 import type { SecretDropStore } from '../store/secret-drops.js';
 import type { Cipher, LeaseStore } from '../store/types.js';

@@ -1,7 +1,7 @@
 import supertest from 'supertest';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 
-// /api is served by the lane in front of Express (src/http/front-door.ts). These pin down where the
+// /api is served by the lane in front of Express (src/http/server/front-door.ts). These pin down where the
 // boundary runs and that what a browser sees from the lane matches what the app answers elsewhere.
 describe('the /api lane in front of the app', () => {
   let rig: Rig;

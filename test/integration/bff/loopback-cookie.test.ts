@@ -1,6 +1,6 @@
 import supertest from 'supertest';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
-import { isLoopbackAddress, isLoopbackHost } from '../../../src/http/loopback-secure.js';
+import { isLoopbackAddress, isLoopbackHost } from '../../../src/http/pipeline/loopback-secure.js';
 import { loadConfig } from '../../../src/config.js';
 
 // Browsers treat http://localhost as a secure context and keep Secure (and __Host-) cookies there, so

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
 import express, { type ErrorRequestHandler } from 'express';
 import session from 'express-session';
 import request from 'supertest';
-import { sessionLookup } from '../../../src/http/session-lookup.js';
+import { RequestSession } from '../../../src/http/session/request-session.js';
+import { sessionLookup } from '../../../src/http/session/session-lookup.js';
+import '../../../src/http/session/session-data.js';
 import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createCipher } from '../../../src/store/crypto.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis.js';
@@ -95,4 +98,34 @@ test('when a cookie verified a moment ago is sent again, then it still loads; a 
   const forged = cookie.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
   expect((await request(reader).get('/read').set('Cookie', forged)).body.sid).toBeNull();
   expect((await request(reader).get('/read').set('Cookie', `${cookie}x`)).body.sid).toBeNull();
+});
+
+test('when our session layer wrote the cookie and record at login, then express-session reads that same session (a downgrade keeps it)', async () => {
+  const lookup = sessionLookup({ store: stores.sessionStore, cookieName: NAME, secrets: ['first-secret'] });
+  const gate = () => Promise.reject(new Error('not used'));
+  const tg = { secret: 'sealed', graph: 'social', createdAt: 1 };
+  const ours = createServer((req, res) => {
+    const current = new RequestSession(req, res, lookup, gate, { cookieName: NAME, cookieSecure: false });
+    void current.regenerate().then(async (sid) => {
+      await current.save(sid, tg);
+      res.end(sid);
+    });
+  });
+  const login = await request(ours).post('/login').expect(200);
+  const theirs = express();
+  const cookie = { httpOnly: true, secure: false, sameSite: 'strict' as const, path: '/' };
+  theirs.use(session({ name: NAME, secret: ['first-secret'], store: stores.sessionStore, resave: false, saveUninitialized: false, cookie }));
+  theirs.get('/whoami', (req, res) => void res.json({ sid: req.sessionID, tg: req.session.tg }));
+  theirs.post('/issue', (req, res) => {
+    req.session.tg = tg;
+    res.end();
+  });
+  const setCookie = String(login.headers['set-cookie']?.[0]);
+  const read = await request(theirs).get('/whoami').set('Cookie', setCookie.split(';')[0]!).expect(200);
+  expect(read.body).toEqual({ sid: login.text, tg });
+  // Byte for byte what express-session itself sets, apart from the id and its signature.
+  const issued = String((await request(theirs).post('/issue').expect(200)).headers['set-cookie']?.[0]);
+  const shape = (header: string) => header.replace(/^tgbff=[^;]*/, 'tgbff=<value>');
+  expect(shape(setCookie)).toBe(shape(issued));
+  expect(setCookie).toMatch(/^tgbff=s%3A[A-Za-z0-9_-]{32}\.[A-Za-z0-9%]+; /);
 });

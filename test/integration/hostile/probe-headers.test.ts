@@ -1,4 +1,4 @@
-import { securityHeaders } from '../../../src/http/security.js';
+import { securityHeaders } from '../../../src/http/pipeline/security-headers.js';
 import { rawRequest, startGuardRig, type GuardRig } from './guard-rig.js';
 
 describe('security headers on probe answers (a real service process)', () => {

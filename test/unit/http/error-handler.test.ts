@@ -3,13 +3,12 @@ import { get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { AppError } from '../../../src/errors.js';
-import { errorHandler, notFoundHandler } from '../../../src/http/error-handler.js';
-import { requestId } from '../../../src/http/request-id.js';
+import { errorHandler, notFoundHandler } from '../../../src/http/pipeline/error-handler.js';
+import { throughPipeline } from '../../helpers/pipeline-rig.js';
 import { captureLogger } from './capture-logger.js';
 
 function app(cap = captureLogger()) {
   const a = express();
-  a.use(requestId());
   a.post('/json', express.json({ limit: 64 }), (req, res) => {
     res.json({ got: req.body });
   });
@@ -33,7 +32,8 @@ function app(cap = captureLogger()) {
   });
   a.use(notFoundHandler);
   a.use(errorHandler({ logger: cap.logger }));
-  return a;
+  // The pipeline gives each request its id, as the front door does for the service's app.
+  return throughPipeline((req, res) => a(req, res), { logger: cap.logger });
 }
 
 describe('error handler', () => {
@@ -57,19 +57,19 @@ describe('error handler', () => {
   });
 
   it('when the body is not valid JSON, then 400 invalid_request says so', async () => {
-    const res = await request(app()).post('/json').set('Content-Type', 'application/json').send('{"secret": ');
+    const res = await request(app()).post('/json').set('X-Requested-With', '1').set('Content-Type', 'application/json').send('{"secret": ');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: { code: 'invalid_request', message: 'Request body is not valid JSON' } });
   });
 
   it('when the body exceeds the limit, then 413 payload_too_large', async () => {
-    const res = await request(app()).post('/json').send({ secret: 'x'.repeat(200) });
+    const res = await request(app()).post('/json').set('X-Requested-With', '1').send({ secret: 'x'.repeat(200) });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: { code: 'payload_too_large', message: 'Request body is too large' } });
   });
 
   it('when the body uses an unsupported charset, then 415 with a JSON error', async () => {
-    const res = await request(app()).post('/json').set('Content-Type', 'application/json; charset=klingon').send('{}');
+    const res = await request(app()).post('/json').set('X-Requested-With', '1').set('Content-Type', 'application/json; charset=klingon').send('{}');
     expect(res.status).toBe(415);
     expect(res.body.error.code).toBe('unsupported_charset');
   });

@@ -1,7 +1,7 @@
 import express from 'express';
 import request from 'supertest';
-import { forwardedFor } from '../../../src/http/forwarded.js';
-import type { TrustProxySetting } from '../../../src/http/own-origin.js';
+import { forwardedFor } from '../../../src/http/pipeline/forwarded.js';
+import type { TrustProxySetting } from '../../../src/http/pipeline/own-origin.js';
 
 // The /api lane forwards X-Forwarded-* worked out without Express; they must be exactly what Express's
 // req.ip / req.protocol / req.host give under the same `trust proxy` setting, or TRUST_PROXY would mean

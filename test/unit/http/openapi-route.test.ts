@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import supertest from 'supertest';
-import { DEFAULT_OPENAPI_FILE, openapiFileFor, openapiRoute } from '../../../src/http/openapi-route.js';
+import { DEFAULT_OPENAPI_FILE, openapiFileFor, openapiRoute } from '../../../src/http/routes/openapi-route.js';
 
 describe('openapi route', () => {
   let dir: string;

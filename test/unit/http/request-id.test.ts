@@ -1,14 +1,11 @@
-import express from 'express';
 import request from 'supertest';
-import { requestId } from '../../../src/http/request-id.js';
+import { throughPipeline } from '../../helpers/pipeline-rig.js';
 
 function app() {
-  const a = express();
-  a.use(requestId());
-  a.get('/', (_req, res) => {
-    res.json({ seen: res.locals.requestId });
+  return throughPipeline((_req, res, ctx) => {
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ seen: ctx.requestId }));
   });
-  return a;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

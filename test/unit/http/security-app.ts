@@ -1,23 +1,28 @@
-import express, { type Express } from 'express';
-import { errorHandler } from '../../../src/http/error-handler.js';
-import { securityMiddleware, type SecurityOptions } from '../../../src/http/security.js';
-import { silentLogger } from '../../../src/observability/logger.js';
+import type { TrustProxySetting } from '../../../src/http/pipeline/own-origin.js';
+import { throughPipeline } from '../../helpers/pipeline-rig.js';
 
 export const LISTED = 'https://app.example.com';
 
-/** A tiny app with the security stack and routes that record that they ran. */
-export function securityApp(
-  options: Partial<SecurityOptions> = {},
-  appTrustProxy?: boolean,
-): { app: Express; hits: string[] } {
+export interface SecurityOptions {
+  allowedOrigins: readonly string[];
+  csrfHeader: string;
+  trustProxy: TrustProxySetting;
+}
+
+/**
+ * The service's pipeline (security headers, CORS, the CSRF guard among its steps) in front of a handler
+ * that records that it ran. `trustProxy` is the one trust setting (TRUST_PROXY); `appTrustProxy` is the
+ * same, kept for the tests written when the app had a second one.
+ */
+export function securityApp(options: Partial<SecurityOptions> = {}, appTrustProxy?: boolean) {
   const hits: string[] = [];
-  const app = express();
-  if (appTrustProxy !== undefined) app.set('trust proxy', appTrustProxy);
-  app.use(...securityMiddleware({ allowedOrigins: [LISTED], csrfHeader: 'x-requested-with', ...options }));
-  app.all('/{*rest}', (req, res) => {
-    hits.push(`${req.method} ${req.path}`);
-    res.json({ ok: true });
-  });
-  app.use(errorHandler({ logger: silentLogger() }));
+  const app = throughPipeline(
+    (req, res, ctx) => {
+      hits.push(`${req.method} ${ctx.path}`);
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ ok: true }));
+    },
+    { allowedOrigins: [LISTED], csrfHeader: 'x-requested-with', ...options, trustProxy: options.trustProxy ?? appTrustProxy ?? false },
+  );
   return { app, hits };
 }

@@ -1,4 +1,4 @@
-import { cookieValue, unsignSessionId } from '../../../src/http/signed-cookie.js';
+import { cookieValue, unsignSessionId } from '../../../src/http/session/signed-cookie.js';
 
 describe('cookieValue', () => {
   test('when the cookie is among others, then its value is found, trimmed', () => {

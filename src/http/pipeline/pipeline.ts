@@ -1,0 +1,96 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import { RequestSession } from '../session/request-session.js';
+import type { SessionGate } from '../session/require-session.js';
+import type { SessionLookup } from '../session/session-lookup.js';
+import { attachContext, laneOf, type RequestContext } from './context.js';
+import { cors } from './cors.js';
+import { csrfGuard } from './csrf.js';
+import { answerError } from './error-handler.js';
+import { forwardedFor } from './forwarded.js';
+import { countInFlight } from './in-flight.js';
+import { logAccess } from './access-log.js';
+import type { TrustProxySetting } from './own-origin.js';
+import { chooseRequestId, echoRequestId } from './request-id.js';
+import { setSecurityHeaders } from './security-headers.js';
+import type { Step } from './step.js';
+
+export interface PipelineDeps {
+  logger: Logger;
+  metrics: Metrics;
+  allowedOrigins: readonly string[];
+  csrfHeader: string;
+  trustProxy: TrustProxySetting;
+  cookieName: string;
+  cookieSecure: boolean;
+  sessions: SessionLookup;
+  gate: SessionGate;
+}
+
+/** What runs before every handler: the context, then the steps; null when a step already answered. */
+export interface Pipeline {
+  run(req: IncomingMessage, res: ServerResponse): RequestContext | null;
+}
+
+/**
+ * The request path, once, for every request the public port serves (the /api lane and the Express app
+ * alike). Order matters: the id and access line first so every answer carries and logs them, the security
+ * headers before anything can answer, CORS before CSRF because a preflight carries no CSRF header.
+ */
+export function createPipeline(deps: PipelineDeps): Pipeline {
+  const { logger } = deps;
+  const forwarded = forwardedFor(deps.trustProxy);
+  const cookie = { cookieName: deps.cookieName, cookieSecure: deps.cookieSecure };
+  const steps: readonly Step[] = [
+    echoRequestId,
+    logAccess(logger),
+    countInFlight(deps.metrics),
+    setSecurityHeaders(),
+    cors(deps),
+    csrfGuard(deps),
+  ];
+  return {
+    run(req, res) {
+      const arrivedAt = performance.now();
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const path = q === -1 ? url : url.slice(0, q);
+      const seen = forwarded(req);
+      const ctx: RequestContext = {
+        requestId: chooseRequestId(req.headers['x-request-id']),
+        arrivedAt,
+        url,
+        path,
+        lane: laneOf(path),
+        forwarded: seen,
+        route: undefined,
+        session: new RequestSession(req, res, deps.sessions, deps.gate, cookie),
+      };
+      try {
+        for (const step of steps) if (step(req, res, ctx) === true) return null;
+      } catch (err) {
+        answerError(logger, err, req, res, ctx);
+        return null;
+      }
+      return ctx;
+    },
+  };
+}
+
+/**
+ * A request listener: the pipeline, then `handler` with the request's context, which Express handlers
+ * behind it find with contextOf(req). (The /api lane takes it as an argument: the hot path adds no
+ * property to the request.)
+ */
+export function servePipeline(
+  pipeline: Pipeline,
+  handler: (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const ctx = pipeline.run(req, res);
+    if (ctx === null) return;
+    if (ctx.lane !== 'api') attachContext(req, ctx);
+    handler(req, res, ctx);
+  };
+}

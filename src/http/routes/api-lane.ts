@@ -1,0 +1,51 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError } from '../../errors.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Relay, RelayAuth } from '../../relay/relay.js';
+import type { TokenBroker } from '../../tokens/token-broker.js';
+import { API_MOUNT, type RequestContext } from '../pipeline/context.js';
+import { answerError } from '../pipeline/error-handler.js';
+import type { SessionConcurrency } from './session-concurrency.js';
+
+const ROUTE = `${API_MOUNT}/*`;
+
+export interface ApiLaneDeps {
+  logger: Logger;
+  broker: TokenBroker;
+  relay: Relay;
+  concurrency: SessionConcurrency;
+}
+
+/** The /api handler, after the pipeline: session, per-session concurrency, token, relay. */
+export type ApiLane = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void;
+
+const notAuthenticated = () => new AppError('not_authenticated', 'Not logged in');
+
+/**
+ * `/api/*`, the relay, served without Express: every relayed request is hot, and the profile showed
+ * Express's request set-up, router and per-layer calls as the largest cost the BFF adds over a bare relay.
+ * The pipeline has run (same steps as for the app); here the per-session concurrency limit comes before
+ * the session load, so a session over its limit costs no Redis round trip, then the one gate, then the
+ * relay with the session's token source. Errors are answered as the app's error handler answers them.
+ */
+export function createApiLane(deps: ApiLaneDeps): ApiLane {
+  const { logger, broker, relay, concurrency } = deps;
+
+  const relayFor = async (req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> => {
+    const sid = ctx.session.sid();
+    if (sid === null) throw notAuthenticated();
+    concurrency.enter(sid);
+    res.once('close', () => concurrency.leave(sid));
+    const live = await ctx.session.live();
+    const auth: RelayAuth = {
+      token: () => broker.token(live.sid, live.secret, live.remainingMs).then((s) => s.token),
+      rejected: (token) => broker.replaceRejected(live.sid, live.secret, token, live.remainingMs).then((s) => s?.token ?? null),
+    };
+    await relay.handle(req, res, { auth, requestId: ctx.requestId, url: ctx.url, forwarded: ctx.forwarded, arrivedAt: ctx.arrivedAt });
+  };
+
+  return (req, res, ctx) => {
+    ctx.route = ROUTE;
+    relayFor(req, res, ctx).catch((err: unknown) => answerError(logger, err, req, res, ctx));
+  };
+}

@@ -1,0 +1,81 @@
+import type { SessionData } from 'express-session';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sessionCookie, storedSession, type CookieSettings } from './session.js';
+import type { SessionGate, SessionContext } from './require-session.js';
+import type { SessionLookup } from './session-lookup.js';
+import type { TgSession } from './session-data.js';
+
+const notRead = Symbol('not read');
+
+/**
+ * The session of one request, read at most once whoever asks (the /api lane, the /auth routes), checked
+ * by the one gate, and touched once after the answer if it was read and is still the request's session.
+ */
+export class RequestSession {
+  private cookieSid: string | null | typeof notRead = notRead;
+  private loaded: Promise<SessionData | null> | undefined;
+  /** Set once login or logout replaced or ended the cookie's session: nothing may touch it then. */
+  private ended = false;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly sessions: SessionLookup,
+    private readonly gate: SessionGate,
+    private readonly cookie: CookieSettings,
+  ) {}
+
+  /** The id of the request's verified session cookie, or null. */
+  sid(): string | null {
+    if (this.cookieSid === notRead) this.cookieSid = this.sessions.sid(this.req.headers.cookie);
+    return this.cookieSid;
+  }
+
+  /** The stored session of the cookie, or null; a store failure rejects (503 store_unavailable). */
+  load(): Promise<SessionData | null> {
+    this.loaded ??= this.read();
+    return this.loaded;
+  }
+
+  /** The logged-in session, past the gate (tombstone, absolute timeout, secret), or the 401 to answer. */
+  live(): Promise<SessionContext> {
+    return this.load().then((data) => this.gate(this.sid() ?? '', data?.tg, () => this.drop()));
+  }
+
+  /**
+   * Login's half: the cookie's session (if any) is removed from the store and a fresh id returned, so an id
+   * planted before login is never the logged-in one.
+   */
+  async regenerate(): Promise<string> {
+    const old = this.sid();
+    this.ended = true;
+    if (old !== null) await this.sessions.destroy(old);
+    return this.sessions.newSid();
+  }
+
+  /** Stores `tg` under `sid` (from regenerate) and sets the cookie that carries it. */
+  async save(sid: string, tg: TgSession): Promise<void> {
+    await this.sessions.save(sid, storedSession(tg, this.cookie.cookieSecure));
+    this.res.appendHeader('Set-Cookie', sessionCookie(this.cookie, this.sessions.sign(sid)));
+  }
+
+  /** Logout's half: the stored session is deleted (a store failure rejects). */
+  async destroy(): Promise<void> {
+    const sid = this.sid();
+    this.ended = true;
+    if (sid !== null) await this.sessions.destroy(sid);
+  }
+
+  private async read(): Promise<SessionData | null> {
+    const sid = this.sid();
+    if (sid === null) return null;
+    const data = await this.sessions.load(sid);
+    if (data !== null) this.res.once('finish', () => this.ended || this.sessions.touch(sid, data));
+    return data;
+  }
+
+  /** The gate's clean-up of a session found expired or unreadable: best effort, the 401 stands. */
+  private drop(): Promise<void> {
+    return this.destroy().catch(() => undefined);
+  }
+}
