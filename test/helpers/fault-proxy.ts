@@ -1,0 +1,120 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * What the proxy does with traffic, switchable at runtime. A switch applies to bytes from then on, on open
+ * connections too (a frozen server freezes its open sockets, not only new ones).
+ * - pass: forward both ways.
+ * - delay: forward both ways, each chunk held back `ms`.
+ * - blackhole: accept, never forward, never answer (held bytes are dropped).
+ * - reset: RST every open socket and every new one (a crashed peer or a killed connection).
+ * - closeAfter: forward until `bytes` have come back from the target on a connection, then RST both sides
+ *   (a connection cut mid-answer).
+ */
+export type FaultMode =
+  | { kind: 'pass' }
+  | { kind: 'delay'; ms: number }
+  | { kind: 'blackhole' }
+  | { kind: 'reset' }
+  | { kind: 'closeAfter'; bytes: number };
+
+export interface FaultProxy {
+  port: number;
+  url(scheme: string): string;
+  set(mode: FaultMode): void;
+  /** Connections open right now (client side). */
+  open(): number;
+  /** Connections accepted since start. */
+  accepted(): number;
+  close(): Promise<void>;
+}
+
+interface Pair {
+  client: Socket;
+  upstream: Socket;
+  /** Bytes that came back from the target on this connection. */
+  back: number;
+}
+
+/** A loopback TCP proxy in front of one target, for faults no real server can be asked to make on cue. */
+export async function startFaultProxy(target: { host?: string; port: number }, initial: FaultMode = { kind: 'pass' }): Promise<FaultProxy> {
+  let mode: FaultMode = initial;
+  let accepted = 0;
+  const pairs = new Set<Pair>();
+  // Delayed chunks are timers; close() must clear them so a test never leaves one behind.
+  const timers = new Set<NodeJS.Timeout>();
+
+  const cut = (pair: Pair): void => {
+    pair.client.resetAndDestroy();
+    pair.upstream.resetAndDestroy();
+  };
+
+  const relay = (pair: Pair, from: Socket, to: Socket, back: boolean): void => {
+    from.on('data', (chunk: Buffer) => {
+      const m = mode;
+      if (m.kind === 'blackhole') return;
+      if (m.kind === 'reset') return cut(pair);
+      if (back && m.kind === 'closeAfter') {
+        const room = m.bytes - pair.back;
+        pair.back += chunk.length;
+        if (room <= 0) return cut(pair);
+        if (chunk.length >= room) {
+          to.write(chunk.subarray(0, room), () => cut(pair));
+          return;
+        }
+      } else if (back) pair.back += chunk.length;
+      if (m.kind === 'delay') {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          if (!to.destroyed) to.write(chunk);
+        }, m.ms);
+        timers.add(timer);
+        return;
+      }
+      to.write(chunk);
+    });
+    from.on('end', () => {
+      if (mode.kind !== 'delay') return void to.end();
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        to.end();
+      }, mode.ms);
+      timers.add(timer);
+    });
+  };
+
+  const server: Server = createServer((client) => {
+    accepted += 1;
+    const upstream = createConnection({ host: target.host ?? '127.0.0.1', port: target.port });
+    const pair: Pair = { client, upstream, back: 0 };
+    pairs.add(pair);
+    const forget = (): void => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', forget).on('close', forget);
+    upstream.on('error', () => client.resetAndDestroy()).on('close', forget);
+    if (mode.kind === 'reset') return cut(pair);
+    relay(pair, client, upstream, false);
+    relay(pair, upstream, client, true);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+
+  return {
+    port,
+    url: (scheme) => `${scheme}://127.0.0.1:${port}`,
+    set(next) {
+      mode = next;
+      if (next.kind === 'reset') for (const pair of pairs) cut(pair);
+    },
+    open: () => pairs.size,
+    accepted: () => accepted,
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      for (const pair of pairs) cut(pair);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

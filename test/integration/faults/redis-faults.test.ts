@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { startSimulator } from '../../../src/simulator/index.js';
+import type { SimulatorHandle } from '../../../src/simulator/types.js';
+import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
+import { login } from '../multi-instance/cluster.js';
+import { percentile, recovery, rssMb, startLoad, timeUntilStatus } from './load.js';
+
+/**
+ * Redis failing under a steady load of logged-in sessions, on a private redis-server behind a fault
+ * proxy (the machine's shared Redis is never touched). Redis keeps an append-only file synced on every
+ * write, so a killed and restarted Redis still has the sessions, as a production one with persistence would.
+ */
+const SESSIONS = 10;
+const CONCURRENCY = 6;
+
+describe('Redis faults under load (a real service process, a private redis-server)', () => {
+  let redis: RedisServer;
+  let proxy: FaultProxy;
+  let sim: SimulatorHandle;
+  let bff: ServiceProcess;
+  let admin: Redis;
+  let cookies: string[];
+
+  beforeAll(async () => {
+    redis = await startRedisServer({ args: ['--appendonly', 'yes', '--appendfsync', 'always', '--enable-debug-command', 'yes'] });
+    proxy = await startFaultProxy({ port: redis.port });
+    sim = await startSimulator({});
+    bff = await startServiceProcess({
+      NODE_ENV: 'test',
+      TG_RESTPP_URL: sim.restppUrl,
+      TG_GSQL_URL: sim.gsqlUrl,
+      TG_VERSION: sim.version,
+      REDIS_URL: proxy.url('redis'),
+      REDIS_PREFIX: 'faults:',
+      SESSION_SECRET: randomBytes(32).toString('hex'),
+      SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      COOKIE_SECURE: 'false',
+      RELAY_SESSION_CONCURRENCY: '100',
+    });
+    admin = new Redis({ port: redis.port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 200 });
+    admin.on('error', () => undefined);
+    const secret = sim.createSecret({ alias: 'faults' }).value;
+    cookies = [];
+    for (let i = 0; i < SESSIONS; i++) cookies.push(await login(bff.url, secret));
+  }, 60_000);
+  afterAll(async () => {
+    admin?.disconnect();
+    await bff?.kill();
+    await proxy?.close();
+    await redis?.stop();
+    await sim?.close();
+  });
+
+  /**
+   * Runs the load, applies the fault, holds it `outageMs`, lifts it, watches 5 s of recovery. Checks the
+   * contract: while Redis is away every failed request is a 503 store_unavailable (never a 500 or a hang),
+   * answered within about a second; /readyz turns 503 within 2 s; after the lift the load is served again.
+   */
+  async function underFault(name: string, apply: () => unknown, lift: () => unknown, outageMs: number, expectReadyzDown = true) {
+    const load = startLoad(bff.url, cookies, CONCURRENCY);
+    await sleep(500);
+    const rssBefore = rssMb(bff.proc.pid!);
+    const faultAt = Date.now();
+    void apply();
+    const readyz = expectReadyzDown ? timeUntilStatus(`${bff.url}/readyz`, 503, 3000) : Promise.resolve(NaN);
+    await sleep(outageMs);
+    const rssAfter = rssMb(bff.proc.pid!);
+    await lift();
+    const liftedAt = Date.now();
+    // Long enough to see the first success and the share after it; the 5 s bound is asserted below.
+    await sleep(3000);
+    await load.stop();
+
+    const during = load.samples.filter((s) => s.at >= faultAt && s.at < liftedAt);
+    const failed = during.filter((s) => s.status !== 200);
+    const p99 = Math.round(percentile(failed.map((s) => s.ms), 99));
+    const readyzMs = await readyz;
+    const back = recovery(load.samples, liftedAt);
+    const line = `redis ${name}: ${failed.length}/${during.length} failed during the fault, 503 p99 ${p99} ms, ` +
+      `readyz false after ${readyzMs} ms, RSS ${rssBefore} -> ${rssAfter} MB, ` +
+      `recovery ${(back.okShare * 100).toFixed(1)}% of ${back.n} after the first success at ${back.firstOkMs} ms`;
+    console.log(line);
+
+    const codes = new Set(failed.map((s) => `${s.status} ${s.code ?? ''}`));
+    expect([...codes].filter((c) => c !== '503 store_unavailable')).toEqual([]);
+    expect(load.samples.filter((s) => s.status === 0)).toEqual([]);
+    if (failed.length) expect(p99).toBeLessThan(1500);
+    if (expectReadyzDown) expect(readyzMs).toBeLessThan(2000);
+    expect(back.firstOkMs).toBeLessThan(5000);
+    expect(back.okShare).toBeGreaterThanOrEqual(0.99);
+    // Sessions survive every one of these faults: none had to log in again.
+    for (const cookie of cookies) expect((await fetch(`${bff.url}/auth/session`, { headers: { Cookie: cookie } })).status).toBe(200);
+    return { failed: failed.length, rssBefore, rssAfter };
+  }
+
+  test('when Redis is frozen (SIGSTOP) for 10 s under load, then 503 store_unavailable within about a second, readyz false, no memory growth, and recovery', async () => {
+    const { failed, rssBefore, rssAfter } = await underFault('frozen (SIGSTOP) 10 s', () => redis.pause(), () => redis.resume(), 10_000);
+    expect(failed).toBeGreaterThan(50);
+    // Bounded: the outage builds no queue of commands or requests.
+    expect(rssAfter - rssBefore).toBeLessThan(40);
+  }, 40_000);
+
+  test('when Redis is killed and restarted, then 503 store_unavailable while it is down and the sessions are served again', async () => {
+    await underFault('killed and restarted', () => redis.kill(), () => redis.restart(), 3000);
+  }, 30_000);
+
+  test('when Redis runs DEBUG SLEEP, then 503 store_unavailable within about a second and recovery', async () => {
+    await admin.connect().catch(() => undefined);
+    await underFault('DEBUG SLEEP 2 s', () => admin.call('DEBUG', 'SLEEP', '2').catch(() => undefined), () => sleep(0), 2000);
+  }, 30_000);
+
+  test('when Redis pauses its clients (CLIENT PAUSE), then 503 store_unavailable within about a second and recovery', async () => {
+    await underFault('CLIENT PAUSE 2 s', () => admin.call('CLIENT', 'PAUSE', '2000', 'ALL'), () => admin.call('CLIENT', 'UNPAUSE'), 2000);
+  }, 30_000);
+
+  test('when the service\'s Redis connections are killed mid-command again and again, then failures are 503 only and it recovers', async () => {
+    let killer: NodeJS.Timeout | undefined;
+    await underFault(
+      'CLIENT KILL every 100 ms for 3 s',
+      () => (killer = setInterval(() => void admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes').catch(() => undefined), 100)),
+      () => clearInterval(killer),
+      3000,
+      false,
+    );
+  }, 30_000);
+
+  test('when every Redis connection is reset by the network, then 503 store_unavailable and recovery once it passes again', async () => {
+    await underFault('connections reset 3 s', () => proxy.set({ kind: 'reset' }), () => proxy.set({ kind: 'pass' }), 3000);
+  }, 30_000);
+
+  test('when the Redis network blackholes (no answer, no reset), then 503 store_unavailable within about a second and recovery', async () => {
+    await underFault('blackholed 3 s', () => proxy.set({ kind: 'blackhole' }), () => {
+      // A partition that long has killed the connections on a real network; what was sent into it is gone.
+      proxy.set({ kind: 'reset' });
+      proxy.set({ kind: 'pass' });
+    }, 3000);
+  }, 30_000);
+});
