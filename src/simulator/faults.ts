@@ -23,3 +23,11 @@ export async function applyTokenFaults(sim: Sim, res: ServerResponse): Promise<b
   }
   return false;
 }
+
+/** Test knob for data calls (a 5xx burst from a struggling data server); token calls keep working. */
+export function applyDataFaults(sim: Sim, res: ServerResponse, path: string): boolean {
+  const status = sim.faults.dataForcedStatus;
+  if (status === undefined || path === '/requesttoken') return false;
+  sendJson(res, status, { error: true, message: `Simulated data failure (forced status ${status}).`, code: 'SIM-FORCED' });
+  return true;
+}

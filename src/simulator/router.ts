@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { handleAdmin, type AdminActions } from './admin-surface.js';
 import { handleRestpp } from './data-endpoints.js';
 import { handleGsql } from './gsql-endpoint.js';
+import { applyDataFaults } from './faults.js';
 import { delay, readBody, type RawHandler } from './http-server.js';
 import type { Sim, SimRequest } from './sim-context.js';
 import type { SeenRequest } from './types.js';
@@ -39,6 +40,10 @@ export function createDispatcher(sim: Sim, port: 'restpp' | 'gsql', now: () => n
     const latency = sim.faults.latencyMs ?? sim.latencyMs;
     if (latency > 0) await delay(latency);
     const r = request(req, res, method, path, rawQuery, body, seen);
+    if (restpp && applyDataFaults(sim, res, path)) {
+      seen.status = res.statusCode;
+      return;
+    }
     await (restpp ? handleRestpp(sim, r) : handleGsql(sim, r));
     seen.status = res.statusCode;
     sim.log?.(`${port} ${method} ${path} ${res.statusCode}${seen.auth ? ` auth=${seen.auth}` : ''}`);

@@ -37,6 +37,8 @@ export interface SimulatorFaults {
   tokenLatencyMs?: number;
   /** Extra latency for everything, ms (overrides latencyMs while set). */
   latencyMs?: number;
+  /** Every data call (anything but /requesttoken) answers with this HTTP status + error body until cleared. */
+  dataForcedStatus?: number;
 }
 
 /** A recorded request as the simulator saw it. Bounded ring (last 2000). */
