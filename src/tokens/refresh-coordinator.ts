@@ -76,9 +76,30 @@ export function createRefreshCoordinator(deps: {
     if (!isUsable(state, now())) {
       throw new AppError('upstream_error', 'The data server issued a token that has already expired');
     }
+    const superseding = await supersededBy(req, state, grant.token);
+    if (superseding) return superseding;
     await tokens.set(req.sid, state, stateTtlMs(state.expiresAt, now(), req.sessionTtlMs));
     if (replacing) await dropReplaced(req);
     return state;
+  }
+
+  /**
+   * A holder stalled past its lease (a GC pause, SIGSTOP, a slow disk) comes back after another instance
+   * took the lease and wrote a newer state: writing now would put an older grant over the newer one and
+   * leave that one alive upstream with nobody holding it. So it keeps the newer state and drops its own
+   * late token instead (unless a refresh returned the very token now stored).
+   */
+  async function supersededBy(req: EnsureRequest, mine: TokenState, token: string): Promise<TokenState | null> {
+    const stored = await tokens.get(req.sid);
+    if (stored === null || stored.version < mine.version || !isUsable(stored, now())) return null;
+    logger.warn({ sid: maskSecret(req.sid) }, 'token lease lapsed during the upstream call; keeping the newer token');
+    if (stored.token !== token) {
+      await upstream.remove(req.secret, token).then(
+        () => deps.metrics?.tokenDeletes.inc({ reason: 'superseded', result: 'ok' }),
+        () => deps.metrics?.tokenDeletes.inc({ reason: 'superseded', result: 'error' }),
+      );
+    }
+    return stored;
   }
 
   /** Best effort: a refused token left alive upstream is what piles up; a failure here only costs that. */

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SeenRequest } from '../../../src/simulator/types.js';
+import { call, login, sidOf, startCluster, waitFor, type Cluster } from '../multi-instance/cluster.js';
+
+/**
+ * Service processes failing next to each other on one Redis: a lease holder frozen past its lease and
+ * thawed, and a replica killed under load. (A holder SIGKILLed mid-refresh: multi-instance/lease-takeover.)
+ */
+const LEASE_TTL_MS = 1000;
+
+const bearerOf = (r: SeenRequest): string => String(r.headers.authorization ?? '').replace(/^Bearer /, '');
+
+describe('instance faults (three service processes on one Redis)', () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster({ instances: 3, label: 'faults-inst', env: { TOKEN_LEASE_TTL_MS: String(LEASE_TTL_MS), RELAY_SESSION_CONCURRENCY: '100' } });
+  }, 60_000);
+  afterAll(() => cluster?.close());
+
+  test('when the lease holder is frozen (SIGSTOP) mid-mint past its lease and then thawed, then at most 2 token calls and its late token never replaces the newer one', async () => {
+    const [a, b, c] = cluster.instances as [typeof cluster.instances[0], typeof cluster.instances[0], typeof cluster.instances[0]];
+    const alias = `frozen_${Date.now()}`;
+    const cookie = await login(a.url, cluster.sim.createSecret({ alias }).value);
+    const keys = cluster.keys(sidOf(cookie));
+    // As if the login's token had lapsed: state gone (that token stays live upstream; not counted below).
+    const before = new Set(cluster.sim.tokens().map((t) => t.token));
+    await cluster.redis.del(keys.token);
+    cluster.sim.resetCounts();
+    const from = cluster.sim.seen().length;
+    cluster.sim.setFaults({ tokenLatencyMs: 1500 });
+    const onA = call(a.url, '/api/echo', cookie).then((r) => `${r.status} ${r.body.error?.code ?? ''}`, () => 'connection lost');
+    await waitFor('A to call POST /requesttoken', () => (cluster.sim.counts()['POST /requesttoken'] ?? 0) >= 1);
+    a.proc.kill('SIGSTOP');
+    try {
+      cluster.sim.setFaults({});
+      await waitFor('the frozen holder\'s lease to lapse', async () => (await cluster.redis.exists(keys.lease)) === 0, 5000);
+      const onB = await call(b.url, '/api/echo', cookie);
+      expect(onB.status).toBe(200);
+      // The frozen holder's call is answered by now (its late token sits in its socket buffer).
+      await waitFor('the late token to be minted', () => cluster.sim.tokens().filter((t) => t.secretAlias === alias && !before.has(t.token)).length >= 2);
+    } finally {
+      a.proc.kill('SIGCONT');
+    }
+    const answerA = await onA;
+    await sleep(300);
+    const after = await Promise.all([a, b, c, b, c].map((i) => call(i.url, '/api/echo', cookie)));
+
+    const seen = cluster.sim.seen().slice(from);
+    const mints = seen.filter((r) => r.path === '/requesttoken' && r.method === 'POST').length;
+    const echoes = seen.filter((r) => r.path === '/echo');
+    const newer = bearerOf(echoes[0]!); // B's, the first served
+    const usedAfter = new Set(echoes.slice(-after.length).map(bearerOf));
+    const live = cluster.sim.tokens().filter((t) => t.secretAlias === alias && !before.has(t.token)).map((t) => t.token);
+    const stored = await cluster.redis.hget(keys.token, 'f');
+    console.log(`instance frozen past its lease: ${mints} token calls, thawed holder answered ${answerA}, ` +
+      `${usedAfter.size} token(s) in use afterwards (${usedAfter.has(newer) ? 'the newer' : 'NOT the newer'}), ${live.length} live upstream`);
+    expect(mints).toBeLessThanOrEqual(2);
+    expect(after.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect([...usedAfter]).toEqual([newer]);
+    expect(stored).toBe(createHash('sha256').update(newer).digest('base64url'));
+    // The late token was not kept, so it must not stay alive upstream either.
+    expect(live).toEqual([newer]);
+  }, 30_000);
+
+  test('when a replica is SIGKILLed under load, then sessions continue on the others with no re-login and no new token', async () => {
+    const cookies = await Promise.all(Array.from({ length: 9 }, (_, i) => login(cluster.instances[i % 3]!.url, cluster.secret)));
+    for (const cookie of cookies) expect((await call(cluster.instances[0]!.url, '/api/echo', cookie)).status).toBe(200);
+    cluster.sim.resetCounts();
+    const live = [...cluster.instances];
+    const doomed = live[2]!;
+    const results: Array<{ on: string; status: number }> = [];
+    let running = true;
+    let n = 0;
+    const loop = async (): Promise<void> => {
+      while (running) {
+        const instance = live[n % live.length]!;
+        const cookie = cookies[n++ % cookies.length]!;
+        const status = await call(instance.url, '/api/echo', cookie).then((r) => r.status, () => 0);
+        results.push({ on: instance === doomed ? 'doomed' : 'survivor', status });
+      }
+    };
+    const loops = Array.from({ length: 6 }, loop);
+    await sleep(1000);
+    await doomed.kill();
+    // The balancer's health check notices and routes away.
+    live.splice(live.indexOf(doomed), 1);
+    await sleep(2000);
+    running = false;
+    await Promise.all(loops);
+    cluster.instances.splice(cluster.instances.indexOf(doomed), 1);
+
+    const survivors = results.filter((r) => r.on === 'survivor');
+    const lostOnDoomed = results.filter((r) => r.on === 'doomed' && r.status !== 200).length;
+    console.log(`instance replica killed under load: ${survivors.filter((r) => r.status === 200).length}/${survivors.length} ok on the survivors, ` +
+      `${lostOnDoomed} lost in flight on the killed one, ${cluster.sim.counts()['POST /requesttoken'] ?? 0} new tokens`);
+    expect(survivors.filter((r) => r.status !== 200)).toEqual([]);
+    expect(lostOnDoomed).toBeLessThanOrEqual(6);
+    for (const cookie of cookies) expect((await call(live[0]!.url, '/auth/session', cookie)).status).toBe(200);
+    expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(0);
+  }, 30_000);
+});
