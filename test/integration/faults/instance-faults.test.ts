@@ -95,7 +95,8 @@ describe('instance faults (three service processes on one Redis)', () => {
     console.log(`instance replica killed under load: ${survivors.filter((r) => r.status === 200).length}/${survivors.length} ok on the survivors, ` +
       `${lostOnDoomed} lost in flight on the killed one, ${cluster.sim.counts()['POST /requesttoken'] ?? 0} new tokens`);
     expect(survivors.filter((r) => r.status !== 200)).toEqual([]);
-    expect(lostOnDoomed).toBeLessThanOrEqual(6);
+    // What was in flight on it, and what was sent to it before the balancer routed away.
+    expect(lostOnDoomed).toBeLessThanOrEqual(12);
     for (const cookie of cookies) expect((await call(live[0]!.url, '/auth/session', cookie)).status).toBe(200);
     expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(0);
   }, 30_000);
