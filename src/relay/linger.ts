@@ -13,9 +13,19 @@ export const LINGER_MS = 2000;
 export function lingerThenClose(req: IncomingMessage, res: ServerResponse, ms = LINGER_MS): void {
   res.once('finish', () => {
     if (req.complete) return;
-    const timer = setTimeout(() => req.socket.destroy(), ms);
-    const done = (): void => clearTimeout(timer);
+    const socket = req.socket;
+    const timer = setTimeout(() => socket.destroy(), ms);
+    // The socket outlives the request when the body ends in time (keep-alive): a listener left on it
+    // would pile up with every refused body on that connection.
+    const done = (): void => {
+      clearTimeout(timer);
+      req.off('end', done);
+      socket.off('close', done);
+    };
     req.once('end', done);
-    req.socket.once('close', done);
+    socket.once('close', done);
+    // The body reader paused the request at the cap, so Node will not drop the rest by itself: without
+    // this the body never ends, and every refused body leaves its timer's listener on the connection.
+    req.resume();
   });
 }

@@ -26,6 +26,7 @@ describe('client faults (a real service process)', () => {
     prefix = uniquePrefix('faults-client');
     bff = await startServiceProcess({
       ...processEnv(prefix), TG_RESTPP_URL: sim.restppUrl, TG_GSQL_URL: sim.gsqlUrl, TG_VERSION: sim.version, RELAY_SESSION_CONCURRENCY: '200',
+      MAX_BODY_BYTES: '1024',
     });
     const secret = sim.createSecret({ alias: 'faults_client' }).value;
     victim = await login(bff.url, secret);
@@ -105,5 +106,28 @@ describe('client faults (a real service process)', () => {
     expect(statuses.slice(0, -1).every((status) => status === 200)).toBe(true);
     expect(socket.destroyed || socket.readableEnded).toBe(true);
     await stillServing('garbage pipelined behind 3 valid requests', started);
+  });
+
+  test('when one keep-alive connection sends body after body over MAX_BODY_BYTES, then each gets 413 and the connection gathers no listeners', async () => {
+    const started = Date.now();
+    const socket = await open();
+    let got = '';
+    socket.on('data', (chunk: Buffer) => (got += chunk.toString('latin1')));
+    const over = 'x'.repeat(2048);
+    const post = `POST /api/query/social/load HTTP/1.1\r\nHost: x\r\nX-Requested-With: XMLHttpRequest\r\nCookie: ${attacker}\r\n` +
+      `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${over.length.toString(16)}\r\n${over}\r\n`;
+    const answered = (): number => got.match(/HTTP\/1\.1 413/g)?.length ?? 0;
+    for (let i = 1; i <= 15; i++) {
+      // The answer comes while the body is still open (the service lingers); the body then ends, so the
+      // connection stays usable for the next request.
+      socket.write(post);
+      const deadline = Date.now() + 3000;
+      while (answered() < i && Date.now() < deadline && !socket.destroyed) await sleep(10);
+      socket.write('0\r\n\r\n');
+      await sleep(20);
+    }
+    console.log(`client 15 over-cap bodies on one keep-alive connection: ${answered()} answered 413, connection ${socket.destroyed ? 'closed' : 'open'}`);
+    expect(answered()).toBe(15);
+    await stillServing('15 over-cap bodies on one connection', started);
   });
 });
