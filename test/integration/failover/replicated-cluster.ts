@@ -40,10 +40,14 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
 
   try {
     for (let i = 0; i < 6; i += 1) {
-      // The bus port is picked, not port + 10000 (past 65535 for high ephemeral ports; see redis-cluster.ts).
-      const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(await freePort()),
+      // The bus port is picked, not port + 10000 (past 65535 for high ephemeral ports; see redis-cluster.ts),
+      // and picked apart from the node's own: two free-port probes in a row may hand out the same port.
+      const port = await freePort();
+      let bus = await freePort();
+      while (bus === port) bus = await freePort();
+      const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(bus),
         '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 1000), '--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0'];
-      nodes.push(await startRedisServer({ args }));
+      nodes.push(await startRedisServer({ port, args }));
     }
     await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 30_000 });
     await poll(async () => {

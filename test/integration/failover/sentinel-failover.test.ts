@@ -47,7 +47,7 @@ describe('failover under load: Sentinel master killed while three instances serv
     const f = figures(await load.stop());
     console.log(
       `sentinel failover under load: ${SESSIONS} sessions on 3 instances, ${f.requests} requests (${f.rps}/s), ` +
-        `failed ${f.failed} ${JSON.stringify(f.kinds)}, failover window ${f.windowSec} s, healthy again ${(healthyAt - killedAt) / 1000} s after the kill`,
+        `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure, failover window ${f.windowSec} s, healthy again ${(healthyAt - killedAt) / 1000} s after the kill`,
     );
 
     // Failures only while Redis had no master, and only the documented answer for that.

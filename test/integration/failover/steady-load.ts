@@ -55,6 +55,8 @@ export interface FailoverFigures {
   /** Answered requests per second over the whole run. */
   rps: number;
   failed: number;
+  /** Sessions (by index) that saw at least one failure. */
+  sessionsHit: number[];
   /** From the start of the first failed request to the end of the last one, in seconds; 0 when none failed. */
   windowSec: number;
   firstFailureAt: number | null;
@@ -77,6 +79,7 @@ export function figures(samples: Sample[]): FailoverFigures {
     requests: samples.length,
     rps: span > 0 ? Math.round(samples.length / span) : 0,
     failed: failed.length,
+    sessionsHit: [...new Set(failed.map((s) => s.session))].sort((a, b) => a - b),
     windowSec: first === null ? 0 : Math.round((last! - first) / 100) / 10,
     firstFailureAt: first,
     lastFailureAt: last,
