@@ -1,0 +1,56 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const XHR = { 'x-requested-with': 'XMLHttpRequest' };
+
+/**
+ * Session churn under the load: `perSec` times a second a new login takes one slot of `cookies`
+ * (round robin), and the session it replaced logs out a little later, once requests already sent
+ * with it have had time to finish, so a logout never fails a request of the steady load.
+ */
+export function startChurn(opts: { baseUrl: string; cookies: string[]; secrets: string[]; perSec: number; logoutAfterMs?: number }) {
+  const counts = { logins: 0, logouts: 0, failed: 0 };
+  const pending = new Set<Promise<void>>();
+  let running = true;
+  const track = (p: Promise<void>) => {
+    pending.add(p);
+    void p.finally(() => pending.delete(p));
+  };
+
+  const replace = async (slot: number): Promise<void> => {
+    const res = await fetch(`${opts.baseUrl}/auth/login`, {
+      method: 'POST',
+      headers: { ...XHR, 'content-type': 'application/json' },
+      body: JSON.stringify({ secret: opts.secrets[slot % opts.secrets.length], graph: 'social' }),
+    });
+    await res.arrayBuffer();
+    const cookie = res.headers.getSetCookie()[0]?.split(';')[0];
+    if (res.status !== 200 || !cookie) {
+      counts.failed++;
+      return;
+    }
+    counts.logins++;
+    const old = opts.cookies[slot] as string;
+    opts.cookies[slot] = cookie;
+    await sleep(opts.logoutAfterMs ?? 2000);
+    const out = await fetch(`${opts.baseUrl}/auth/logout`, { method: 'POST', headers: { ...XHR, cookie: old } });
+    await out.arrayBuffer();
+    if (out.status === 204) counts.logouts++;
+    else counts.failed++;
+  };
+
+  const loop = (async () => {
+    for (let slot = 0; running; slot = (slot + 1) % opts.cookies.length) {
+      track(replace(slot).catch(() => void counts.failed++));
+      await sleep(1000 / opts.perSec);
+    }
+  })();
+
+  return {
+    counts,
+    async stop(): Promise<void> {
+      running = false;
+      await loop;
+      await Promise.all(pending);
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import type { LoadWindow } from './soak-load.js';
+
+/** One point of the run: a load window and what the BFF process and Redis looked like at its end. */
+export interface Point {
+  window: LoadWindow;
+  rssMb: number | null;
+  fds: number | null;
+  sessions: number;
+  redisBytesPerSession: number | null;
+}
+
+export interface Figures {
+  rssMb: number | null;
+  fds: number | null;
+  p99Ms: number;
+  rps: number;
+  redisBytesPerSession: number | null;
+}
+
+export interface Goal {
+  name: string;
+  limit: string;
+  value: string;
+  met: boolean;
+}
+
+/** Medians over a few windows: one window's p99 on a shared machine is too noisy to compare alone. */
+export function figuresOf(points: Point[]): Figures {
+  const med = (xs: Array<number | null>): number | null => {
+    const sorted = xs.filter((x): x is number => x !== null && Number.isFinite(x)).sort((a, b) => a - b);
+    return sorted.length === 0 ? null : (sorted[Math.floor(sorted.length / 2)] as number);
+  };
+  return {
+    rssMb: med(points.map((p) => p.rssMb)),
+    fds: med(points.map((p) => p.fds)),
+    p99Ms: med(points.map((p) => p.window.p99Ms)) ?? NaN,
+    rps: med(points.map((p) => p.window.rps)) ?? NaN,
+    redisBytesPerSession: med(points.map((p) => p.redisBytesPerSession)),
+  };
+}
+
+const growth = (from: number | null, to: number | null): number | null => (from && to !== null ? (to - from) / from : null);
+const pct = (x: number | null): string => (x === null ? 'n/a' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`);
+
+/**
+ * The issue's goals. Descriptors: "no growth" allows the noise of pooled connections opening and
+ * closing (the larger of 3 and 5 %), not a trend.
+ */
+export function checkGoals(start: Figures, end: Figures, failed: number): Goal[] {
+  const rss = growth(start.rssMb, end.rssMb);
+  const p99 = growth(start.p99Ms, end.p99Ms);
+  const fdSlack = start.fds === null ? 0 : Math.max(3, Math.ceil(start.fds * 0.05));
+  const fdGrowth = start.fds === null || end.fds === null ? null : end.fds - start.fds;
+  return [
+    { name: 'RSS growth', limit: '< 10 %', value: pct(rss), met: rss === null || rss < 0.1 },
+    { name: 'p99 drift', limit: '< 20 %', value: pct(p99), met: p99 === null || p99 < 0.2 },
+    { name: 'descriptor growth', limit: `≤ ${fdSlack}`, value: fdGrowth === null ? 'n/a' : `${fdGrowth >= 0 ? '+' : ''}${fdGrowth}`, met: fdGrowth === null || fdGrowth <= fdSlack },
+    { name: 'failed requests', limit: '0', value: String(failed), met: failed === 0 },
+  ];
+}
+
+export function describe(label: string, f: Figures): string {
+  const kb = f.redisBytesPerSession === null ? 'n/a' : `${(f.redisBytesPerSession / 1024).toFixed(2)} KiB`;
+  return `${label.padEnd(6)} RSS ${f.rssMb ?? 'n/a'} MB, p99 ${f.p99Ms.toFixed(2)} ms, ${Math.round(f.rps)} req/s, open fds ${f.fds ?? 'n/a'}, Redis ${kb} per session`;
+}
+
+export function summaryLine(s: {
+  minutes: number;
+  rate: number;
+  maxRps: number | null;
+  requests: number;
+  failed: number;
+  sessions: number;
+  logins: number;
+  logouts: number;
+  refreshes: number;
+  start: Figures;
+  end: Figures;
+  goals: Goal[];
+}): string {
+  const met = s.goals.filter((g) => g.met).length;
+  const kb = (x: number | null) => (x === null ? 'n/a' : (x / 1024).toFixed(2));
+  return (
+    `soak: ${s.minutes} min at ${Math.round(s.rate)} req/s (${s.maxRps === null ? 'given' : `half of max ${Math.round(s.maxRps)}`}), ` +
+    `${s.requests} requests, failed ${s.failed}, ${s.sessions} sessions + ${s.logins} logins/${s.logouts} logouts, ${s.refreshes} refreshes; ` +
+    `RSS ${s.start.rssMb}→${s.end.rssMb} MB (${s.goals[0]!.value}), p99 ${s.start.p99Ms.toFixed(2)}→${s.end.p99Ms.toFixed(2)} ms (${s.goals[1]!.value}), ` +
+    `fds ${s.start.fds}→${s.end.fds} (${s.goals[2]!.value}), Redis ${kb(s.start.redisBytesPerSession)}→${kb(s.end.redisBytesPerSession)} KiB/session; ` +
+    `goals met ${met}/${s.goals.length}`
+  );
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { runLoad } from './load.js';
+import { parseOptions } from './options.js';
+import { answers, freePort, startChild, type Child } from './processes.js';
+import { startPrivateRedis } from './redis-stats.js';
+import { simulatorClient } from './simulator-client.js';
+import { startChurn } from './soak-churn.js';
+import { holdLoad } from './soak-load.js';
+import { parseSoakOptions, SOAK_USAGE } from './soak-options.js';
+import { countSessions, openFds, redisUsedBytes, rssMb } from './soak-probes.js';
+import { checkGoals, describe, figuresOf, summaryLine, type Point } from './soak-report.js';
+import { bff } from './subjects.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+async function main(): Promise<number> {
+  const options = parseSoakOptions(process.argv.slice(2), join(root, 'bench', 'results'));
+  if (options === 'help') {
+    process.stdout.write(SOAK_USAGE);
+    return 0;
+  }
+  for (const file of ['dist/main.js', 'dist/simulator/cli.js']) {
+    if (!existsSync(join(root, file))) throw new Error(`${file} is missing: run "npm run build" (npm run soak does it)`);
+  }
+  mkdirSync(options.outDir, { recursive: true });
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const children: Child[] = [];
+  let redis: Redis | undefined;
+  try {
+    const own = await startPrivateRedis(join(options.outDir, 'soak-redis-server.log'), root);
+    children.push(own.child);
+    redis = new Redis(own.url, { maxRetriesPerRequest: 1 });
+    const emptyRedisBytes = await redisUsedBytes(redis);
+
+    const [restppPort, gsqlPort] = [await freePort(), await freePort()];
+    const restppUrl = `http://127.0.0.1:${restppPort}`;
+    const simChild = await startChild({
+      name: 'simulator',
+      command: process.execPath,
+      args: [join(root, 'dist/simulator/cli.js'), '--restpp-port', String(restppPort), '--gsql-port', String(gsqlPort), '--latency-ms', '0'],
+      env: { PATH: process.env.PATH ?? '' },
+      cwd: root,
+      logFile: join(options.outDir, 'soak-simulator.log'),
+      ready: answers(`${restppUrl}/__sim/counts`),
+    });
+    children.push(simChild);
+    const sim = simulatorClient(restppUrl, `http://127.0.0.1:${gsqlPort}`);
+    const secrets: string[] = [];
+    for (let i = 0; i < options.sessions; i++) secrets.push(await sim.createSecret());
+
+    // The BFF runs exactly as the benchmark's "(d) tigergraph-bff, Redis" subject, with tokens that come due
+    // every refreshEverySec seconds.
+    const bench = { ...(parseOptions([], {}, options.outDir) as Exclude<ReturnType<typeof parseOptions>, 'help'>), connections: options.connections };
+    const refresh = { TG_TOKEN_LIFETIME: '3600', TOKEN_REFRESH_BEFORE: String(3600 - options.refreshEverySec) };
+    log(`starting tigergraph-bff with ${options.sessions} sessions`);
+    const target = await bff('soak', 'tigergraph-bff under soak', 'redis', refresh).start({ root, options: bench, sim, simChild, secrets, redisUrl: own.url });
+    children.push(target.child);
+    const pid = target.child.pid;
+    const cookies = [...target.credentials.values];
+
+    let maxRps: number | null = null;
+    let rate = options.rate;
+    if (rate === null) {
+      await runLoad(target, { seconds: 1, connections: options.connections });
+      maxRps = (await runLoad(target, { seconds: options.probeSeconds, connections: options.connections })).rps;
+      rate = maxRps / 2;
+      log(`maximum ${Math.round(maxRps)} req/s at ${options.connections} connections; holding ${Math.round(rate)} req/s for ${options.minutes} min`);
+      await sleep(1000); // let the probe's connections close before descriptors are counted
+    }
+
+    const seconds = options.minutes * 60;
+    const windowSec = Math.min(30, Math.max(2, seconds / 10));
+    const points: Array<Promise<Point>> = [];
+    const tokenCallsBefore = await tokenCounts(restppUrl);
+    const churn = startChurn({ baseUrl: new URL(target.url).origin, cookies, secrets, perSec: options.churnPerSec });
+    const load = holdLoad({ url: target.url, headers: target.headers, cookies, rate, connections: options.connections, windowSec });
+    let seen = 0;
+    const deadline = Date.now() + seconds * 1000;
+    while (Date.now() < deadline) {
+      await sleep(200);
+      for (; seen < load.windows.length; seen++) {
+        const window = load.windows[seen]!;
+        const rss = rssMb(pid);
+        const fds = openFds(pid);
+        points.push(pointAt(redis, target.redisPrefix!, emptyRedisBytes, { window, rssMb: rss, fds }));
+        log(`${window.endSec.toFixed(0).padStart(5)} s: ${Math.round(window.rps)} req/s, p99 ${window.p99Ms.toFixed(2)} ms, failed ${window.failed}, RSS ${rss} MB, fds ${fds}`);
+      }
+    }
+    await churn.stop();
+    await load.stop();
+    const tokenCallsAfter = await tokenCounts(restppUrl);
+
+    // The first window is warm-up (JIT, heap growth, pools filling); start and end are three windows each.
+    const measured = (await Promise.all(points)).slice(1);
+    if (measured.length < 2) throw new Error('the run was too short for two measured windows; give more --minutes');
+    const edge = Math.min(3, Math.floor(measured.length / 2));
+    const start = figuresOf(measured.slice(0, edge));
+    const end = figuresOf(measured.slice(-edge));
+    const requests = load.windows.reduce((n, w) => n + w.ok + w.failed, 0);
+    const failed = load.windows.reduce((n, w) => n + w.failed, 0) + churn.counts.failed;
+    const goals = checkGoals(start, end, failed);
+    const refreshes = (tokenCallsAfter['PUT /requesttoken'] ?? 0) - (tokenCallsBefore['PUT /requesttoken'] ?? 0);
+    const summary = {
+      minutes: options.minutes,
+      rate,
+      maxRps,
+      requests,
+      failed,
+      sessions: options.sessions,
+      logins: churn.counts.logins,
+      logouts: churn.counts.logouts,
+      refreshes,
+    };
+    writeFileSync(
+      join(options.outDir, 'soak-latest.json'),
+      `${JSON.stringify({ finishedAt: new Date().toISOString(), options, ...summary, failures: load.failures, start, end, goals, windows: load.windows }, null, 2)}\n`,
+    );
+    process.stdout.write(`${describe('start', start)}\n${describe('end', end)}\n`);
+    for (const g of goals) process.stdout.write(`${g.met ? 'met ' : 'MISSED'} ${g.name} ${g.value} (goal ${g.limit})\n`);
+    process.stdout.write(`${summaryLine({ ...summary, start, end, goals })}\n`);
+    return goals.every((g) => g.met) ? 0 : 2;
+  } finally {
+    redis?.disconnect();
+    for (const child of children.reverse()) await child.stop().catch(() => undefined);
+  }
+}
+
+async function pointAt(redis: Redis, prefix: string, emptyBytes: number, p: Omit<Point, 'sessions' | 'redisBytesPerSession'>): Promise<Point> {
+  const [sessions, used] = await Promise.all([countSessions(redis, prefix), redisUsedBytes(redis)]);
+  return { ...p, sessions, redisBytesPerSession: sessions > 0 ? (used - emptyBytes) / sessions : null };
+}
+
+async function tokenCounts(restppUrl: string): Promise<Record<string, number>> {
+  return (await (await fetch(`${restppUrl}/__sim/counts`)).json()) as Record<string, number>;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`soak: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
