@@ -13,6 +13,8 @@ export interface Snapshot {
   redisUsedBytes: number;
   /** (used_memory − used_memory before the BFF started) / live sessions. */
   redisBytesPerSession: number | null;
+  /** MEMORY USAGE of every key under the prefix / live sessions. */
+  keyBytesPerSession: number | null;
 }
 
 export function rssMb(pid: number): number | null {
@@ -36,14 +38,21 @@ export async function redisUsedBytes(redis: Redis): Promise<number> {
   return Number(/^used_memory:(\d+)/m.exec(await redis.info('memory'))?.[1] ?? NaN);
 }
 
-/** Session blobs under `prefix` (a private Redis: nothing else is there to count). */
-export async function countSessions(redis: Redis, prefix: string): Promise<number> {
+/**
+ * Session blobs under `prefix`, and what every key under it takes (MEMORY USAGE: value, key and
+ * overhead), tombstones and indexes included: the part of used_memory that grows with sessions.
+ */
+export async function sessionKeys(redis: Redis, prefix: string): Promise<{ sessions: number; keyBytes: number }> {
   let cursor = '0';
-  let n = 0;
+  let sessions = 0;
+  let keyBytes = 0;
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}sess:*`, 'COUNT', 1000);
-    n += keys.length;
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    sessions += keys.filter((k) => k.startsWith(`${prefix}sess:`)).length;
+    const pipeline = redis.pipeline();
+    for (const key of keys) pipeline.memory('USAGE', key, 'SAMPLES', '0');
+    for (const [err, bytes] of (await pipeline.exec()) ?? []) if (!err) keyBytes += Number(bytes ?? 0);
     cursor = next;
   } while (cursor !== '0');
-  return n;
+  return { sessions, keyBytes };
 }

@@ -6,7 +6,10 @@ export interface Point {
   rssMb: number | null;
   fds: number | null;
   sessions: number;
+  /** Redis used_memory above an empty server's, per live session. */
   redisBytesPerSession: number | null;
+  /** MEMORY USAGE of the BFF's keys (sessions, tokens, tombstones, indexes) per live session. */
+  keyBytesPerSession: number | null;
 }
 
 export interface Figures {
@@ -15,6 +18,7 @@ export interface Figures {
   p99Ms: number;
   rps: number;
   redisBytesPerSession: number | null;
+  keyBytesPerSession: number | null;
 }
 
 export interface Goal {
@@ -36,6 +40,7 @@ export function figuresOf(points: Point[]): Figures {
     p99Ms: med(points.map((p) => p.window.p99Ms)) ?? NaN,
     rps: med(points.map((p) => p.window.rps)) ?? NaN,
     redisBytesPerSession: med(points.map((p) => p.redisBytesPerSession)),
+    keyBytesPerSession: med(points.map((p) => p.keyBytesPerSession)),
   };
 }
 
@@ -60,8 +65,11 @@ export function checkGoals(start: Figures, end: Figures, failed: number): Goal[]
 }
 
 export function describe(label: string, f: Figures): string {
-  const kb = f.redisBytesPerSession === null ? 'n/a' : `${(f.redisBytesPerSession / 1024).toFixed(2)} KiB`;
-  return `${label.padEnd(6)} RSS ${f.rssMb ?? 'n/a'} MB, p99 ${f.p99Ms.toFixed(2)} ms, ${Math.round(f.rps)} req/s, open fds ${f.fds ?? 'n/a'}, Redis ${kb} per session`;
+  const kb = (x: number | null) => (x === null ? 'n/a' : `${(x / 1024).toFixed(2)} KiB`);
+  return (
+    `${label.padEnd(6)} RSS ${f.rssMb ?? 'n/a'} MB, p99 ${f.p99Ms.toFixed(2)} ms, ${Math.round(f.rps)} req/s, open fds ${f.fds ?? 'n/a'}, ` +
+    `Redis per session ${kb(f.redisBytesPerSession)} (INFO used_memory), ${kb(f.keyBytesPerSession)} (its keys)`
+  );
 }
 
 export function summaryLine(s: {
@@ -84,7 +92,8 @@ export function summaryLine(s: {
     `soak: ${s.minutes} min at ${Math.round(s.rate)} req/s (${s.maxRps === null ? 'given' : `half of max ${Math.round(s.maxRps)}`}), ` +
     `${s.requests} requests, failed ${s.failed}, ${s.sessions} sessions + ${s.logins} logins/${s.logouts} logouts, ${s.refreshes} refreshes; ` +
     `RSS ${s.start.rssMb}→${s.end.rssMb} MB (${s.goals[0]!.value}), p99 ${s.start.p99Ms.toFixed(2)}→${s.end.p99Ms.toFixed(2)} ms (${s.goals[1]!.value}), ` +
-    `fds ${s.start.fds}→${s.end.fds} (${s.goals[2]!.value}), Redis ${kb(s.start.redisBytesPerSession)}→${kb(s.end.redisBytesPerSession)} KiB/session; ` +
+    `fds ${s.start.fds}→${s.end.fds} (${s.goals[2]!.value}), Redis ${kb(s.start.redisBytesPerSession)}→${kb(s.end.redisBytesPerSession)} KiB/session ` +
+    `(keys ${kb(s.start.keyBytesPerSession)}→${kb(s.end.keyBytesPerSession)}); ` +
     `goals met ${met}/${s.goals.length}`
   );
 }

@@ -12,7 +12,7 @@ import { simulatorClient } from './simulator-client.js';
 import { startChurn } from './soak-churn.js';
 import { holdLoad } from './soak-load.js';
 import { parseSoakOptions, SOAK_USAGE } from './soak-options.js';
-import { countSessions, openFds, redisUsedBytes, rssMb } from './soak-probes.js';
+import { sessionKeys, openFds, redisUsedBytes, rssMb } from './soak-probes.js';
 import { checkGoals, describe, figuresOf, summaryLine, type Point } from './soak-report.js';
 import { bff } from './subjects.js';
 
@@ -130,9 +130,10 @@ async function main(): Promise<number> {
   }
 }
 
-async function pointAt(redis: Redis, prefix: string, emptyBytes: number, p: Omit<Point, 'sessions' | 'redisBytesPerSession'>): Promise<Point> {
-  const [sessions, used] = await Promise.all([countSessions(redis, prefix), redisUsedBytes(redis)]);
-  return { ...p, sessions, redisBytesPerSession: sessions > 0 ? (used - emptyBytes) / sessions : null };
+async function pointAt(redis: Redis, prefix: string, emptyBytes: number, p: Pick<Point, 'window' | 'rssMb' | 'fds'>): Promise<Point> {
+  const [{ sessions, keyBytes }, used] = await Promise.all([sessionKeys(redis, prefix), redisUsedBytes(redis)]);
+  const per = (bytes: number) => (sessions > 0 ? bytes / sessions : null);
+  return { ...p, sessions, redisBytesPerSession: per(used - emptyBytes), keyBytesPerSession: per(keyBytes) };
 }
 
 async function tokenCounts(restppUrl: string): Promise<Record<string, number>> {
