@@ -4,8 +4,9 @@ const XHR = { 'x-requested-with': 'XMLHttpRequest' };
 
 /**
  * Session churn under the load: `perSec` times a second a new login takes one slot of `cookies`
- * (round robin), and the session it replaced logs out a little later, once requests already sent
- * with it have had time to finish, so a logout never fails a request of the steady load.
+ * (round robin), and the session it replaced logs out later, once every request already handed to
+ * the load's pool with it has been answered or timed out (10 s), so a logout never fails a request of
+ * the steady load, however long the pool's queue grew.
  */
 export function startChurn(opts: { baseUrl: string; cookies: string[]; secrets: string[]; perSec: number; logoutAfterMs?: number }) {
   const counts = { logins: 0, logouts: 0, failed: 0 };
@@ -31,7 +32,7 @@ export function startChurn(opts: { baseUrl: string; cookies: string[]; secrets: 
     counts.logins++;
     const old = opts.cookies[slot] as string;
     opts.cookies[slot] = cookie;
-    await sleep(opts.logoutAfterMs ?? 2000);
+    await sleep(opts.logoutAfterMs ?? 12_000);
     const out = await fetch(`${opts.baseUrl}/auth/logout`, { method: 'POST', headers: { ...XHR, cookie: old } });
     await out.arrayBuffer();
     if (out.status === 204) counts.logouts++;

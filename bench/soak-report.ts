@@ -5,6 +5,10 @@ export interface Point {
   window: LoadWindow;
   rssMb: number | null;
   fds: number | null;
+  /** CPU time of the BFF process per request in the window: unlike p99, not inflated by other processes' load. */
+  cpuUsPerRequest: number | null;
+  /** 1-minute load average of the machine at the window's end. */
+  loadAverage: number;
   sessions: number;
   /** Redis used_memory above an empty server's, per live session. */
   redisBytesPerSession: number | null;
@@ -17,6 +21,8 @@ export interface Figures {
   fds: number | null;
   p99Ms: number;
   rps: number;
+  cpuUsPerRequest: number | null;
+  loadAverage: number | null;
   redisBytesPerSession: number | null;
   keyBytesPerSession: number | null;
 }
@@ -39,6 +45,8 @@ export function figuresOf(points: Point[]): Figures {
     fds: med(points.map((p) => p.fds)),
     p99Ms: med(points.map((p) => p.window.p99Ms)) ?? NaN,
     rps: med(points.map((p) => p.window.rps)) ?? NaN,
+    cpuUsPerRequest: med(points.map((p) => p.cpuUsPerRequest)),
+    loadAverage: med(points.map((p) => p.loadAverage)),
     redisBytesPerSession: med(points.map((p) => p.redisBytesPerSession)),
     keyBytesPerSession: med(points.map((p) => p.keyBytesPerSession)),
   };
@@ -68,6 +76,7 @@ export function describe(label: string, f: Figures): string {
   const kb = (x: number | null) => (x === null ? 'n/a' : `${(x / 1024).toFixed(2)} KiB`);
   return (
     `${label.padEnd(6)} RSS ${f.rssMb ?? 'n/a'} MB, p99 ${f.p99Ms.toFixed(2)} ms, ${Math.round(f.rps)} req/s, open fds ${f.fds ?? 'n/a'}, ` +
+    `CPU ${f.cpuUsPerRequest === null ? 'n/a' : Math.round(f.cpuUsPerRequest)} µs/req, load average ${f.loadAverage?.toFixed(1) ?? 'n/a'}, ` +
     `Redis per session ${kb(f.redisBytesPerSession)} (INFO used_memory), ${kb(f.keyBytesPerSession)} (its keys)`
   );
 }
@@ -92,7 +101,7 @@ export function summaryLine(s: {
     `soak: ${s.minutes} min at ${Math.round(s.rate)} req/s (${s.maxRps === null ? 'given' : `half of max ${Math.round(s.maxRps)}`}), ` +
     `${s.requests} requests, failed ${s.failed}, ${s.sessions} sessions + ${s.logins} logins/${s.logouts} logouts, ${s.refreshes} refreshes; ` +
     `RSS ${s.start.rssMb}→${s.end.rssMb} MB (${s.goals[0]!.value}), p99 ${s.start.p99Ms.toFixed(2)}→${s.end.p99Ms.toFixed(2)} ms (${s.goals[1]!.value}), ` +
-    `fds ${s.start.fds}→${s.end.fds} (${s.goals[2]!.value}), Redis ${kb(s.start.redisBytesPerSession)}→${kb(s.end.redisBytesPerSession)} KiB/session ` +
+    `fds ${s.start.fds}→${s.end.fds} (${s.goals[2]!.value}), CPU ${Math.round(s.start.cpuUsPerRequest ?? NaN)}→${Math.round(s.end.cpuUsPerRequest ?? NaN)} µs/req, Redis ${kb(s.start.redisBytesPerSession)}→${kb(s.end.redisBytesPerSession)} KiB/session ` +
     `(keys ${kb(s.start.keyBytesPerSession)}→${kb(s.end.keyBytesPerSession)}); ` +
     `goals met ${met}/${s.goals.length}`
   );

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -80,6 +81,7 @@ async function main(): Promise<number> {
     const churn = startChurn({ baseUrl: new URL(target.url).origin, cookies, secrets, perSec: options.churnPerSec });
     const load = holdLoad({ url: target.url, headers: target.headers, cookies, rate, connections: options.connections, windowSec });
     let seen = 0;
+    let cpuBefore = target.child.cpuSeconds();
     const deadline = Date.now() + seconds * 1000;
     while (Date.now() < deadline) {
       await sleep(200);
@@ -87,12 +89,18 @@ async function main(): Promise<number> {
         const window = load.windows[seen]!;
         const rss = rssMb(pid);
         const fds = openFds(pid);
-        points.push(pointAt(redis, target.redisPrefix!, emptyRedisBytes, { window, rssMb: rss, fds }));
-        log(`${window.endSec.toFixed(0).padStart(5)} s: ${Math.round(window.rps)} req/s, p99 ${window.p99Ms.toFixed(2)} ms, failed ${window.failed}, RSS ${rss} MB, fds ${fds}`);
+        const cpu = target.child.cpuSeconds();
+        const served = window.ok + window.failed;
+        const cpuUsPerRequest = cpu !== null && cpuBefore !== null && served > 0 ? ((cpu - cpuBefore) * 1e6) / served : null;
+        cpuBefore = cpu;
+        points.push(pointAt(redis, target.redisPrefix!, emptyRedisBytes, { window, rssMb: rss, fds, cpuUsPerRequest, loadAverage: loadavg()[0]! }));
+        log(`${window.endSec.toFixed(0).padStart(5)} s: ${Math.round(window.rps)} req/s, p99 ${window.p99Ms.toFixed(2)} ms, failed ${window.failed}, RSS ${rss} MB, fds ${fds}, CPU ${Math.round(cpuUsPerRequest ?? NaN)} µs/req`);
       }
     }
-    await churn.stop();
+    // No new logins from here; the load stops now, the last logouts follow (they wait out the load's timeout).
+    const churnStopped = churn.stop();
     await load.stop();
+    await churnStopped;
     const tokenCallsAfter = await tokenCounts(restppUrl);
 
     // The first window is warm-up (JIT, heap growth, pools filling); start and end are three windows each.
@@ -130,7 +138,7 @@ async function main(): Promise<number> {
   }
 }
 
-async function pointAt(redis: Redis, prefix: string, emptyBytes: number, p: Pick<Point, 'window' | 'rssMb' | 'fds'>): Promise<Point> {
+async function pointAt(redis: Redis, prefix: string, emptyBytes: number, p: Pick<Point, 'window' | 'rssMb' | 'fds' | 'cpuUsPerRequest' | 'loadAverage'>): Promise<Point> {
   const [{ sessions, keyBytes }, used] = await Promise.all([sessionKeys(redis, prefix), redisUsedBytes(redis)]);
   const per = (bytes: number) => (sessions > 0 ? bytes / sessions : null);
   return { ...p, sessions, redisBytesPerSession: per(used - emptyBytes), keyBytesPerSession: per(keyBytes) };

@@ -48,7 +48,7 @@ describe('npm run soak (10 s smoke)', () => {
     expect([0, 2]).toContain(code);
     const lines = stdout.trimEnd().split('\n');
     expect(lines.filter((l) => l.startsWith('soak:'))).toHaveLength(1);
-    expect(lines.at(-1)).toMatch(/^soak: 0\.17 min at 200 req\/s \(given\), \d+ requests, failed 0, 20 sessions \+ \d+ logins\/\d+ logouts, \d+ refreshes; RSS .* MB \(.*\), p99 .* ms \(.*\), fds \d+→\d+ \(.*\), Redis .* KiB\/session \(keys .*\); goals met \d\/4$/);
+    expect(lines.at(-1)).toMatch(/^soak: 0\.17 min at 200 req\/s \(given\), \d+ requests, failed 0, 20 sessions \+ \d+ logins\/\d+ logouts, \d+ refreshes; RSS .* MB \(.*\), p99 .* ms \(.*\), fds \d+→\d+ \(.*\), CPU \d+→\d+ µs\/req, Redis .* KiB\/session \(keys .*\); goals met \d\/4$/);
   });
 
   test('when sessions churn and tokens come due under the load, then nothing fails and logins, logouts and refreshes all happened', () => {
