@@ -13,10 +13,12 @@ import { simulatorClient } from './simulator-client.js';
 import { startChurn } from './soak-churn.js';
 import { holdLoad } from './soak-load.js';
 import { parseSoakOptions, SOAK_USAGE } from './soak-options.js';
-import { sessionKeys, openFds, redisUsedBytes, rssMb } from './soak-probes.js';
+import { fdKinds, sessionKeys, openFds, redisUsedBytes, rssMb } from './soak-probes.js';
 import { checkGoals, describe, figuresOf, summaryLine, type Point } from './soak-report.js';
 import { bff } from './subjects.js';
 
+// The BFF's default UPSTREAM_CONNECTIONS: the bench subject leaves it unset.
+const UPSTREAM_POOL = 128;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 async function main(): Promise<number> {
@@ -81,6 +83,7 @@ async function main(): Promise<number> {
     const churn = startChurn({ baseUrl: new URL(target.url).origin, cookies, secrets, perSec: options.churnPerSec });
     const load = holdLoad({ url: target.url, headers: target.headers, cookies, rate, connections: options.connections, windowSec });
     let seen = 0;
+    const fdPorts = { bff: Number(new URL(target.url).port), upstream: restppPort, redis: Number(new URL(own.url).port) };
     let cpuBefore = target.child.cpuSeconds();
     const deadline = Date.now() + seconds * 1000;
     while (Date.now() < deadline) {
@@ -89,12 +92,13 @@ async function main(): Promise<number> {
         const window = load.windows[seen]!;
         const rss = rssMb(pid);
         const fds = openFds(pid);
+        const kinds = fdKinds(pid, fdPorts);
         const cpu = target.child.cpuSeconds();
         const served = window.ok + window.failed;
         const cpuUsPerRequest = cpu !== null && cpuBefore !== null && served > 0 ? ((cpu - cpuBefore) * 1e6) / served : null;
         cpuBefore = cpu;
-        points.push(pointAt(redis, target.redisPrefix!, emptyRedisBytes, { window, rssMb: rss, fds, cpuUsPerRequest, loadAverage: loadavg()[0]! }));
-        log(`${window.endSec.toFixed(0).padStart(5)} s: ${Math.round(window.rps)} req/s, p99 ${window.p99Ms.toFixed(2)} ms, failed ${window.failed}, RSS ${rss} MB, fds ${fds}, CPU ${Math.round(cpuUsPerRequest ?? NaN)} µs/req`);
+        points.push(pointAt(redis, target.redisPrefix!, emptyRedisBytes, { window, rssMb: rss, fds, fdKinds: kinds, cpuUsPerRequest, loadAverage: loadavg()[0]! }));
+        log(`${window.endSec.toFixed(0).padStart(5)} s: ${Math.round(window.rps)} req/s, p99 ${window.p99Ms.toFixed(2)} ms, failed ${window.failed}, RSS ${rss} MB, fds ${fds} ${JSON.stringify(kinds)}, CPU ${Math.round(cpuUsPerRequest ?? NaN)} µs/req`);
       }
     }
     // No new logins from here; the load stops now, the last logouts follow (they wait out the load's timeout).
@@ -111,7 +115,7 @@ async function main(): Promise<number> {
     const end = figuresOf(measured.slice(-edge));
     const requests = load.windows.reduce((n, w) => n + w.ok + w.failed, 0);
     const failed = load.windows.reduce((n, w) => n + w.failed, 0) + churn.counts.failed;
-    const goals = checkGoals(start, end, failed);
+    const goals = checkGoals(start, end, failed, UPSTREAM_POOL);
     const refreshes = (tokenCallsAfter['PUT /requesttoken'] ?? 0) - (tokenCallsBefore['PUT /requesttoken'] ?? 0);
     const summary = {
       minutes: options.minutes,
@@ -138,7 +142,7 @@ async function main(): Promise<number> {
   }
 }
 
-async function pointAt(redis: Redis, prefix: string, emptyBytes: number, p: Pick<Point, 'window' | 'rssMb' | 'fds' | 'cpuUsPerRequest' | 'loadAverage'>): Promise<Point> {
+async function pointAt(redis: Redis, prefix: string, emptyBytes: number, p: Pick<Point, 'window' | 'rssMb' | 'fds' | 'fdKinds' | 'cpuUsPerRequest' | 'loadAverage'>): Promise<Point> {
   const [{ sessions, keyBytes }, used] = await Promise.all([sessionKeys(redis, prefix), redisUsedBytes(redis)]);
   const per = (bytes: number) => (sessions > 0 ? bytes / sessions : null);
   return { ...p, sessions, redisBytesPerSession: per(used - emptyBytes), keyBytesPerSession: per(keyBytes) };

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 interface Figures {
   rssMb: number | null;
   fds: number | null;
+  fixedFds: number | null;
+  upstreamFds: number | null;
   p99Ms: number;
   redisBytesPerSession: number | null;
   keyBytesPerSession: number | null;
@@ -48,7 +50,7 @@ describe('npm run soak (10 s smoke)', () => {
     expect([0, 2]).toContain(code);
     const lines = stdout.trimEnd().split('\n');
     expect(lines.filter((l) => l.startsWith('soak:'))).toHaveLength(1);
-    expect(lines.at(-1)).toMatch(/^soak: 0\.17 min at 200 req\/s \(given\), \d+ requests, failed 0, 20 sessions \+ \d+ logins\/\d+ logouts, \d+ refreshes; RSS .* MB \(.*\), p99 .* ms \(.*\), fds \d+→\d+ \(.*\), CPU \d+→\d+ µs\/req, Redis .* KiB\/session \(keys .*\); goals met \d\/4$/);
+    expect(lines.at(-1)).toMatch(/^soak: 0\.17 min at 200 req\/s \(given\), \d+ requests, failed 0, 20 sessions \+ \d+ logins\/\d+ logouts, \d+ refreshes; RSS .* MB \(.*\), p99 .* ms \(.*\), fds \d+→\d+, besides pooled connections \d+→\d+ \(.*\), CPU \d+→\d+ µs\/req, Redis .* KiB\/session \(keys .*\); goals met \d\/4$/);
   });
 
   test('when sessions churn and tokens come due under the load, then nothing fails and logins, logouts and refreshes all happened', () => {
@@ -59,11 +61,14 @@ describe('npm run soak (10 s smoke)', () => {
     expect(report.refreshes).toBeGreaterThan(10);
   });
 
-  test('when the run ends, then start and end carry RSS, descriptors (from /proc), p99 and Redis bytes per session', () => {
+  test('when the run ends, then start and end carry RSS, descriptors by kind (from /proc), p99 and Redis bytes per session', () => {
     for (const f of [report.start, report.end]) {
       if (existsSync('/proc/self/status')) {
         expect(f.rssMb).toBeGreaterThan(10);
         expect(f.fds).toBeGreaterThan(5);
+        // At least the listening socket and the Redis connection; some pooled upstream connection under load.
+        expect(f.fixedFds).toBeGreaterThanOrEqual(2);
+        expect(f.upstreamFds).toBeGreaterThan(0);
       }
       expect(f.p99Ms).toBeGreaterThan(0);
       expect(f.redisBytesPerSession).toBeGreaterThan(0);
