@@ -8,6 +8,7 @@ import { figures, steadyLoad } from './steady-load.js';
 const SESSIONS = 30;
 // Sentinels call the master down after 1 s, then elect and promote; the bound is generous for a busy 2-core machine.
 const WINDOW_BOUND_SEC = 15;
+const REQUEST_BOUND_MS = 5000;
 
 describe('failover under load: Sentinel master killed while three instances serve 30 sessions', () => {
   let group: SentinelGroup;
@@ -47,7 +48,7 @@ describe('failover under load: Sentinel master killed while three instances serv
     const f = figures(await load.stop());
     console.log(
       `sentinel failover under load: ${SESSIONS} sessions on 3 instances, ${f.requests} requests (${f.rps}/s), ` +
-        `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure, failover window ${f.windowSec} s, healthy again ${(healthyAt - killedAt) / 1000} s after the kill`,
+        `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure, failover window ${f.windowSec} s, healthy again ${(healthyAt - killedAt) / 1000} s after the kill, slowest request ${f.slowestMs} ms`,
     );
 
     // Failures only while Redis had no master, and only the documented answer for that.
@@ -57,6 +58,8 @@ describe('failover under load: Sentinel master killed while three instances serv
       expect(f.lastFailureAt!).toBeLessThanOrEqual(healthyAt);
     }
     expect(f.windowSec).toBeLessThan(WINDOW_BOUND_SEC);
+    // A request waits at most about one Redis command timeout (800 ms) per try, never for the failover.
+    expect(f.slowestMs).toBeLessThan(REQUEST_BOUND_MS);
     // Nobody logged out, nobody minted: sessions and token state both came through on the replica.
     expect((await sessionAnswers(cluster, cookies)).filter((a) => a.status !== 200 || a.authenticated !== true)).toEqual([]);
     expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(mintsBefore);

@@ -61,6 +61,8 @@ export interface FailoverFigures {
   windowSec: number;
   firstFailureAt: number | null;
   lastFailureAt: number | null;
+  /** The longest any request took, failed or not. */
+  slowestMs: number;
   /** Kinds of failure and how many of each, e.g. {"503 store_unavailable": 40}. */
   kinds: Record<string, number>;
 }
@@ -83,6 +85,7 @@ export function figures(samples: Sample[]): FailoverFigures {
     windowSec: first === null ? 0 : Math.round((last! - first) / 100) / 10,
     firstFailureAt: first,
     lastFailureAt: last,
+    slowestMs: Math.max(0, ...samples.map((s) => s.end - s.start)),
     kinds,
   };
 }
