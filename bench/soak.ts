@@ -6,16 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { runLoad } from './load.js';
-import { parseOptions } from './options.js';
-import { answers, freePort, startChild, type Child } from './processes.js';
-import { startPrivateRedis } from './redis-stats.js';
-import { simulatorClient } from './simulator-client.js';
 import { startChurn } from './soak-churn.js';
 import { holdLoad } from './soak-load.js';
 import { parseSoakOptions, SOAK_USAGE } from './soak-options.js';
-import { fdKinds, sessionKeys, openFds, redisUsedBytes, rssMb } from './soak-probes.js';
+import { startSoakRig } from './soak-rig.js';
+import { fdKinds, openFds, redisUsedBytes, rssMb, sessionKeys } from './soak-probes.js';
 import { checkGoals, describe, figuresOf, summaryLine, type Point } from './soak-report.js';
-import { bff } from './subjects.js';
 
 // The BFF's default UPSTREAM_CONNECTIONS: the bench subject leaves it unset.
 const UPSTREAM_POOL = 128;
@@ -32,37 +28,10 @@ async function main(): Promise<number> {
   }
   mkdirSync(options.outDir, { recursive: true });
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const children: Child[] = [];
-  let redis: Redis | undefined;
+  log(`starting tigergraph-bff with ${options.sessions} sessions`);
+  const rig = await startSoakRig(root, options);
   try {
-    const own = await startPrivateRedis(join(options.outDir, 'soak-redis-server.log'), root);
-    children.push(own.child);
-    redis = new Redis(own.url, { maxRetriesPerRequest: 1 });
-    const emptyRedisBytes = await redisUsedBytes(redis);
-
-    const [restppPort, gsqlPort] = [await freePort(), await freePort()];
-    const restppUrl = `http://127.0.0.1:${restppPort}`;
-    const simChild = await startChild({
-      name: 'simulator',
-      command: process.execPath,
-      args: [join(root, 'dist/simulator/cli.js'), '--restpp-port', String(restppPort), '--gsql-port', String(gsqlPort), '--latency-ms', '0'],
-      env: { PATH: process.env.PATH ?? '' },
-      cwd: root,
-      logFile: join(options.outDir, 'soak-simulator.log'),
-      ready: answers(`${restppUrl}/__sim/counts`),
-    });
-    children.push(simChild);
-    const sim = simulatorClient(restppUrl, `http://127.0.0.1:${gsqlPort}`);
-    const secrets: string[] = [];
-    for (let i = 0; i < options.sessions; i++) secrets.push(await sim.createSecret());
-
-    // The BFF runs exactly as the benchmark's "(d) tigergraph-bff, Redis" subject, with tokens that come due
-    // every refreshEverySec seconds.
-    const bench = { ...(parseOptions([], {}, options.outDir) as Exclude<ReturnType<typeof parseOptions>, 'help'>), connections: options.connections };
-    const refresh = { TG_TOKEN_LIFETIME: '3600', TOKEN_REFRESH_BEFORE: String(3600 - options.refreshEverySec) };
-    log(`starting tigergraph-bff with ${options.sessions} sessions`);
-    const target = await bff('soak', 'tigergraph-bff under soak', 'redis', refresh).start({ root, options: bench, sim, simChild, secrets, redisUrl: own.url });
-    children.push(target.child);
+    const { redis, target, restppUrl } = rig;
     const pid = target.child.pid;
     const cookies = [...target.credentials.values];
 
@@ -80,10 +49,9 @@ async function main(): Promise<number> {
     const windowSec = Math.min(30, Math.max(2, seconds / 10));
     const points: Array<Promise<Point>> = [];
     const tokenCallsBefore = await tokenCounts(restppUrl);
-    const churn = startChurn({ baseUrl: new URL(target.url).origin, cookies, secrets, perSec: options.churnPerSec });
+    const churn = startChurn({ baseUrl: new URL(target.url).origin, cookies, secrets: rig.secrets, perSec: options.churnPerSec });
     const load = holdLoad({ url: target.url, headers: target.headers, cookies, rate, connections: options.connections, windowSec });
     let seen = 0;
-    const fdPorts = { bff: Number(new URL(target.url).port), upstream: restppPort, redis: Number(new URL(own.url).port) };
     let cpuBefore = target.child.cpuSeconds();
     const deadline = Date.now() + seconds * 1000;
     while (Date.now() < deadline) {
@@ -92,12 +60,12 @@ async function main(): Promise<number> {
         const window = load.windows[seen]!;
         const rss = rssMb(pid);
         const fds = openFds(pid);
-        const kinds = fdKinds(pid, fdPorts);
+        const kinds = fdKinds(pid, rig.ports);
         const cpu = target.child.cpuSeconds();
         const served = window.ok + window.failed;
         const cpuUsPerRequest = cpu !== null && cpuBefore !== null && served > 0 ? ((cpu - cpuBefore) * 1e6) / served : null;
         cpuBefore = cpu;
-        points.push(pointAt(redis, target.redisPrefix!, emptyRedisBytes, { window, rssMb: rss, fds, fdKinds: kinds, cpuUsPerRequest, loadAverage: loadavg()[0]! }));
+        points.push(pointAt(redis, target.redisPrefix!, rig.emptyRedisBytes, { window, rssMb: rss, fds, fdKinds: kinds, cpuUsPerRequest, loadAverage: loadavg()[0]! }));
         log(`${window.endSec.toFixed(0).padStart(5)} s: ${Math.round(window.rps)} req/s, p99 ${window.p99Ms.toFixed(2)} ms, failed ${window.failed}, RSS ${rss} MB, fds ${fds} ${JSON.stringify(kinds)}, CPU ${Math.round(cpuUsPerRequest ?? NaN)} µs/req`);
       }
     }
@@ -137,8 +105,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${summaryLine({ ...summary, start, end, goals })}\n`);
     return goals.every((g) => g.met) ? 0 : 2;
   } finally {
-    redis?.disconnect();
-    for (const child of children.reverse()) await child.stop().catch(() => undefined);
+    await rig.stop();
   }
 }
 
