@@ -12,6 +12,8 @@ export function startChurn(opts: { baseUrl: string; cookies: string[]; secrets: 
   const counts = { logins: 0, logouts: 0, failed: 0 };
   const pending = new Set<Promise<void>>();
   let running = true;
+  // Once the load has stopped no request can carry an old cookie: the waiting logouts may go at once.
+  const loadStopped = new AbortController();
   const track = (p: Promise<void>) => {
     pending.add(p);
     void p.finally(() => pending.delete(p));
@@ -32,7 +34,7 @@ export function startChurn(opts: { baseUrl: string; cookies: string[]; secrets: 
     counts.logins++;
     const old = opts.cookies[slot] as string;
     opts.cookies[slot] = cookie;
-    await sleep(opts.logoutAfterMs ?? 12_000);
+    await sleep(opts.logoutAfterMs ?? 12_000, undefined, { signal: loadStopped.signal }).catch(() => undefined);
     const out = await fetch(`${opts.baseUrl}/auth/logout`, { method: 'POST', headers: { ...XHR, cookie: old } });
     await out.arrayBuffer();
     if (out.status === 204) counts.logouts++;
@@ -48,9 +50,14 @@ export function startChurn(opts: { baseUrl: string; cookies: string[]; secrets: 
 
   return {
     counts,
+    /** No new logins from now on. */
     async stop(): Promise<void> {
       running = false;
       await loop;
+    },
+    /** After the load has stopped: the replaced sessions log out now. */
+    async finish(): Promise<void> {
+      loadStopped.abort();
       await Promise.all(pending);
     },
   };

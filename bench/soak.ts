@@ -69,10 +69,9 @@ async function main(): Promise<number> {
         log(`${window.endSec.toFixed(0).padStart(5)} s: ${Math.round(window.rps)} req/s, p99 ${window.p99Ms.toFixed(2)} ms, failed ${window.failed}, RSS ${rss} MB, fds ${fds} ${JSON.stringify(kinds)}, CPU ${Math.round(cpuUsPerRequest ?? NaN)} µs/req`);
       }
     }
-    // No new logins from here; the load stops now, the last logouts follow (they wait out the load's timeout).
-    const churnStopped = churn.stop();
+    await churn.stop();
     await load.stop();
-    await churnStopped;
+    await churn.finish();
     const tokenCallsAfter = await tokenCounts(restppUrl);
 
     // The first window is warm-up (JIT, heap growth, pools filling); start and end are three windows each.
