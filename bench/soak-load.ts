@@ -59,9 +59,9 @@ export function holdLoad(opts: { url: string; headers: Record<string, string>; c
     failed = 0;
   };
 
+  let windowStart = start;
   const loop = (async () => {
     const interval = 1000 / opts.rate;
-    let windowStart = start;
     for (let i = 0; running; ) {
       const now = performance.now();
       while (start + i * interval <= now) {
@@ -84,6 +84,8 @@ export function holdLoad(opts: { url: string; headers: Record<string, string>; c
       running = false;
       await loop;
       await Promise.all(inFlight);
+      // The last, partial window: its requests and failures count in the totals too.
+      if (ok + failed > 0) closeWindow(performance.now(), windowStart);
       await pool.close();
     },
   };
