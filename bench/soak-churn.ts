@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const XHR = { 'x-requested-with': 'XMLHttpRequest' };
@@ -14,6 +15,8 @@ export function startChurn(opts: { baseUrl: string; cookies: string[]; secrets: 
   let running = true;
   // Once the load has stopped no request can carry an old cookie: the waiting logouts may go at once.
   const loadStopped = new AbortController();
+  // One listener per waiting logout (perSec × 12 s of them), all expected.
+  setMaxListeners(0, loadStopped.signal);
   const track = (p: Promise<void>) => {
     pending.add(p);
     void p.finally(() => pending.delete(p));
