@@ -58,7 +58,7 @@ export async function startPropertyRig(options: PropertyRigOptions = {}): Promis
     tapped.push({ method: req.method ?? '', url: req.url ?? '', headers });
     const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
     const { host: _host, ...forwarded } = req.headers;
-    const onward = http.request(sim.restppUrl + (req.url ?? '/'), { method: req.method, headers: forwarded }, (answer) => {
+    const onward = http.request(sim.restppUrl + (req.url ?? '/'), { method: req.method, headers: forwarded, agent: false }, (answer) => {
       const out: string[] = [...answer.rawHeaders];
       for (const [name, value] of inject) out.push(name, value.replaceAll('{token}', bearer));
       res.writeHead(answer.statusCode ?? 502, out);
