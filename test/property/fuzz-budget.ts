@@ -22,10 +22,12 @@ export async function holds<Ts extends [unknown, ...unknown[]]>(
   name: string,
   property: fc.IProperty<Ts> | fc.IAsyncProperty<Ts>,
   params: fc.Parameters<Ts>,
-  inputsPerRun = 1,
+  /** Inputs per run, or a count of every input tried (a model run is many commands). */
+  inputs: number | (() => number) = 1,
 ): Promise<void> {
   const out = await fc.check(property as fc.IAsyncProperty<Ts>, params);
-  tally({ name, runs: out.numRuns, inputs: out.numRuns * inputsPerRun, failed: out.failed });
+  const tried = typeof inputs === 'number' ? out.numRuns * inputs : inputs();
+  tally({ name, runs: out.numRuns, inputs: tried, failed: out.failed });
   if (out.failed) {
     const why = out.errorInstance instanceof Error ? `\n${out.errorInstance.message}` : '';
     throw new Error(`${fc.defaultReportMessage(out) ?? `${name} failed`}${why}`);
