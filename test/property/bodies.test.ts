@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { holds, runs, tallyLeaks } from './fuzz-budget.js';
+import { FUZZ_TIMEOUT_MS, holds, runs, tallyLeaks } from './fuzz-budget.js';
 import { dumpKeys, leaked } from './leak-scan.js';
 import { rawRequest, startPropertyRig, type PropertyRig } from './property-rig.js';
 
@@ -100,7 +100,7 @@ describe('login, admin and password bodies (real app)', () => {
     );
     const health = await rawRequest(rig.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(health.status).toBe(200);
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it('when the runs are over, then no password, secret or token is in any Redis key or log line', async () => {
     const texts = [...(await dumpKeys(rig.redis, rig.prefix)), rig.logs()];

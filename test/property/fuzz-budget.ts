@@ -7,6 +7,9 @@ import fc from 'fast-check';
  */
 const FUZZ_RUNS = Number(process.env['FUZZ_RUNS'] ?? '') || 0;
 
+/** Jest's per-test limit for a property against the real app: the default in `npm test`, generous in a fuzz run. */
+export const FUZZ_TIMEOUT_MS = FUZZ_RUNS > 0 ? 900_000 : 30_000;
+
 export function runs(testDefault: number, share = 1): number {
   return FUZZ_RUNS > 0 ? Math.max(testDefault, Math.ceil(FUZZ_RUNS * share)) : testDefault;
 }

@@ -3,7 +3,7 @@ import { IncomingMessage, ServerResponse, type IncomingHttpHeaders } from 'node:
 import { Socket } from 'node:net';
 import fc from 'fast-check';
 import { DEFAULT_FORWARD_HEADERS, HeaderPolicy, NEVER_FORWARDED } from '../../src/relay/header-policy.js';
-import { holds, runs, tallyLeaks } from './fuzz-budget.js';
+import { FUZZ_TIMEOUT_MS, holds, runs, tallyLeaks } from './fuzz-budget.js';
 import { dumpKeys, leaked } from './leak-scan.js';
 import { bearers, loginCookie, rawRequest, startPropertyRig, type PropertyRig } from './property-rig.js';
 
@@ -121,7 +121,8 @@ describe('header maps (real app): what crosses the relay each way', () => {
         const extra = lines.map((l) => `${l}\r\n`).join('');
         const answer = await rawRequest(
           rig.port,
-          `GET /api/echo HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}Cookie: ${cookie}\r\nX-Requested-With: XMLHttpRequest\r\nConnection: close\r\n\r\n`,
+                    // Content-Length: 0 ends the request whatever framing the lines claim (a claimed body would be waited for).
+          `GET /api/echo HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}Cookie: ${cookie}\r\nX-Requested-With: XMLHttpRequest\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
         );
         const data = rig.tapped.slice(before).filter((t) => !t.url.startsWith('/requesttoken'));
         for (const sent of data) {
@@ -136,14 +137,15 @@ describe('header maps (real app): what crosses the relay each way', () => {
         expect(answer.headers.has('set-cookie')).toBe(false);
         expect(answer.headers.has('set-cookie2')).toBe(false);
         expect(answer.headers.has('x-echo')).toBe(false);
-        for (const token of bearers(rig)) expect(JSON.stringify([...answer.headers])).not.toContain(token);
+        const shown = JSON.stringify([...answer.headers]);
+        for (const sent of data) for (const [n, v] of sent.headers) if (n.toLowerCase() === 'authorization') expect(shown).not.toContain(v.slice(7));
         // Nothing relayed: Node refused the header block (400), a forged cookie displaced the session (401), a foreign Origin (403), or Node's own 417 for an Expect it does not know.
         if (data.length === 0) expect([400, 401, 403, 417]).toContain(answer.status);
       }),
       { numRuns: runs(200, 0.2) },
     );
     rig.inject.length = 0;
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it('when the runs are over, then no secret or token is in any Redis key or log line', async () => {
     const texts = [...(await dumpKeys(rig.redis, rig.prefix)), rig.logs()];

@@ -7,7 +7,7 @@ import { csrfGuard } from '../../src/http/pipeline/csrf.js';
 import { DEFAULT_RELAY_ALLOW, isAllowed, parseRelayAllow } from '../../src/relay/allowlist.js';
 import { guardRelayRequest } from '../../src/relay/path-guard.js';
 import { anyTarget, method, plausibleTarget } from './arbitraries.js';
-import { holds, runs, tallyLeaks } from './fuzz-budget.js';
+import { FUZZ_TIMEOUT_MS, holds, runs, tallyLeaks } from './fuzz-budget.js';
 import { dumpKeys, leaked } from './leak-scan.js';
 import { bearers, errorCode, loginCookie, rawRequest, startPropertyRig, type PropertyRig } from './property-rig.js';
 
@@ -145,7 +145,7 @@ describe('request targets (real app): what reaches the data server', () => {
     );
     const session = await rawRequest(rig.port, `GET /auth/session HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
     expect(session.status).toBe(200);
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it('when the runs are over, then no secret or token is in any Redis key or log line', async () => {
     const needles = [...rig.sim.tokens().map((t) => t.token), ...bearers(rig), secret];

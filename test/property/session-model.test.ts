@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { manualClock } from '../helpers/manual-clock.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { holds, runs, tallyLeaks } from './fuzz-budget.js';
+import { FUZZ_TIMEOUT_MS, holds, runs, tallyLeaks } from './fuzz-budget.js';
 import { dumpKeys, leaked } from './leak-scan.js';
 import { bearers, errorCode, loginCookie, rawRequest, startPropertyRig, type PropertyRig, type RawAnswer } from './property-rig.js';
 
@@ -213,7 +213,7 @@ describe('the session life cycle as a model (real app, manual clock, own Redis)'
       { numRuns: runs(20, 0.02) },
       () => commandsRun,
     );
-  }, 120_000);
+  }, FUZZ_TIMEOUT_MS);
 
   it('when the runs are over, then no secret or token is in any Redis key or log line', async () => {
     const texts = [...(await dumpKeys(rig.redis, rig.prefix)), rig.logs()];
