@@ -34,6 +34,7 @@ const leaked = sum(scans, 'leaked');
 // A failed test that is neither a property nor a leak scan (a regression test, a rig that did not start).
 const otherFailures = jest.status !== 0 && failedProperties === 0 && leaked === 0 ? 1 : 0;
 const failures = failedProperties + otherFailures;
+for (const p of properties) console.log(`  ${p.failed ? 'FAILED' : 'ok    '} ${p.name}: ${p.runs} runs, ${p.inputs} inputs`);
 const seconds = Math.round((Date.now() - started) / 1000);
 console.log(
   `fuzz: properties ${properties.length}, inputs tried ${sum(properties, 'inputs')}, failures ${failures}, ` +

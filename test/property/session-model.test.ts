@@ -210,7 +210,7 @@ describe('the session life cycle as a model (real app, manual clock, own Redis)'
         // Sessions left live end here, so the next run starts from none (and the leak scan sees logouts too).
         for (let i = 0; i < SLOTS; i++) if (model.slots[i]!.live) await new Logout(i).run(model, real);
       }),
-      { numRuns: runs(20, 0.02) },
+      { numRuns: runs(20, 0.1) },
       () => commandsRun,
     );
   }, FUZZ_TIMEOUT_MS);
