@@ -134,7 +134,11 @@ describe('request targets (real app): what reaches the data server', () => {
         expect(guarded).toBe(true);
         expect(data).toHaveLength(1);
         expect(data[0]!.method).toBe(m);
-        expect(data[0]!.url).toBe(guardRelayRequest(rules, m, url, '/api'));
+        // What went upstream is itself a target the guard accepts unchanged (allowlisted, well formed)...
+        expect(guardRelayRequest(rules, m, `/api${data[0]!.url}`, '/api')).toBe(data[0]!.url);
+        // ...and is what the guard made of the target sent (unless Node read another target off the request
+        // line: it drops a trailing space, found by `GET /api/echo/  HTTP/1.1`).
+        if (!/\s/.test(url)) expect(data[0]!.url).toBe(guardRelayRequest(rules, m, url, '/api'));
         const names = data[0]!.headers.map(([name]) => name.toLowerCase());
         expect(names).not.toContain('cookie');
         expect(names).not.toContain('x-requested-with');
