@@ -85,7 +85,7 @@ export function subjectsFor(options: BenchOptions): Subject[] {
   return [...chosen, bff('bff-compare', '(d*) tigergraph-bff, Redis, other build', 'redis', {}, options.compareDist)];
 }
 
-function bff(id: string, label: string, store: 'redis' | 'memory', extraEnv: Record<string, string>, dist?: string): Subject {
+export function bff(id: string, label: string, store: 'redis' | 'memory', extraEnv: Record<string, string>, dist?: string): Subject {
   return {
     id,
     label,

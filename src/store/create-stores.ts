@@ -15,7 +15,7 @@ import { memorySessionRemainingMs, redisSessionRemainingMs } from './session-pre
 import { createAliveMarks, withSessionHotPath, type SessionHotPathOptions } from './session-hot-path.js';
 import { createRedisTokenStore } from './redis-token-store.js';
 import { createRedisTombstones } from './redis-tombstones.js';
-import { createRedisSessionStore } from './session-store.js';
+import { createRedisSessionStore } from './redis-session-store.js';
 import { createGuard, type StoreMetrics } from './store-error.js';
 import type { Cipher, Stores } from './types.js';
 
@@ -27,7 +27,7 @@ export interface RedisStoresOptions {
   cipher: Cipher;
   metrics?: StoreMetrics;
   logger?: Logger;
-  /** Session TTL when a session has no cookie expiry; normally the cookie's maxAge decides. */
+  /** Session TTL when a record's cookie has no expiry, which the service's never have: the idle timeout. */
   sessionFallbackTtlSeconds?: number;
   /**
    * One Redis command per request for the session: load and tombstone check in one MGET, touches

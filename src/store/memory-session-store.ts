@@ -1,45 +1,32 @@
-import { Store, type SessionData } from 'express-session';
 import { ExpiringMap } from './memory-expiring-map.js';
-
-type Callback<T = void> = (err?: unknown, value?: T) => void;
+import { parseSessionRecord, sessionTtlSeconds, type SessionRecord, type SessionStore } from './session-store.js';
 
 /**
- * express-session store for the embedded single-instance mode, with the same TTL rules as connect-redis:
- * the cookie expiry when there is one, else `fallbackTtlSeconds`; touch slides it. Sessions are kept as
- * JSON so callers cannot mutate a stored session by reference, as with Redis.
+ * Sessions for the embedded single-instance mode, with the Redis store's TTL rules. Records are kept
+ * as JSON so callers cannot mutate a stored session by reference, as with Redis.
  */
-export class MemorySessionStore extends Store {
+export class MemorySessionStore implements SessionStore {
   private readonly sessions = new ExpiringMap<string>();
 
-  constructor(private readonly fallbackTtlSeconds = 86_400) {
-    super();
+  constructor(private readonly fallbackTtlSeconds = 86_400) {}
+
+  async get(sid: string): Promise<SessionRecord | null> {
+    return parseSessionRecord(this.sessions.get(sid) ?? null);
   }
 
-  override get(sid: string, callback: Callback<SessionData | null>): void {
-    const raw = this.sessions.get(sid);
-    defer(callback, undefined, raw === undefined ? null : (JSON.parse(raw) as SessionData));
-  }
-
-  override set(sid: string, session: SessionData, callback?: Callback): void {
-    const ttlMs = this.ttlMs(session);
-    if (ttlMs > 0) this.sessions.set(sid, JSON.stringify(session), ttlMs);
+  async set(sid: string, record: SessionRecord): Promise<void> {
+    const ttlMs = this.ttlMs(record);
+    if (ttlMs > 0) this.sessions.set(sid, JSON.stringify(record), ttlMs);
     else this.sessions.delete(sid);
-    defer(callback);
   }
 
-  override touch(sid: string, session: SessionData, callback?: Callback): void {
+  async touch(sid: string, record: SessionRecord): Promise<void> {
     const raw = this.sessions.get(sid);
-    if (raw !== undefined) {
-      const stored = JSON.parse(raw) as SessionData;
-      this.set(sid, { ...stored, cookie: session.cookie }, callback);
-      return;
-    }
-    defer(callback);
+    if (raw !== undefined) this.sessions.set(sid, raw, this.ttlMs(record));
   }
 
-  override destroy(sid: string, callback?: Callback): void {
+  async destroy(sid: string): Promise<void> {
     this.sessions.delete(sid);
-    defer(callback);
   }
 
   /** Time the session has left, or null when there is none (for the session-end sweeper). */
@@ -52,13 +39,7 @@ export class MemorySessionStore extends Store {
     this.sessions.close();
   }
 
-  private ttlMs(session: SessionData): number {
-    const expires = session.cookie?.expires;
-    return expires ? new Date(expires).getTime() - Date.now() : this.fallbackTtlSeconds * 1000;
+  private ttlMs(record: SessionRecord): number {
+    return sessionTtlSeconds(record, this.fallbackTtlSeconds) * 1000;
   }
-}
-
-/** Callbacks always run asynchronously, as they do with a networked store. */
-function defer<T>(callback: Callback<T> | undefined, err?: unknown, value?: T): void {
-  if (callback) process.nextTick(callback, err, value);
 }

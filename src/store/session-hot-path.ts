@@ -33,7 +33,7 @@ export function createAliveMarks(clock?: () => number): AliveMarks {
 }
 
 /**
- * The express-session hot path in one Redis command per request. A load is one MGET of the session
+ * The session store's hot path in one Redis command per request. A load is one MGET of the session
  * and its tombstone (same `{sid}` slot, so legal on Cluster): a logged-out session loads as absent, and
  * the request's own tombstone check is answered from the mark the load left. Touches from one instance
  * are thinned out. Writes and deletes go straight through.
@@ -45,11 +45,9 @@ export function withSessionHotPath(
   const { redis, keys, guard, alive, options } = deps;
   const clock = options.clock ?? (() => performance.now());
   const touches = new ShortCache<number>(options.maxTouchSkipMs, 50_000, clock);
-  const forget = (sids: string | string[]) => {
-    for (const sid of [sids].flat()) {
-      touches.delete(sid);
-      alive.delete(sid);
-    }
+  const forget = (sid: string) => {
+    touches.delete(sid);
+    alive.delete(sid);
   };
 
   return {
@@ -63,9 +61,9 @@ export function withSessionHotPath(
       alive.set(sid, true);
       return blob;
     },
-    async set(sid, value, ex, ttlSeconds) {
+    async set(sid, value, ttlSeconds) {
       forget(sid);
-      return client.set(sid, value, ex, ttlSeconds);
+      return client.set(sid, value, ttlSeconds);
     },
     async expire(sid, ttlSeconds) {
       const now = clock();
@@ -84,9 +82,9 @@ export function withSessionHotPath(
         throw err;
       }
     },
-    async del(sids) {
-      forget(sids);
-      return client.del(sids);
+    async del(sid) {
+      forget(sid);
+      return client.del(sid);
     },
   };
 }

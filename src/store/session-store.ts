@@ -1,16 +1,52 @@
-import { RedisStore } from 'connect-redis';
-import type { Store } from 'express-session';
-import type { SessionClient } from './redis-session-client.js';
+/**
+ * The session store seam: a stored session is one JSON record per session id, in the shape
+ * express-session and connect-redis 8 wrote (a `cookie` plus the application's fields), so records
+ * written by 0.1.x read here and records written here read there.
+ */
+
+/** The `cookie` of a stored record. Only `expires` matters to a store: it decides the record's TTL. */
+export interface StoredCookie {
+  originalMaxAge?: number | null;
+  expires?: string | Date | null;
+  secure?: boolean;
+  httpOnly?: boolean;
+  path?: string;
+  domain?: string;
+  sameSite?: boolean | 'lax' | 'strict' | 'none';
+}
+
+export interface SessionRecord {
+  cookie?: StoredCookie;
+  [field: string]: unknown;
+}
+
+/** Sessions by id; every call may reject with a 503 `store_unavailable` AppError. */
+export interface SessionStore {
+  /** The record, or null when there is none (never written, expired, destroyed, or logged out). */
+  get(sid: string): Promise<SessionRecord | null>;
+  /** Writes the record with its TTL (`sessionTtlSeconds`); a TTL already passed deletes it instead. */
+  set(sid: string, record: SessionRecord): Promise<void>;
+  /** Slides an existing record's TTL back to full; a missing one stays missing. */
+  touch(sid: string, record: SessionRecord): Promise<void>;
+  destroy(sid: string): Promise<void>;
+}
 
 /**
- * express-session store on Redis. The TTL follows the cookie's expiry (the idle timeout), and touch
- * stays on so every request slides it; `fallbackTtlSeconds` covers a session without a cookie expiry.
+ * connect-redis 8's TTL rule, kept so both versions agree: whole seconds to the cookie's expiry
+ * (rounded up), else the fallback, which the service sets to the idle timeout (its cookies have none).
  */
-export function createRedisSessionStore(deps: { client: SessionClient; fallbackTtlSeconds?: number }): Store {
-  return new RedisStore({
-    client: deps.client,
-    prefix: '',
-    ttl: deps.fallbackTtlSeconds ?? 86_400,
-    disableTouch: false,
-  });
+export function sessionTtlSeconds(record: SessionRecord, fallbackSeconds: number, now = Date.now()): number {
+  const expires = record.cookie?.expires;
+  return expires ? Math.ceil((new Date(expires).getTime() - now) / 1000) : fallbackSeconds;
+}
+
+/** A record as stored; one that does not parse to an object is treated as no session (a 401, not a 500). */
+export function parseSessionRecord(raw: string | null): SessionRecord | null {
+  if (raw === null) return null;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as SessionRecord) : null;
+  } catch {
+    return null;
+  }
 }

@@ -94,8 +94,8 @@ export interface Stores {
   sessionEnds: import('./due-queue.js').DueQueue;
   /** Time a session has left, or null when it is over; what the token sweeper asks before deleting. */
   sessionRemainingMs: import('./session-presence.js').SessionRemainingMs;
-  /** express-session Store instance (connect-redis over ioredis, or memory). */
-  sessionStore: import('express-session').Store;
+  /** Session records (`<prefix>sess:{sid}` in Redis, or memory). */
+  sessionStore: import('./session-store.js').SessionStore;
   /** Resolves if storage answers, rejects otherwise (for readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

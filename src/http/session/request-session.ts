@@ -1,9 +1,8 @@
-import type { SessionData } from 'express-session';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sessionCookie, storedSession, type CookieSettings } from './session.js';
 import type { SessionGate, SessionContext } from './require-session.js';
 import type { SessionLookup } from './session-lookup.js';
-import type { TgSession } from './session-data.js';
+import type { StoredSession, TgSession } from './session-data.js';
 
 const notRead = Symbol('not read');
 
@@ -13,7 +12,7 @@ const notRead = Symbol('not read');
  */
 export class RequestSession {
   private cookieSid: string | null | typeof notRead = notRead;
-  private loaded: Promise<SessionData | null> | undefined;
+  private loaded: Promise<StoredSession | null> | undefined;
   /** Set once login or logout replaced or ended the cookie's session: nothing may touch it then. */
   private ended = false;
 
@@ -32,7 +31,7 @@ export class RequestSession {
   }
 
   /** The stored session of the cookie, or null; a store failure rejects (503 store_unavailable). */
-  load(): Promise<SessionData | null> {
+  load(): Promise<StoredSession | null> {
     this.loaded ??= this.read();
     return this.loaded;
   }
@@ -66,7 +65,7 @@ export class RequestSession {
     if (sid !== null) await this.sessions.destroy(sid);
   }
 
-  private async read(): Promise<SessionData | null> {
+  private async read(): Promise<StoredSession | null> {
     const sid = this.sid();
     if (sid === null) return null;
     const data = await this.sessions.load(sid);

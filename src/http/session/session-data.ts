@@ -1,3 +1,5 @@
+import type { SessionRecord } from '../../store/session-store.js';
+
 /** What a logged-in session holds. The secret is sealed with the session Cipher; nothing here is a token. */
 export interface TgSession {
   /** The TigerGraph secret, encrypted (AES-256-GCM, key id inside). */
@@ -15,8 +17,7 @@ export interface TgSession {
   createdAt: number;
 }
 
-declare module 'express-session' {
-  interface SessionData {
-    tg?: TgSession;
-  }
+/** The stored record of a session: the store's JSON shape, whose one application field is `tg`. */
+export interface StoredSession extends SessionRecord {
+  tg?: TgSession;
 }

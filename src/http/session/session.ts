@@ -1,5 +1,4 @@
-import type { SessionData } from 'express-session';
-import type { TgSession } from './session-data.js';
+import type { StoredSession, TgSession } from './session-data.js';
 
 export interface CookieSettings {
   cookieName: string;
@@ -24,7 +23,7 @@ export function cookieClearOptions(options: Pick<CookieSettings, 'cookieSecure'>
  * The stored record, in express-session's JSON shape (a `cookie` with no expiry, so the store's TTL is
  * the idle timeout), so sessions written before and after the move off express-session read alike.
  */
-export function storedSession(tg: TgSession, cookieSecure: boolean): SessionData {
-  const cookie = { originalMaxAge: null, expires: null, secure: cookieSecure, httpOnly: true, path: '/', sameSite: 'strict' };
-  return { cookie, tg } as unknown as SessionData;
+export function storedSession(tg: TgSession, cookieSecure: boolean): StoredSession {
+  const cookie = { originalMaxAge: null, expires: null, secure: cookieSecure, httpOnly: true, path: '/', sameSite: 'strict' as const };
+  return { cookie, tg };
 }

@@ -100,7 +100,7 @@ describe.each(['redis', 'memory'] as const)('tokens die with their session (%s s
     await agent.get('/api/echo');
     const token = lastToken(rig, '/echo');
     const removed = Date.now();
-    await new Promise<void>((resolve) => rig!.service.stores.sessionStore.destroy(sid, () => resolve()));
+    await rig.service.stores.sessionStore.destroy(sid);
 
     const diedAt = await whenDeleted(rig, token, 5_000);
 

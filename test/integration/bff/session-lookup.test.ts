@@ -1,19 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import signature from 'cookie-signature';
 import express, { type ErrorRequestHandler } from 'express';
-import session from 'express-session';
 import request from 'supertest';
 import { RequestSession } from '../../../src/http/session/request-session.js';
 import { sessionLookup } from '../../../src/http/session/session-lookup.js';
-import '../../../src/http/session/session-data.js';
 import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createCipher } from '../../../src/store/crypto.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis.js';
 import type { Stores } from '../../../src/store/types.js';
+import {
+  expressSessionCookie,
+  expressSessionId,
+  getAsConnectRedis,
+  RECORDED,
+  setAsConnectRedis,
+} from '../../helpers/express-session-era.js';
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
 
-// The /api lane's session lookup against express-session itself: whatever cookie express-session issues
-// and accepts, the lookup must accept, and nothing else.
+// The session reader against what express-session and connect-redis 8 wrote in 0.1.x (recorded bytes, and
+// their algorithms redone in test/helpers/express-session-era.ts): whatever cookie and record they issued,
+// the reader must accept, nothing else; and what our layer writes, they must read (a downgrade keeps it).
 const prefix = uniquePrefix('session-lookup');
 const NAME = 'tgbff';
 let redis: RedisClient;
@@ -29,12 +36,11 @@ afterAll(async () => {
   await stores.close();
 });
 
+const sessionKey = (sid: string): string => `${prefix}sess:{${sid}}`;
+const standalone = (): import('ioredis').Redis => redis as import('ioredis').Redis;
+
 function app(secrets: string[]) {
   const a = express();
-  a.post('/login', session({ name: NAME, secret: secrets, store: stores.sessionStore, resave: false, saveUninitialized: false }), (req, res) => {
-    (req.session as unknown as { graph: string }).graph = 'social';
-    res.json({ sid: req.sessionID });
-  });
   const lookup = sessionLookup({ store: stores.sessionStore, cookieName: NAME, secrets });
   a.get('/read', (req, res, next) => {
     const sid = lookup.sid(req.headers.cookie);
@@ -49,15 +55,22 @@ function app(secrets: string[]) {
   return a;
 }
 
+/** A login as 0.1.x did it: express-session's id and signed cookie, connect-redis's record (ttl 60). */
 async function login(secrets: string[]): Promise<{ sid: string; cookie: string }> {
-  const res = await request(app(secrets)).post('/login').expect(200);
-  return { sid: res.body.sid as string, cookie: String(res.headers['set-cookie']?.[0]).split(';')[0]! };
+  const sid = expressSessionId();
+  const cookie = { originalMaxAge: null, expires: null, secure: false, httpOnly: true, path: '/', sameSite: 'strict' };
+  await setAsConnectRedis(standalone(), sessionKey(sid), { cookie, graph: 'social' }, 60);
+  return { sid, cookie: expressSessionCookie(NAME, sid, secrets[0]!) };
 }
 
-test('when express-session issued the cookie, then the lookup loads that same session', async () => {
-  const { sid, cookie } = await login(['first-secret']);
-  const res = await request(app(['first-secret'])).get('/read').set('Cookie', `other=1; ${cookie}`).expect(200);
-  expect(res.body).toEqual({ sid, graph: 'social' });
+test('when the cookie and record are the very bytes express-session and connect-redis 8 wrote, then the reader loads that session', async () => {
+  await standalone().set(sessionKey(RECORDED.sid), RECORDED.record, 'EX', RECORDED.ttlSeconds);
+  const lookup = sessionLookup({ store: stores.sessionStore, cookieName: NAME, secrets: [RECORDED.secret] });
+  const cookie = RECORDED.setCookie.split(';')[0]!;
+  expect(lookup.sid(`other=1; ${cookie}`)).toBe(RECORDED.sid);
+  expect(await lookup.load(RECORDED.sid)).toEqual(JSON.parse(RECORDED.record));
+  const res = await request(app([RECORDED.secret])).get('/read').set('Cookie', `other=1; ${cookie}`).expect(200);
+  expect(res.body).toEqual({ sid: RECORDED.sid, graph: null });
 });
 
 test('when the cookie was signed with an older secret still listed, then it is accepted; once dropped, not', async () => {
@@ -100,10 +113,10 @@ test('when a cookie verified a moment ago is sent again, then it still loads; a 
   expect((await request(reader).get('/read').set('Cookie', `${cookie}x`)).body.sid).toBeNull();
 });
 
-test('when our session layer wrote the cookie and record at login, then express-session reads that same session (a downgrade keeps it)', async () => {
-  const lookup = sessionLookup({ store: stores.sessionStore, cookieName: NAME, secrets: ['first-secret'] });
+test('when our session layer wrote the cookie and record at login, then a 0.1.x reader reads that same session (a downgrade keeps it)', async () => {
+  const lookup = sessionLookup({ store: stores.sessionStore, cookieName: NAME, secrets: [RECORDED.secret] });
   const gate = () => Promise.reject(new Error('not used'));
-  const tg = { secret: 'sealed', graph: 'social', createdAt: 1 };
+  const tg = JSON.parse(RECORDED.record).tg as { secret: string; graph: string; createdAt: number };
   const ours = createServer((req, res) => {
     const current = new RequestSession(req, res, lookup, gate, { cookieName: NAME, cookieSecure: false });
     void current.regenerate().then(async (sid) => {
@@ -112,20 +125,19 @@ test('when our session layer wrote the cookie and record at login, then express-
     });
   });
   const login = await request(ours).post('/login').expect(200);
-  const theirs = express();
-  const cookie = { httpOnly: true, secure: false, sameSite: 'strict' as const, path: '/' };
-  theirs.use(session({ name: NAME, secret: ['first-secret'], store: stores.sessionStore, resave: false, saveUninitialized: false, cookie }));
-  theirs.get('/whoami', (req, res) => void res.json({ sid: req.sessionID, tg: req.session.tg }));
-  theirs.post('/issue', (req, res) => {
-    req.session.tg = tg;
-    res.end();
-  });
+  const sid = login.text;
   const setCookie = String(login.headers['set-cookie']?.[0]);
-  const read = await request(theirs).get('/whoami').set('Cookie', setCookie.split(';')[0]!).expect(200);
-  expect(read.body).toEqual({ sid: login.text, tg });
-  // Byte for byte what express-session itself sets, apart from the id and its signature.
-  const issued = String((await request(theirs).post('/issue').expect(200)).headers['set-cookie']?.[0]);
+  // express-session's reading of the cookie: decode, strip `s:`, cookie-signature unsign.
+  const value = decodeURIComponent(setCookie.split(';')[0]!.slice(NAME.length + 1));
+  expect(signature.unsign(value.slice(2), RECORDED.secret)).toBe(sid);
+  // Byte for byte what express-session set, apart from the id and its signature.
   const shape = (header: string) => header.replace(/^tgbff=[^;]*/, 'tgbff=<value>');
-  expect(shape(setCookie)).toBe(shape(issued));
+  expect(shape(setCookie)).toBe(shape(RECORDED.setCookie));
   expect(setCookie).toMatch(/^tgbff=s%3A[A-Za-z0-9_-]{32}\.[A-Za-z0-9%]+; /);
+  // connect-redis's reading of the record, and the record byte for byte as it wrote it, SET with EX.
+  expect(await getAsConnectRedis(standalone(), sessionKey(sid))).toEqual({ ...JSON.parse(RECORDED.record), tg });
+  expect(await redis.get(sessionKey(sid))).toBe(RECORDED.record);
+  const ttl = await redis.ttl(sessionKey(sid));
+  expect(ttl).toBeGreaterThan(58);
+  expect(ttl).toBeLessThanOrEqual(60);
 });

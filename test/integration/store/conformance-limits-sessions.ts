@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Stores } from '../../../src/store/types.js';
-import { sessionCalls, sessionExpiringIn } from '../../helpers/session-store-calls.js';
+import { sessionExpiringIn } from '../../helpers/session-records.js';
 
 const sid = (): string => randomUUID();
 
-/** Login rate limiting and the express-session store. */
+/** Login rate limiting and the session store (src/store/session-store.ts). */
 export function limitAndSessionCases(stores: () => Stores): void {
   describe('rate limiter', () => {
     test('when hits exceed max in one window, then the extra hit is refused with retryAfterMs within the window', async () => {
@@ -95,35 +95,35 @@ export function limitAndSessionCases(stores: () => Stores): void {
   describe('session store', () => {
     test('when a session is set, then get returns its fields', async () => {
       const id = sid();
-      const calls = sessionCalls(stores().sessionStore);
-      await calls.set(id, sessionExpiringIn(10_000, { graph: 'social' }));
-      expect(await calls.get(id)).toMatchObject({ graph: 'social', cookie: { originalMaxAge: 10_000 } });
+      const store = stores().sessionStore;
+      await store.set(id, sessionExpiringIn(10_000, { graph: 'social' }));
+      expect(await store.get(id)).toMatchObject({ graph: 'social', cookie: { originalMaxAge: 10_000 } });
     });
 
     test('when a session is destroyed, then get returns nothing', async () => {
       const id = sid();
-      const calls = sessionCalls(stores().sessionStore);
-      await calls.set(id, sessionExpiringIn(10_000, { graph: 'social' }));
-      await calls.destroy(id);
-      expect(await calls.get(id)).toBeFalsy();
+      const store = stores().sessionStore;
+      await store.set(id, sessionExpiringIn(10_000, { graph: 'social' }));
+      await store.destroy(id);
+      expect(await store.get(id)).toBeFalsy();
     });
 
     test('when the cookie expiry passes, then the session is gone', async () => {
       const id = sid();
-      const calls = sessionCalls(stores().sessionStore);
-      await calls.set(id, sessionExpiringIn(800, { graph: 'social' }));
+      const store = stores().sessionStore;
+      await store.set(id, sessionExpiringIn(800, { graph: 'social' }));
       await sleep(1_300);
-      expect(await calls.get(id)).toBeFalsy();
+      expect(await store.get(id)).toBeFalsy();
     });
 
     test('when a session is touched with a later expiry, then it outlives the first one', async () => {
       const id = sid();
-      const calls = sessionCalls(stores().sessionStore);
-      await calls.set(id, sessionExpiringIn(800, { graph: 'social' }));
+      const store = stores().sessionStore;
+      await store.set(id, sessionExpiringIn(800, { graph: 'social' }));
       await sleep(400);
-      await calls.touch(id, sessionExpiringIn(3_000));
+      await store.touch(id, sessionExpiringIn(3_000));
       await sleep(1_000);
-      expect(await calls.get(id)).toMatchObject({ graph: 'social' });
+      expect(await store.get(id)).toMatchObject({ graph: 'social' });
     });
   });
 }

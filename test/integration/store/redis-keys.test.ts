@@ -1,15 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import express from 'express';
-import session from 'express-session';
-import request from 'supertest';
 import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createCipher } from '../../../src/store/crypto.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis.js';
 import type { Stores } from '../../../src/store/types.js';
 import { keySlot } from '../../helpers/key-slot.js';
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
-import { sessionCalls, sessionExpiringIn } from '../../helpers/session-store-calls.js';
+import { sessionExpiringIn } from '../../helpers/session-records.js';
 
 const prefix = uniquePrefix('store-keys');
 const cipher = createCipher([{ id: 'k1', key: randomBytes(32) }]);
@@ -45,7 +42,7 @@ async function keysOf(pattern: string): Promise<string[]> {
 
 test('when one session has all its state written, then the keys are exactly the contract names in one slot', async () => {
   const sid = randomUUID();
-  await sessionCalls(stores.sessionStore).set(sid, sessionExpiringIn(60_000, { graph: 'social' }));
+  await stores.sessionStore.set(sid, sessionExpiringIn(60_000, { graph: 'social' }));
   await stores.tokens.set(sid, { token: 'tok-1', expiresAt: 2_000_000_000, version: 1 }, 60_000);
   await stores.leases.acquire(sid, 'owner-1', 60_000);
   await stores.tombstones.mark(sid, 60_000);
@@ -74,7 +71,7 @@ test('when a token is stored, then the raw key holds no clear token, only cipher
 
 test('when every kind of key is written, then each carries the TTL it was given', async () => {
   const sid = randomUUID();
-  await sessionCalls(stores.sessionStore).set(sid, sessionExpiringIn(30_000));
+  await stores.sessionStore.set(sid, sessionExpiringIn(30_000));
   await stores.tokens.set(sid, { token: 'tok-2', expiresAt: 2_000_000_000, version: 1 }, 20_000);
   await stores.leases.acquire(sid, 'owner', 5_000);
   await stores.tombstones.mark(sid, 40_000);
@@ -95,31 +92,15 @@ test('when the key that sealed a token is retired, then get treats the state as 
   expect(await stores.tokens.get(sid)).toMatchObject({ token: 'tok-old' });
 });
 
-test('when express-session reuses a session, then its Redis TTL slides back to the idle timeout', async () => {
-  const app = express();
-  app.use(
-    session({
-      store: stores.sessionStore,
-      secret: 'test-only-signing-secret',
-      resave: false,
-      saveUninitialized: false,
-      cookie: { maxAge: 5_000, secure: false },
-    }),
-  );
-  app.post('/login', (req, res) => {
-    (req.session as unknown as { graph: string }).graph = 'social';
-    res.json({ sid: req.sessionID });
-  });
-  app.get('/me', (req, res) => res.json({ graph: (req.session as unknown as { graph?: string }).graph ?? null }));
-
-  const login = await request(app).post('/login').expect(200);
-  const cookie = login.headers['set-cookie']![0]!.split(';')[0]!;
-  const key = `${prefix}sess:{${login.body.sid as string}}`;
+test('when a session is touched on reuse, then its Redis TTL slides back to the idle timeout', async () => {
+  const sid = randomUUID();
+  const key = `${prefix}sess:{${sid}}`;
+  await stores.sessionStore.set(sid, sessionExpiringIn(5_000, { graph: 'social' }));
   expectTtl(await redis.pttl(key), 5_000);
 
   await sleep(1_500);
-  const me = await request(app).get('/me').set('Cookie', cookie).expect(200);
-  expect(me.body).toEqual({ graph: 'social' });
+  expect(await stores.sessionStore.get(sid)).toMatchObject({ graph: 'social' });
+  await stores.sessionStore.touch(sid, sessionExpiringIn(5_000));
   // Without touch the TTL would be ~3.5 s by now.
   expect(await redis.pttl(key)).toBeGreaterThan(4_000);
 });

@@ -8,7 +8,7 @@ import { createCipher } from '../../../src/store/crypto.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis.js';
 import type { Stores } from '../../../src/store/types.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
-import { sessionCalls, sessionExpiringIn } from '../../helpers/session-store-calls.js';
+import { sessionExpiringIn } from '../../helpers/session-records.js';
 
 // A private redis-server: these tests kill and freeze it, which the shared one must never see.
 let server: RedisServer;
@@ -33,7 +33,7 @@ afterAll(async () => {
 /** Every Redis-backed method the service calls, each on a fresh session id. */
 function everyMethod(): Array<[string, () => Promise<unknown>]> {
   const sid = randomUUID();
-  const session = sessionCalls(stores.sessionStore);
+  const session = stores.sessionStore;
   return [
     ['tokens.get', () => stores.tokens.get(sid)],
     ['tokens.set', () => stores.tokens.set(sid, { token: 't', expiresAt: 2_000_000_000, version: 1 }, 10_000)],

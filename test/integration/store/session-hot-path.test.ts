@@ -5,7 +5,7 @@ import { createRedisClient, type RedisClient } from '../../../src/store/redis.js
 import type { Stores } from '../../../src/store/types.js';
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
 import { watchCommands, type CommandWatch } from '../../helpers/redis-monitor.js';
-import { sessionCalls, sessionExpiringIn } from '../../helpers/session-store-calls.js';
+import { sessionExpiringIn } from '../../helpers/session-records.js';
 
 const URL = 'redis://127.0.0.1:6379';
 const prefix = uniquePrefix('hot-path');
@@ -40,14 +40,14 @@ const deadKey = (sid: string) => `${prefix}dead:{${sid}}`;
 
 async function newSession(): Promise<string> {
   const sid = randomUUID();
-  await sessionCalls(stores.sessionStore).set(sid, sessionExpiringIn(100_000, { graph: 'social' }));
+  await stores.sessionStore.set(sid, sessionExpiringIn(100_000, { graph: 'social' }));
   await watch.reset();
   return sid;
 }
 
 test('when a session is loaded and its tombstone checked, then that costs one MGET of both keys', async () => {
   const sid = await newSession();
-  const loaded = await sessionCalls(stores.sessionStore).get(sid);
+  const loaded = await stores.sessionStore.get(sid);
   expect(loaded).toMatchObject({ graph: 'social' });
   expect(await stores.tombstones.isDead(sid)).toBe(false);
   expect(await watch.commands()).toEqual([['mget', sessionKey(sid), deadKey(sid)]]);
@@ -55,22 +55,22 @@ test('when a session is loaded and its tombstone checked, then that costs one MG
 
 test('when another instance logged the session out, then it loads as absent and the tombstone check says dead', async () => {
   const sid = await newSession();
-  await sessionCalls(stores.sessionStore).get(sid);
+  await stores.sessionStore.get(sid);
   await other.tombstones.mark(sid, 60_000);
-  expect(await sessionCalls(stores.sessionStore).get(sid)).toBeNull();
+  expect(await stores.sessionStore.get(sid)).toBeNull();
   expect(await stores.tombstones.isDead(sid)).toBe(true);
 });
 
 test('when this instance marks a session dead right after loading it, then the tombstone check says dead at once', async () => {
   const sid = await newSession();
-  await sessionCalls(stores.sessionStore).get(sid);
+  await stores.sessionStore.get(sid);
   await stores.tombstones.mark(sid, 60_000);
   expect(await stores.tombstones.isDead(sid)).toBe(true);
 });
 
 test('when the load mark is older than the gap between load and check, then the check asks Redis again', async () => {
   const sid = await newSession();
-  await sessionCalls(stores.sessionStore).get(sid);
+  await stores.sessionStore.get(sid);
   clock += 1_000;
   await watch.reset();
   expect(await stores.tombstones.isDead(sid)).toBe(false);
@@ -81,12 +81,12 @@ test('when touches of one session come closer than 1% of its TTL, then only the 
   const sid = await newSession();
   const session = sessionExpiringIn(100_000, { graph: 'social' });
   for (let i = 0; i < 5; i++) {
-    await sessionCalls(stores.sessionStore).touch(sid, session);
+    await stores.sessionStore.touch(sid, session);
     clock += 100; // 5 x 100 ms, inside the 1 s window of a 100 s TTL
   }
   expect((await watch.commands()).map(([name]) => name)).toEqual(['expire']);
   clock += 1_000;
-  await sessionCalls(stores.sessionStore).touch(sid, session);
+  await stores.sessionStore.touch(sid, session);
   expect((await watch.commands()).map(([name]) => name)).toEqual(['expire', 'expire']);
   expect(await redis.pttl(sessionKey(sid))).toBeGreaterThan(95_000);
 });
@@ -94,14 +94,14 @@ test('when touches of one session come closer than 1% of its TTL, then only the 
 test('when a touch finds no session, then the next touch still goes to Redis', async () => {
   const sid = randomUUID();
   const session = sessionExpiringIn(100_000);
-  await sessionCalls(stores.sessionStore).touch(sid, session);
-  await sessionCalls(stores.sessionStore).touch(sid, session);
+  await stores.sessionStore.touch(sid, session);
+  await stores.sessionStore.touch(sid, session);
   expect((await watch.commands()).map(([name]) => name)).toEqual(['expire', 'expire']);
 });
 
 test('when a session is written again or destroyed, then the next touch is not skipped', async () => {
   const sid = await newSession();
-  const calls = sessionCalls(stores.sessionStore);
+  const calls = stores.sessionStore;
   const session = sessionExpiringIn(100_000, { graph: 'social' });
   await calls.touch(sid, session);
   await calls.set(sid, session);
@@ -114,6 +114,6 @@ test('when a session is written again or destroyed, then the next touch is not s
 test('when Redis is unreachable, then a load fails as store_unavailable rather than looking logged out', async () => {
   const broken = createRedisClient({ mode: 'standalone', url: 'redis://127.0.0.1:1', connectTimeoutMs: 200 });
   const down = createRedisStores({ redis: broken, prefix, cipher, sessionHotPath: { touchFraction: 0.01, maxTouchSkipMs: 60_000 } });
-  await expect(sessionCalls(down.sessionStore).get('any')).rejects.toMatchObject({ code: 'store_unavailable', status: 503 });
+  await expect(down.sessionStore.get('any')).rejects.toMatchObject({ code: 'store_unavailable', status: 503 });
   await down.close();
 });

@@ -60,6 +60,15 @@ describe('import rules (docs/architecture.md)', () => {
     expect(show(all.filter((i) => under('http/routes/')(i) && i.target.startsWith('http/server/')))).toEqual([]);
   });
 
+  it('when any module imports, then never express-session or connect-redis, and the package does not depend on them', () => {
+    // The service owns its session layer (src/http/session, src/store/session-store.ts); the two remain
+    // dev dependencies only for the benchmark's plain peer (bench/plain-peer.ts).
+    const legacy = ['express-session', 'connect-redis'];
+    expect(show(all.filter((i) => legacy.includes(i.target)))).toEqual([]);
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+    expect(Object.keys(pkg.dependencies).filter((name) => legacy.includes(name))).toEqual([]);
+  });
+
   it('when the rules scan, then they see the imports (the scan itself works)', () => {
     expect(all.some((i) => i.from === 'app.ts' && i.target === 'http/pipeline/pipeline.ts')).toBe(true);
     expect(all.some((i) => i.from.startsWith('http/routes/') && i.target === 'express')).toBe(true);

@@ -1,0 +1,73 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { poll } from '../../helpers/poll.js';
+import { sidOf, startCluster, type Cluster } from '../multi-instance/cluster.js';
+import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';
+import { startReplicatedCluster, type ReplicatedCluster } from './replicated-cluster.js';
+import { figures, steadyLoad } from './steady-load.js';
+
+const SESSIONS = 30;
+// A replica starts its election after the node timeout (1 s here) plus a short random delay.
+const WINDOW_BOUND_SEC = 15;
+const REQUEST_BOUND_MS = 5000;
+
+describe('failover under load: a Redis Cluster master killed while three instances serve 30 sessions', () => {
+  let redis: ReplicatedCluster;
+  let cluster: Cluster;
+
+  beforeAll(async () => {
+    redis = await startReplicatedCluster({ nodeTimeoutMs: 1000 });
+    cluster = await startCluster({
+      instances: 3,
+      label: 'failover-cluster',
+      env: { REDIS_URL: '', REDIS_CLUSTER_NODES: redis.nodeList, LOGIN_RATE_LIMIT: '1000', RELAY_SESSION_CONCURRENCY: '100' },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.close();
+    await redis?.stop();
+  });
+
+  test('when a master is SIGKILLed and its replica promoted, then no session is lost, failures fall only in the failover window, and a re-mint is still one per session', async () => {
+    const cookies = await loginSessions(cluster, SESSIONS);
+    const owners = await Promise.all(cookies.map((c) => redis.ownerOf(`${cluster.prefix}sess:{${sidOf(c)}}`)));
+    const roles = await redis.roles();
+    // The master holding the most sessions dies; its sessions must come through on its replica.
+    const doomed = roles.map((r) => ({ ...r, held: owners.filter((o) => o === r.master).length })).sort((a, b) => b.held - a.held)[0]!;
+    expect(doomed.held).toBeGreaterThan(0);
+    for (const { master } of roles) expect(await redis.client(master).wait(1, 2000)).toBe(1);
+    const mintsBefore = cluster.sim.counts()['POST /requesttoken'] ?? 0;
+
+    const load = steadyLoad(cluster.instances.map((i) => i.url), cookies, { path: '/api/echo', pauseMs: 100 });
+    await sleep(2000);
+    const killedAt = Date.now();
+    await redis.nodes.find((n) => n.port === doomed.master)!.kill();
+    await poll(async () => (await redis.roles()).some((r) => r.master === doomed.replica), 30_000, `replica ${doomed.replica} promoted`);
+    await poll(async () => load.healthyFor(2000, 60), 30_000, 'every request of the last 2 s to succeed');
+    const healthyAt = Date.now();
+    await sleep(1000);
+    const f = figures(await load.stop());
+    console.log(
+      `cluster failover under load: ${SESSIONS} sessions (${doomed.held} on the killed master) on 3 instances, ${f.requests} requests (${f.rps}/s), ` +
+        `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure ` +
+        `(${f.sessionsHit.filter((i) => owners[i] !== doomed.master).length} of them on surviving masters: the whole cluster refuses while a slot has no master, cluster-require-full-coverage), failover window ${f.windowSec} s, healthy again ${(healthyAt - killedAt) / 1000} s after the kill, slowest request ${f.slowestMs} ms`,
+    );
+
+    expect(Object.keys(f.kinds).filter((k) => k !== '503 store_unavailable')).toEqual([]);
+    if (f.failed > 0) {
+      expect(f.firstFailureAt!).toBeGreaterThanOrEqual(killedAt - 100);
+      expect(f.lastFailureAt!).toBeLessThanOrEqual(healthyAt);
+    }
+    expect(f.windowSec).toBeLessThan(WINDOW_BOUND_SEC);
+    // A request waits at most about one Redis command timeout (800 ms) per try, never for the failover.
+    expect(f.slowestMs).toBeLessThan(REQUEST_BOUND_MS);
+    expect((await sessionAnswers(cluster, cookies)).filter((a) => a.status !== 200 || a.authenticated !== true)).toEqual([]);
+    expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(mintsBefore);
+    const moved = cookies.filter((_c, i) => owners[i] === doomed.master).map((c) => `${cluster.prefix}sess:{${sidOf(c)}}`);
+    const heir = redis.client(doomed.replica!);
+    expect(await Promise.all(moved.map((key) => heir.exists(key)))).toEqual(moved.map(() => 1));
+
+    const remint = await remintEverySession(cluster, cookies);
+    expect(remint.answers.filter((s) => s !== 200)).toEqual([]);
+    expect(remint.mints).toBe(SESSIONS);
+  }, 60_000);
+});

@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { poll } from '../../helpers/poll.js';
+import { freePort, startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+
+const run = promisify(execFile);
+
+/** A Redis Cluster of three masters, each with one replica that takes over when its master dies. */
+export interface ReplicatedCluster {
+  nodes: RedisServer[];
+  /** Every node, for REDIS_CLUSTER_NODES: the service must find the cluster whichever node is gone. */
+  nodeList: string;
+  /** A plain client to one node, for checks; closed by stop(). */
+  client(port: number): Redis;
+  /** Ports of the current masters that serve slots, and which replica follows each. */
+  roles(): Promise<Array<{ master: number; replica: number | undefined }>>;
+  /** The port of the master that serves `key`'s slot now. */
+  ownerOf(key: string): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function startReplicatedCluster(options: { nodeTimeoutMs?: number } = {}): Promise<ReplicatedCluster> {
+  const nodes: RedisServer[] = [];
+  const clients = new Map<number, Redis>();
+  const client = (port: number): Redis => {
+    const known = clients.get(port);
+    if (known) return known;
+    const c = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, connectTimeout: 500, commandTimeout: 2000, retryStrategy: () => 200 });
+    c.on('error', () => undefined); // a killed node is the point here; polling answers failures
+    clients.set(port, c);
+    return c;
+  };
+  const stop = async () => {
+    for (const c of clients.values()) c.disconnect();
+    await Promise.all(nodes.map((n) => n.kill()));
+  };
+  const live = () => nodes.filter((n) => !dead.has(n.port));
+  const dead = new Set<number>();
+
+  try {
+    for (let i = 0; i < 6; i += 1) {
+      // The bus port is picked, not port + 10000 (past 65535 for high ephemeral ports; see redis-cluster.ts),
+      // and picked apart from the node's own: two free-port probes in a row may hand out the same port.
+      const port = await freePort();
+      let bus = await freePort();
+      while (bus === port) bus = await freePort();
+      const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(bus),
+        '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 1000), '--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0'];
+      nodes.push(await startRedisServer({ port, args }));
+    }
+    await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 30_000 });
+    await poll(async () => {
+      for (const node of nodes) {
+        const info = await client(node.port).cluster('INFO');
+        if (!info.includes('cluster_state:ok') || !info.includes('cluster_known_nodes:6')) return false;
+        if ((await client(node.port).role())[0] === 'slave' && !(await client(node.port).info('replication')).includes('master_link_status:up')) return false;
+      }
+      return true;
+    }, 20_000, 'cluster_state:ok and every replica in sync');
+  } catch (err) {
+    await stop();
+    throw new Error(`could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`);
+  }
+
+  const rig: ReplicatedCluster = {
+    nodes,
+    nodeList: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
+    client,
+    async roles() {
+      // CLUSTER NODES lines: id addr flags master-id ping pong epoch link-state slots…
+      const text = (await client(live()[0]!.port).cluster('NODES')) as string;
+      const lines = text.trim().split('\n').map((l) => l.split(' '));
+      const port = (addr: string) => Number(addr.split('@')[0]!.split(':')[1]);
+      const masters = lines.filter((l) => l[2]!.includes('master') && !l[2]!.includes('fail') && l.length > 8);
+      return masters.map((m) => {
+        const replica = lines.find((l) => l[3] === m[0] && !l[2]!.includes('fail'));
+        return { master: port(m[1]!), replica: replica && port(replica[1]!) };
+      });
+    },
+    async ownerOf(key) {
+      const any = client(live()[0]!.port);
+      const slot = await any.cluster('KEYSLOT', key);
+      const ranges = await any.cluster('SLOTS');
+      const master = ranges.find(([from, to]) => slot >= from && slot <= to)?.[2];
+      if (!master) throw new Error(`no node serves slot ${slot}`);
+      return master[1];
+    },
+    stop,
+  };
+  // kill() through the rig's nodes keeps live() honest for roles() and ownerOf().
+  for (const node of nodes) {
+    const kill = node.kill;
+    node.kill = async () => {
+      dead.add(node.port);
+      await kill();
+    };
+  }
+  return rig;
+}
