@@ -86,6 +86,9 @@ class UndiciRelay implements Relay {
     res.once('close', () => {
       if (!res.writableFinished) cancel.abort('client');
     });
+    // The connection can be gone before we listen (the client left while the session loaded, or Node's
+    // parser refused the body after the headers): nothing would end the body read until the deadline.
+    if (res.destroyed) cancel.abort('client');
     const deadline = setTimeout(() => cancel.abort('deadline'), Math.max(0, started + this.opts.upstreamTimeoutMs - performance.now()));
     try {
       const { answer, token } = await cancel.race(this.exchange(req, method, call, path, cancel), discard);
