@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CSRF } from '../multi-instance/cluster.js';
+import { loopLoad } from '../redis-ha/ha-load.js';
 
 export interface Sample {
   session: number;
@@ -15,10 +15,8 @@ export interface Sample {
  * stickiness), pausing `pauseMs` between them: a steady, bounded load of logged-in users.
  */
 export function steadyLoad(urls: string[], cookies: string[], options: { path: string; pauseMs: number }) {
-  const samples: Sample[] = [];
-  let running = true;
-  const loops = cookies.map(async (cookie, session) => {
-    for (let n = session; running; n += 1) {
+  return loopLoad(
+    cookies.map((cookie, session) => async (n: number): Promise<Sample> => {
       const start = Date.now();
       const sample: Sample = { session, start, end: start, status: 0 };
       try {
@@ -31,23 +29,10 @@ export function steadyLoad(urls: string[], cookies: string[], options: { path: s
         // counted as status 0
       }
       sample.end = Date.now();
-      samples.push(sample);
-      await sleep(options.pauseMs);
-    }
-  });
-  return {
-    samples,
-    /** True once every request that began in the last `ms` succeeded, and there were at least `min` of them. */
-    healthyFor(ms: number, min: number): boolean {
-      const recent = samples.filter((s) => s.start >= Date.now() - ms);
-      return recent.length >= min && recent.every((s) => s.status === 200);
-    },
-    async stop(): Promise<Sample[]> {
-      running = false;
-      await Promise.all(loops);
-      return samples;
-    },
-  };
+      return sample;
+    }),
+    options.pauseMs,
+  );
 }
 
 export interface FailoverFigures {

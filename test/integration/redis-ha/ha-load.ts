@@ -25,13 +25,26 @@ export interface Sample {
 
 /** Each agent requests `path` in a loop, one request at a time, until stopped. */
 export function runLoad(agents: supertest.Agent[], path: string, pauseMs = 20) {
-  const samples: Sample[] = [];
-  let running = true;
-  const loops = agents.map(async (agent) => {
-    while (running) {
+  return loopLoad(
+    agents.map((agent) => async (): Promise<Sample> => {
       const start = Date.now();
       const res = await agent.get(path).timeout(30_000);
-      samples.push({ start, end: Date.now(), status: res.status, ...(res.body?.error?.code && { code: res.body.error.code }) });
+      return { start, end: Date.now(), status: res.status, ...(res.body?.error?.code && { code: res.body.error.code }) };
+    }),
+    pauseMs,
+  );
+}
+
+/**
+ * One loop per requester, one request at a time with `pauseMs` between, until stopped; requester i is
+ * called with i, i+1, … (so a requester can rotate over instances). Collects every sample.
+ */
+export function loopLoad<S extends { start: number; status: number }>(requesters: Array<(n: number) => Promise<S>>, pauseMs: number) {
+  const samples: S[] = [];
+  let running = true;
+  const loops = requesters.map(async (request, first) => {
+    for (let n = first; running; n += 1) {
+      samples.push(await request(n));
       await sleep(pauseMs);
     }
   });
@@ -42,7 +55,7 @@ export function runLoad(agents: supertest.Agent[], path: string, pauseMs = 20) {
       const recent = samples.filter((s) => s.start >= Date.now() - ms);
       return recent.length >= min && recent.every((s) => s.status === 200);
     },
-    async stop(): Promise<Sample[]> {
+    async stop(): Promise<S[]> {
       running = false;
       await Promise.all(loops);
       return samples;
