@@ -23,6 +23,28 @@ withKubectl.each(KUSTOMIZE_DIRS)('kubectl kustomize %s', (dir) => {
     expect(objects.some((o) => o.kind === 'Secret')).toBe(false); // secret values never live in the manifests
   });
 
+  it('runs the pods hardened, with secrets only referenced by Secret name', () => {
+    const d = objects.find((o) => o.kind === 'Deployment') as any;
+    const pod = d.spec.template.spec;
+    const c = pod.containers[0];
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(objects.find((o) => o.kind === 'ServiceAccount')).toMatchObject({ automountServiceAccountToken: false });
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(c.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(c.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+    expect(d.spec.strategy.rollingUpdate).toEqual({ maxUnavailable: 0, maxSurge: 1 });
+    expect(d.spec.replicas).toBe(3);
+    for (const e of c.env) {
+      expect(e.value).toBeUndefined();
+      expect(e.valueFrom.secretKeyRef.name).toBe('tigergraph-bff-secrets');
+    }
+  });
+
   it('validates every object against the Kubernetes schema', async () => {
     expect(await shapeProblems(objects)).toEqual([]);
   });
