@@ -41,7 +41,7 @@ export function mintJwt(
 /** A fresh RSA key pair with its public half as PEM, as one JWK and as a JWKS document (all strings). */
 export function rsaKeys(kid = 'test-key'): { privateKey: KeyObject; publicPem: string; jwk: string; jwks: string } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const jwk = { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' };
+  const jwk = { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig' };
   return {
     privateKey,
     publicPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
