@@ -105,6 +105,7 @@ describe('simulator CLI as a child process', () => {
     const run = runCli(['--version', '3.10.0', '--restpp-port', '0', '--gsql-port', '0', '--config', config]);
     running.push(run);
     const restpp = (await waitFor(run, /RESTPP \(data\):\s+(\S+)/))[1]!;
+    expect(run.stdout()).toContain('(RESTPP auth enabled, external JWTs verified, refusals as 403)');
     const token = (aud: string) => mintJwt({ alg: 'RS256', key: keys.privateKey, kid: 'cli' }, { sub: 'tigergraph', aud, ...times(120) });
     expect((await call(`${restpp}/echo`, { headers: { authorization: `Bearer ${token('bff')}` } })).status).toBe(200);
     const refused = await call(`${restpp}/echo`, { headers: { authorization: `Bearer ${token('other')}` } });
