@@ -12,10 +12,14 @@ Starts like a fresh TigerGraph: user tigergraph/tigergraph, graph "social" with 
   --restpp-port <n>            RESTPP port (default 9000; 0 = any free port)
   --gsql-port <n>              GSQL port (default 14240; 0 = any free port)
   --auth-disabled              RESTPP auth off: /requesttoken answers 404, data endpoints are open
-  --auth-failure-status <n>    401 or 403 for missing/invalid/expired tokens (default 401)
+  --auth-failure-status <n>    HTTP status of REST-10016/10019 refusals: 401 or 403 (default 401)
+  --jwt-hmac-secret <v|@file>  3.10+: verify external HS256/384/512 JWTs with this secret
+  --jwt-rsa-public-key <v|@f>  3.10+: verify external RS256/384/512 JWTs: PEM, JWK or JWKS (e.g. @jwks.json)
+  --jwt-issuer <iss>           with a JWT key: the iss claim must equal this
+  --jwt-audience <aud>         with a JWT key: the aud claim must contain this (case-sensitive)
   --latency-ms <n>             fixed latency added to every answer (default 0)
   --omit-token-expiration      3.6+: leave "expiration" out of token answers
-  --config <file.json>         extra {"users":[…],"graphs":[…],"secrets":[…]} (see SimulatorOptions)
+  --config <file.json>         extra {"users":[…],"graphs":[…],"secrets":[…],"jwt":{…},"authFailureStatus":403}
   --help                       this text
 `;
 
@@ -46,6 +50,10 @@ export function parseSimArgs(argv: string[]): CliParse {
         'auth-disabled': { type: 'boolean' },
         'auth-failure-status': { type: 'string' },
         'latency-ms': { type: 'string' },
+        'jwt-hmac-secret': { type: 'string' },
+        'jwt-rsa-public-key': { type: 'string' },
+        'jwt-issuer': { type: 'string' },
+        'jwt-audience': { type: 'string' },
         'omit-token-expiration': { type: 'boolean' },
         config: { type: 'string' },
         help: { type: 'boolean' },
@@ -61,6 +69,15 @@ export function parseSimArgs(argv: string[]): CliParse {
     const restppPort = port('restpp-port', values['restpp-port'], 9000);
     const gsqlPort = port('gsql-port', values['gsql-port'], 14240);
     if (restppPort !== 0 && restppPort === gsqlPort) throw new Error('--restpp-port and --gsql-port must differ');
+    const jwt = {
+      ...(values['jwt-hmac-secret'] !== undefined && { hmacSecret: values['jwt-hmac-secret'] }),
+      ...(values['jwt-rsa-public-key'] !== undefined && { rsaPublicKey: values['jwt-rsa-public-key'] }),
+      ...(values['jwt-issuer'] !== undefined && { issuer: values['jwt-issuer'] }),
+      ...(values['jwt-audience'] !== undefined && { audience: values['jwt-audience'] }),
+    };
+    if (Object.keys(jwt).length > 0 && jwt.hmacSecret === undefined && jwt.rsaPublicKey === undefined) {
+      throw new Error('--jwt-issuer and --jwt-audience need --jwt-hmac-secret or --jwt-rsa-public-key');
+    }
     return {
       kind: 'run',
       configPath: values.config,
@@ -73,6 +90,7 @@ export function parseSimArgs(argv: string[]): CliParse {
         authFailureStatus: status === '403' ? 403 : 401,
         latencyMs: latency,
         omitTokenExpiration: values['omit-token-expiration'] ?? false,
+        ...(Object.keys(jwt).length > 0 && { jwt }),
       },
     };
   } catch (err) {

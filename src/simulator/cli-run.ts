@@ -40,7 +40,10 @@ export async function runSimulatorCli(argv: string[], io: CliIo): Promise<number
   // 4.1+ secrets are not bound to a graph.
   const graph = parseVersion(handle.version).era === 'jwt' ? undefined : DEMO_GRAPH;
   const demo = handle.createSecret({ ...(graph && { graph }) });
-  const auth = options.authEnabled === false ? 'RESTPP auth disabled' : 'RESTPP auth enabled';
+  const auth =
+    (options.authEnabled === false ? 'RESTPP auth disabled' : 'RESTPP auth enabled') +
+    (options.jwt ? ', external JWTs verified' : '') +
+    (options.authFailureStatus === 403 ? ', refusals as 403' : '');
   // Printing a secret is the point here: a throwaway secret of a local test tool, so a developer can log in.
   io.out(
     [

@@ -25,10 +25,21 @@ const schema = z
         }).strict(),
       )
       .optional(),
+    authFailureStatus: z.union([z.literal(401), z.literal(403)]).optional(),
+    jwt: z
+      .object({
+        hmacSecret: z.string().min(1).optional(),
+        rsaPublicKey: z.string().min(1).optional(),
+        issuer: z.string().min(1).optional(),
+        audience: z.string().min(1).optional(),
+      })
+      .strict()
+      .refine((j) => j.hmacSecret !== undefined || j.rsaPublicKey !== undefined, 'jwt needs hmacSecret or rsaPublicKey')
+      .optional(),
   })
   .strict();
 
-export type SimConfigFile = Pick<SimulatorOptions, 'users' | 'graphs' | 'secrets'>;
+export type SimConfigFile = Pick<SimulatorOptions, 'users' | 'graphs' | 'secrets' | 'authFailureStatus' | 'jwt'>;
 
 /** Reads the --config JSON; errors name the file and the offending field, never a value. */
 export async function loadSimConfig(path: string): Promise<SimConfigFile> {

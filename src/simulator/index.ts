@@ -1,2 +1,2 @@
 export { startSimulator, DEMO_GRAPH } from './simulator.js';
-export type { SeenRequest, SimulatorFaults, SimulatorHandle, SimulatorOptions } from './types.js';
+export type { SeenRequest, SimulatorFaults, SimulatorHandle, SimulatorJwtOptions, SimulatorOptions } from './types.js';

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DemoGraph } from './demo-graph.js';
+import type { ExternalJwtVerifier } from './external-jwt.js';
 import type { JwtSigner } from './jwt.js';
 import type { Recorder } from './recorder.js';
 import type { SimState } from './state.js';
@@ -11,6 +12,13 @@ export interface Sim {
   version: SimVersion;
   state: SimState;
   jwt: JwtSigner;
+  /** External JWT verification (3.10+ `Security.JWT.*`); undefined when not configured. */
+  externalJwt: ExternalJwtVerifier | undefined;
+  /** External JWTs dropped through revokeToken (TigerGraph's block list). */
+  blockedJwts: Set<string>;
+  /** The configured `Security.JWT.Issuer` / `Security.JWT.Audience`, quoted in refusals. */
+  jwtIssuer: string | undefined;
+  jwtAudience: string | undefined;
   recorder: Recorder;
   graphs: Map<string, DemoGraph>;
   authEnabled: boolean;

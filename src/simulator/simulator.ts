@@ -1,4 +1,5 @@
 import { createDemoGraph, type DemoGraph } from './demo-graph.js';
+import { loadExternalJwtVerifier } from './external-jwt.js';
 import { closeServer, createRawServer, listen } from './http-server.js';
 import { createJwtSigner } from './jwt.js';
 import { Recorder } from './recorder.js';
@@ -15,6 +16,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const version = parseVersion(options.version ?? '3.9.3');
   const now = options.now ?? Date.now;
   const host = options.host ?? '127.0.0.1';
+  if (options.jwt !== undefined && !version.atLeast310) {
+    throw new Error(`External JWT verification (jwt) needs TigerGraph 3.10 or later; the simulator mimics ${version.text}`);
+  }
+  if (options.authFailureStatus !== undefined && options.authFailureStatus !== 401 && options.authFailureStatus !== 403) {
+    throw new Error(`authFailureStatus must be 401 or 403, got ${String(options.authFailureStatus)}`);
+  }
+  const externalJwt = options.jwt === undefined ? undefined : await loadExternalJwtVerifier(options.jwt);
   const jwt = createJwtSigner();
   const state = new SimState(now, jwt);
   const graphs = new Map<string, DemoGraph>([[DEMO_GRAPH, createDemoGraph(true)]]);
@@ -31,6 +39,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     version,
     state,
     jwt,
+    externalJwt,
+    blockedJwts: new Set(),
+    jwtIssuer: options.jwt?.issuer,
+    jwtAudience: options.jwt?.audience,
     recorder: new Recorder(),
     graphs,
     authEnabled: options.authEnabled ?? true,
@@ -55,7 +67,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   const actions = {
     createSecret,
-    revokeToken: (token: string) => void state.revokeToken(token),
+    revokeToken: (token: string) => {
+      if (!state.revokeToken(token) && token.includes('.')) sim.blockedJwts.add(token);
+    },
     setFaults: (faults: SimulatorFaults) => {
       sim.faults = { ...faults };
     },

@@ -30,6 +30,8 @@ interface Fields {
   token: string | undefined;
   graph: string | undefined;
   lifetime: unknown;
+  /** ≤3.4 took username/password (Basic) on GET only; false refuses Basic for this request. */
+  basicAllowed?: boolean;
 }
 
 /** `/requesttoken` in every era. Errors are HTTP 200 with `error:true`, as TigerGraph answers them. */
@@ -43,15 +45,28 @@ export async function handleRequestToken(sim: Sim, r: SimRequest): Promise<void>
   sendJson(r.res, 200, isFailure(body) ? { error: true, message: body.message, code: body.code } : body);
 }
 
-/** ≤3.4: credentials in the query string; a POST body may hold the raw secret (3.2 docs) or JSON. */
+/**
+ * ≤3.4, strict: only what 3.4 documented (tigergraph-wire.md §1.1). GET with `secret`/`lifetime` (or
+ * `graph` plus Basic user:password) in the query string; PUT and DELETE with `secret`, `token`,
+ * `lifetime` in the query string; POST `?lifetime=N` with the raw secret as the whole body (3.2 docs).
+ * Nothing else is read: a JSON body is not parsed, so POSTing `{"secret":…}` (3.5 style) or a
+ * username/password POST with `{"graph":…}` offers that text as the secret and gets the bad-secret
+ * answer (HTTP 200, error:true), and a JSON body on PUT/DELETE leaves the secret missing. [infer: the
+ * wire doc has no 3.4 text for these; the bad-secret / missing-secret answers are the closest ones.]
+ */
 function queryEraFields(r: SimRequest): Fields {
-  const json = parseLenientObject(r.bodyText);
-  const rawSecret = json === undefined && r.method === 'POST' ? r.bodyText.trim() || undefined : undefined;
+  const q = (key: string) => r.query.get(key) ?? undefined;
+  if (r.method === 'POST') {
+    const raw = r.bodyText.trim();
+    return { secret: raw === '' ? undefined : raw, token: undefined, graph: undefined, lifetime: q('lifetime'), basicAllowed: false };
+  }
+  const get = r.method === 'GET';
   return {
-    secret: r.query.get('secret') ?? stringField(json, 'secret') ?? rawSecret,
-    token: r.query.get('token') ?? stringField(json, 'token'),
-    graph: r.query.get('graph') ?? stringField(json, 'graph'),
-    lifetime: r.query.get('lifetime') ?? json?.['lifetime'],
+    secret: q('secret'),
+    token: get ? undefined : q('token'),
+    graph: get ? q('graph') : undefined,
+    lifetime: r.method === 'DELETE' ? undefined : q('lifetime'),
+    basicAllowed: get,
   };
 }
 
@@ -85,7 +100,9 @@ function operate(sim: Sim, r: SimRequest, f: Fields): Record<string, unknown> | 
   // A secret wins over any Authorization header (clients send their cached one along).
   const who: Principal | TokenFailure = f.secret
     ? principalFromSecret(sim, f.secret, op)
-    : principalFromBasic(sim, r.req.headers.authorization, op);
+    : f.basicAllowed === false
+      ? { kind: 'bad_request', code: CODE_BAD_REQUEST, message: `${op} token failed, a secret is required.` } // [infer]
+      : principalFromBasic(sim, r.req.headers.authorization, op);
   if (isFailure(who)) return who;
   if (op === 'Drop') {
     const record = ownedToken(sim, who, f.token, op);

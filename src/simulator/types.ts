@@ -7,8 +7,16 @@ export interface SimulatorOptions {
   gsqlPort?: number; // 0 = ephemeral (default)
   /** RESTPP.Factory.EnableAuth. Default true. */
   authEnabled?: boolean;
-  /** HTTP status for missing/invalid/expired tokens on data endpoints. Default 401. */
+  /**
+   * HTTP status of REST-10016/REST-10019 answers (missing, invalid, expired or out-of-scope tokens) on
+   * data endpoints. Default 401 (see docs/client-library.md for why).
+   */
   authFailureStatus?: 401 | 403;
+  /**
+   * External JWT verification on RESTPP (3.10+), the equivalents of `Security.JWT.HMAC.Secret`,
+   * `Security.JWT.RSA.PublicKey`, `Security.JWT.Issuer` and `Security.JWT.Audience`. Off when absent.
+   */
+  jwt?: SimulatorJwtOptions;
   /** Users besides tigergraph/tigergraph (superuser). */
   users?: Array<{ name: string; password: string; graphs?: string[]; superuser?: boolean }>;
   /** Extra graphs besides `social` (empty). */
@@ -26,6 +34,17 @@ export interface SimulatorOptions {
    * now + requested lifetime) can be exercised. Ignored before 3.6. Default false.
    */
   omitTokenExpiration?: boolean;
+}
+
+export interface SimulatorJwtOptions {
+  /** HS256/384/512 shared secret (its UTF-8 bytes), or `@/path/to/file`. */
+  hmacSecret?: string;
+  /** RS256/384/512 key: PEM, a JWK, or a JWKS document `{"keys":[…]}` (as an OIDC provider serves it), or `@/path/to/file`. */
+  rsaPublicKey?: string;
+  /** When set, `iss` must equal it. */
+  issuer?: string;
+  /** When set, `aud` (string or array) must contain it; case-sensitive. */
+  audience?: string;
 }
 
 export interface SimulatorFaults {
@@ -71,7 +90,7 @@ export interface SimulatorHandle {
   /** Requests seen, oldest first. */
   seen(): SeenRequest[];
   setFaults(faults: SimulatorFaults): void;
-  /** Makes a token invalid at once (as if dropped server-side). */
+  /** Makes a token invalid at once (as if dropped server-side; an external JWT goes on the block list). */
   revokeToken(token: string): void;
   /** Creates a secret directly (no HTTP), for tests: returns its alias and full value. */
   createSecret(opts?: { user?: string; graph?: string; alias?: string }): { alias: string; value: string };

@@ -10,6 +10,8 @@ export interface SimVersion {
   v4: boolean;
   /** 3.6+: POST token answers may leave out `expiration`. */
   atLeast36: boolean;
+  /** 3.10+: RESTPP can verify external JWTs (`Security.JWT.*`). */
+  atLeast310: boolean;
 }
 
 export function parseVersion(text: string): SimVersion {
@@ -19,5 +21,5 @@ export function parseVersion(text: string): SimVersion {
   const minor = Number(match[2]);
   const era: WireEra =
     major < 3 || (major === 3 && minor < 5) ? 'query' : major > 4 || (major === 4 && minor >= 1) ? 'jwt' : 'json';
-  return { text: text.trim(), major, minor, era, v4: major >= 4, atLeast36: major > 3 || (major === 3 && minor >= 6) };
+  return { text: text.trim(), major, minor, era, v4: major >= 4, atLeast36: major > 3 || (major === 3 && minor >= 6), atLeast310: major > 3 || (major === 3 && minor >= 10) };
 }

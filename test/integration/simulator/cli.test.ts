@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mintJwt, rsaKeys, times } from '../../helpers/jwt-mint.js';
 import { call } from './sim-http.js';
 
 // The compiled CLI (jest's globalSetup builds dist/ first), run as npm run sim would run it.
@@ -93,5 +94,29 @@ describe('simulator CLI as a child process', () => {
     const failed = runCli(['--restpp-port', '0', '--gsql-port', '0', '--config', bad]);
     expect(await failed.exited).toBe(2);
     expect(failed.stderr()).toMatch(/invalid simulator config .*users\.0\.password/);
+  });
+
+  it('when --config sets jwt (key from an @file) and authFailureStatus 403, then an IdP-style JWT works and a bad one is a 403', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sim-cli-'));
+    const keys = rsaKeys('cli');
+    await writeFile(join(dir, 'jwks.json'), keys.jwks);
+    const config = join(dir, 'jwt.json');
+    await writeFile(config, JSON.stringify({ authFailureStatus: 403, jwt: { rsaPublicKey: `@${join(dir, 'jwks.json')}`, audience: 'bff' } }));
+    const run = runCli(['--version', '3.10.0', '--restpp-port', '0', '--gsql-port', '0', '--config', config]);
+    running.push(run);
+    const restpp = (await waitFor(run, /RESTPP \(data\):\s+(\S+)/))[1]!;
+    expect(run.stdout()).toContain('(RESTPP auth enabled, external JWTs verified, refusals as 403)');
+    const token = (aud: string) => mintJwt({ alg: 'RS256', key: keys.privateKey, kid: 'cli' }, { sub: 'tigergraph', aud, ...times(120) });
+    expect((await call(`${restpp}/echo`, { headers: { authorization: `Bearer ${token('bff')}` } })).status).toBe(200);
+    const refused = await call(`${restpp}/echo`, { headers: { authorization: `Bearer ${token('other')}` } });
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toMatch(/contains audience \[other\], which doesn't include the configured one bff$/);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+
+    await writeFile(config, JSON.stringify({ jwt: { audience: 'bff' } }));
+    const failed = runCli(['--restpp-port', '0', '--gsql-port', '0', '--config', config]);
+    expect(await failed.exited).toBe(2);
+    expect(failed.stderr()).toMatch(/invalid simulator config .*jwt/);
   });
 });

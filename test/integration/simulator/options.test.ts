@@ -46,6 +46,10 @@ describe('simulator start-up options', () => {
     await expect(startSimulator({ users: [{ name: 'x', password: 'y', graphs: ['ghost'] }] })).rejects.toThrow(/unknown graph "ghost"/);
   });
 
+  it('when authFailureStatus is neither 401 nor 403 (an untyped caller), then start-up fails', async () => {
+    await expect(startSimulator({ authFailureStatus: 500 as unknown as 401 })).rejects.toThrow(/401 or 403/);
+  });
+
   it('when the version is not understood, then start-up fails', async () => {
     await expect(startSimulator({ version: 'next' })).rejects.toThrow(/Unsupported TigerGraph version/);
   });

@@ -115,6 +115,37 @@ describe('simulator 4.1+ tokens (/gsql/v1/tokens, JWT)', () => {
   });
 });
 
+describe('simulator 4.1+ GSQL-issued JWTs beside external JWT verification', () => {
+  const HMAC = 'external-idp-shared-secret-0123456789';
+  let sim: SimulatorHandle;
+  beforeAll(async () => {
+    sim = await startSimulator({ version: '4.1.2', jwt: { hmacSecret: HMAC, audience: 'bff' } });
+  });
+  afterAll(() => sim.close());
+
+  const mintOwn = async () =>
+    (await call(`${sim.gsqlUrl}/gsql/v1/tokens`, { method: 'POST', body: JSON.stringify({ secret: sim.createSecret().value }) })).json.token as string;
+
+  it('when a /gsql/v1/tokens JWT is used, then it works on RESTPP and on GSQL endpoints (statements, secrets), as without jwt', async () => {
+    const token = await mintOwn();
+    expect((await call(`${sim.restppUrl}/graph/social/vertices/Person`, { headers: { authorization: bearer(token) } })).status).toBe(200);
+    const statements = await call(`${sim.gsqlUrl}/gsql/v1/statements`, { method: 'POST', body: 'SHOW SECRET', headers: { authorization: bearer(token) } });
+    expect(statements.status).toBe(200);
+    const secrets = await call(`${sim.gsqlUrl}/gsql/v1/secrets`, { headers: { authorization: bearer(token) } });
+    expect(secrets.status).toBe(200);
+  });
+
+  it('when a GSQL-issued JWT is revoked, then RESTPP answers "is invalid." as before, not an external-JWT reason', async () => {
+    const token = await mintOwn();
+    sim.revokeToken(token);
+    const res = await call(`${sim.restppUrl}/echo`, { headers: { authorization: bearer(token) } });
+    expect(res.status).toBe(401);
+    expect(res.json.message).toMatch(/is invalid\.$/);
+    const gsql = await call(`${sim.gsqlUrl}/gsql/v1/statements`, { method: 'POST', body: 'SHOW SECRET', headers: { authorization: bearer(token) } });
+    expect(gsql.status).toBe(401);
+  });
+});
+
 describe('simulator before 4.1', () => {
   it('when /gsql/v1/tokens is called on 4.0, then it is 404 (clients detect the era by it)', async () => {
     const sim = await startSimulator({ version: '4.0.0' });

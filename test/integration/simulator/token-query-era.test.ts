@@ -54,4 +54,42 @@ describe('simulator /requesttoken, query-string era (3.4)', () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ error: true, code: 'REST-10001' });
   });
+
+  describe('strict: what 3.5+ clients send is refused as 3.4 would', () => {
+    it('when POST carries a 3.5-style JSON body, then the JSON text is taken as the secret and refused (HTTP 200)', async () => {
+      const before = sim.tokens().length;
+      const res = await call(url, { method: 'POST', body: JSON.stringify({ secret, lifetime: '300' }) });
+      expect(res.status).toBe(200);
+      expect(res.json).toMatchObject({ error: true, code: 'REST-10001', message: 'Generate token failed, the secret is invalid.' });
+      expect(res.text).not.toContain(secret);
+      expect(sim.tokens()).toHaveLength(before);
+    });
+
+    it('when username/password is POSTed with {"graph": …} (3.5 style), then it is refused', async () => {
+      const before = sim.tokens().length;
+      const res = await call(url, { method: 'POST', body: '{"graph":"social"}', headers: { authorization: basic('tigergraph', 'tigergraph') } });
+      expect(res.json).toMatchObject({ error: true, code: 'REST-10001' });
+      const empty = await call(url, { method: 'POST', headers: { authorization: basic('tigergraph', 'tigergraph') } });
+      expect(empty.json).toMatchObject({ error: true, code: 'REST-1104', message: 'Generate token failed, a secret is required.' });
+      expect(sim.tokens()).toHaveLength(before);
+    });
+
+    it('when PUT and DELETE carry JSON bodies instead of query strings, then the secret counts as missing', async () => {
+      const { json } = await call(`${url}?secret=${secret}`);
+      for (const method of ['PUT', 'DELETE']) {
+        const res = await call(url, { method, body: JSON.stringify({ secret, token: json.token }) });
+        expect(res.status).toBe(200);
+        expect(res.json).toMatchObject({ error: true, code: 'REST-1104' });
+        const withBasic = await call(`${url}?token=${json.token}`, { method, headers: { authorization: basic('tigergraph', 'tigergraph') } });
+        expect(withBasic.json).toMatchObject({ error: true, code: 'REST-1104' });
+      }
+      expect(sim.tokens().map((t) => t.token)).toContain(json.token);
+      await call(`${url}?secret=${secret}&token=${json.token}`, { method: 'DELETE' });
+    });
+
+    it('when GET carries a JSON body but no query string, then the body is not read', async () => {
+      const res = await call(url, { method: 'GET', body: JSON.stringify({ secret }) });
+      expect(res.json).toMatchObject({ error: true });
+    });
+  });
 });

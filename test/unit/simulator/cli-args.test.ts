@@ -34,7 +34,20 @@ describe('simulator CLI flags', () => {
     });
   });
 
+  it('when the JWT flags are given, then they become the jwt option as given (@file paths are read at start)', () => {
+    const parsed = parseSimArgs([
+      '--version', '4.1.0', '--jwt-hmac-secret', 'shh', '--jwt-rsa-public-key', '@/keys/jwks.json',
+      '--jwt-issuer', 'https://idp', '--jwt-audience', 'bff',
+    ]);
+    expect(parsed.kind === 'run' && parsed.options.jwt).toEqual({
+      hmacSecret: 'shh', rsaPublicKey: '@/keys/jwks.json', issuer: 'https://idp', audience: 'bff',
+    });
+    const none = parseSimArgs([]);
+    expect(none.kind === 'run' && 'jwt' in none.options).toBe(false);
+  });
+
   it.each([
+    [['--jwt-audience', 'bff'], /need --jwt-hmac-secret or --jwt-rsa-public-key/],
     [['--bogus'], /Unknown option/],
     [['--version', 'banana'], /Unsupported TigerGraph version/],
     [['--auth-failure-status', '500'], /401 or 403/],
