@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # tigergraph-bff image. Build: docker build -t tigergraph-bff .
 # Run:   docker run --init -p 8080:8080 --env-file prod.env tigergraph-bff
 #
