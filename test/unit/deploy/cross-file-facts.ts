@@ -78,7 +78,7 @@ export function gatherFacts(objects: K8sObject[]): Facts {
       env: bff.environment as Record<string, string>,
       stopGraceSeconds: seconds(bff.stop_grace_period),
     },
-    nginxUpstreamPorts: [...read('deploy/nginx.conf').matchAll(/^\s*server\s+bff:(\d+)/gm)].map((m) => Number(m[1])),
+    nginxUpstreamPorts: [...read('deploy/nginx.conf').matchAll(/^\s*(?:server|set\s+\$\w+)\s+bff:(\d+)/gm)].map((m) => Number(m[1])),
     startScript: (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start,
     k8s: {
       config: one('ConfigMap').data,
