@@ -85,11 +85,17 @@ export function createIdp(options: IdpOptions): Idp {
   };
 }
 
-/** Transport faults and IdP 5xx answers are outages; anything else is the IdP's verdict. */
+/**
+ * Transport faults and IdP 5xx answers are outages; anything else is the IdP's verdict. By name, not
+ * instanceof, for the built-ins: fetch's TypeError may come from another realm (a VM context in tests).
+ */
 export function isIdpOutage(err: unknown): boolean {
   if (err instanceof AppError) return err.code === 'idp_unavailable';
   if (err instanceof client.ResponseBodyError) return err.status >= 500;
-  if (err instanceof client.ClientError) return err.code === 'OAUTH_TIMEOUT' || (err.cause instanceof TypeError);
-  if (err instanceof TypeError || (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))) return true;
-  return false;
+  if (err instanceof client.ClientError) return err.code === 'OAUTH_TIMEOUT' || isTransport(err.cause);
+  return isTransport(err);
 }
+
+const TRANSPORT = new Set(['TypeError', 'TimeoutError', 'AbortError']);
+const isTransport = (err: unknown): boolean =>
+  typeof err === 'object' && err !== null && TRANSPORT.has(String((err as { name?: unknown }).name));

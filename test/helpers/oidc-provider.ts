@@ -48,6 +48,8 @@ export interface TestIdpOptions {
   rotateRefreshTokens?: boolean;
   /** Audience (resource indicator) the access tokens are for. Default urn:tigergraph:test. */
   audience?: string;
+  /** The `aud` the access tokens actually carry, when it should differ from the resource asked for (a misconfigured IdP). */
+  issuedAudience?: string;
   /** Extra claims of every access token (e.g. { graph: 'social' }). */
   accessClaims?: Record<string, unknown>;
 }
@@ -114,7 +116,7 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, resource) => {
           if (resource !== audience) throw new providerErrors.InvalidTarget();
-          return { scope: 'openid profile', audience, accessTokenFormat: 'jwt', accessTokenTTL: options.accessTokenTtl ?? 300, jwt: { sign: { alg: 'RS256' } } };
+          return { scope: 'openid profile', audience: options.issuedAudience ?? audience, accessTokenFormat: 'jwt', accessTokenTTL: options.accessTokenTtl ?? 300, jwt: { sign: { alg: 'RS256' } } };
         },
       },
     },

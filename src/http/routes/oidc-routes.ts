@@ -128,7 +128,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
   function failure(req: Request, res: Response, next: NextFunction, err: unknown): void {
     const appError = isAppError(err) ? err : new AppError('internal_error', { cause: err });
     if (wantsJson(req)) return next(appError);
-    deps.logger[appError.status >= 500 ? 'error' : 'info']({ code: appError.code, err: appError.cause ? { name: (appError.cause as Error).name } : undefined }, appError.message);
+    deps.logger[appError.status >= 500 ? 'error' : 'info']({ code: appError.code, err: appError.cause ? { name: (appError.cause as Error).name, code: (appError.cause as { code?: string }).code, message: (appError.cause as Error).message } : undefined }, appError.message);
     const home = escapeHtml(deps.postLoginPath);
     const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in did not complete</title></head><body><h1>Sign-in did not complete</h1><p>${escapeHtml(appError.expose ? appError.message : 'The sign-in service is unavailable; try again shortly')}</p><p><a href="${home}">Back to the start page</a></p></body></html>`;
     res.status(appError.status).set('Cache-Control', 'no-store').type('html').send(body);
