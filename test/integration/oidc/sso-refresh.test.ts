@@ -1,107 +1,103 @@
-import { createLocalJWKSet, jwtVerify } from 'jose';
-import { manualClock } from '../../helpers/manual-clock.js';
-import { bearerOf, Browser, decodeJwt, ssoLogin, startOidcRig, type OidcRig } from './oidc-rig.js';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import supertest from 'supertest';
+import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
+import {
+  CSRF, REDIRECT_URI, dropPrefix, jwtPayload, newPrefix, redisDump, ssoLogin, startCountingUpstream, startSsoService,
+  type CountingUpstream, type SsoService,
+} from './sso-rig.js';
 
 /**
- * Single sign-on against a real OpenID provider (oidc-provider, in-process): the full login through the
- * redirects by hand, the IdP access token relayed as the bearer, refreshed shortly before expiry exactly
- * once across two instances under concurrent requests, and a refused refresh ending the session.
+ * Refresh of the IdP access token: the services' clock is moved forward by hand (the IdP keeps real time),
+ * so "shortly before expiry" is reached without waiting. Two instances share one Redis prefix.
  */
-import { jest } from '@jest/globals';
-
-jest.setTimeout(60_000);
-
-describe('single sign-on: relay and refresh of the IdP access token', () => {
-  const clock = manualClock();
-  let rig: OidcRig;
+describe('single sign-on: refresh before expiry, once per session across instances', () => {
+  let idp: TestIdp;
+  let upstream: CountingUpstream;
+  let a: SsoService;
+  let b: SsoService;
+  const prefix = newPrefix();
+  let offset = 0;
+  const now = () => Date.now() + offset;
+  const TTL = 120;
 
   beforeAll(async () => {
-    rig = await startOidcRig({
-      idp: { accessTokenTtl: 300, accessClaims: { graph: 'social' } },
-      env: { OIDC_REFRESH_BEFORE: '60' },
-      now: clock.now,
-      instances: 2,
-    });
+    idp = await startTestIdp({ redirectUris: [REDIRECT_URI], accessTokenTtl: TTL, rotateRefreshTokens: true });
+    upstream = await startCountingUpstream();
+    const env = { OIDC_REFRESH_BEFORE: '30' };
+    a = await startSsoService({ idp, upstream: upstream.url, prefix, env, now });
+    b = await startSsoService({ idp, upstream: upstream.url, prefix, env, now });
   });
-  afterAll(() => rig?.close());
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await upstream.close();
+    await idp.close();
+    await dropPrefix(prefix);
+  });
 
-  it('logs in through the IdP, says so on /auth/session, and relays the IdP JWT (never showing it to the browser)', async () => {
-    const browser = new Browser(rig.instances[0]!.url);
-    const { answer } = await ssoLogin(browser, 'alice', '?return_to=%2Fapp%2Fgraphs%3Fx%3D1');
-    expect(answer.status).toBe(303);
-    expect(answer.location).toBe(`${rig.instances[0]!.url}/app/graphs?x=1`);
-    const cookieName = rig.instances[0]!.config.session.cookieName;
-    expect(browser.bffCookies().get(cookieName)).toBeDefined();
-    expect(browser.bffCookies().has(`${cookieName}-sso`)).toBe(false);
+  const relay = (svc: SsoService, cookie: string) => supertest(svc.service.app).get('/api/echo').set(CSRF).set('Cookie', cookie);
 
-    const session = await browser.api('/auth/session');
-    expect(session.status).toBe(200);
-    expect(session.json()).toEqual({
-      authenticated: true,
-      graph: 'social',
-      login: 'oidc',
-      sub: 'alice',
-      name: 'User alice',
-      tokenExpiresAt: expect.any(String),
-      sessionExpiresAt: expect.any(String),
-    });
+  test('when the token is due and 24 requests arrive on two instances at once, then the IdP sees exactly one refresh and all use the new token', async () => {
+    const { cookie } = await ssoLogin(a.service.app, 'alice');
+    upstream.seen.length = 0;
+    expect((await relay(a, cookie)).status).toBe(200);
+    const first = upstream.seen[0]!;
+    const grantsBefore = idp.refreshGrants();
 
-    const relayed = await browser.api('/api/echo');
-    expect(relayed.status).toBe(200);
-    const jwt = bearerOf(rig.upstream.authorizations.at(-1)!);
-    const { payload } = await jwtVerify(jwt, createLocalJWKSet(rig.idp.publicJwks), { issuer: rig.idp.issuer, audience: rig.idp.audience });
-    expect(payload.sub).toBe('alice');
-    expect(payload.graph).toBe('social');
+    offset += (TTL - 20) * 1000; // 20 s left: inside the 30 s refresh margin, still valid
+    upstream.seen.length = 0;
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => relay(i % 2 ? a : b, cookie)));
+    expect(answers.map((r) => r.status)).toEqual(Array(24).fill(200));
+    expect(idp.refreshGrants() - grantsBefore).toBe(1);
+    const after = new Set(upstream.seen);
+    // Requests that found the old token still fresh enough went out with it; at least the later ones carry the new one.
+    const fresh = [...after].filter((t) => t !== first);
+    expect(fresh).toHaveLength(1);
+    expect(jwtPayload(fresh[0]!)).toMatchObject({ sub: 'alice', aud: idp.audience });
 
-    // Nothing of the IdP tokens reached the browser: not in the answers, not in a cookie.
-    for (const text of [answer.text, session.text, relayed.text, [...browser.bffCookies().values()].join(';')]) {
-      expect(text).not.toContain(jwt);
-      expect(text).not.toContain(jwt.split('.')[1]!);
+    // Now fresh: no further refresh, every request carries the new token.
+    upstream.seen.length = 0;
+    await Promise.all([relay(a, cookie), relay(b, cookie)]);
+    expect(new Set(upstream.seen)).toEqual(new Set(fresh));
+    expect(idp.refreshGrants() - grantsBefore).toBe(1);
+  });
+
+  test('when the IdP rotates the refresh token, then the next refresh uses the new one (kept sealed with the token state)', async () => {
+    const { cookie } = await ssoLogin(a.service.app, 'bob');
+    const grantsBefore = idp.refreshGrants();
+    for (let round = 1; round <= 2; round++) {
+      offset += (TTL - 20) * 1000;
+      expect((await relay(round === 1 ? a : b, cookie)).status).toBe(200);
+      expect(idp.refreshGrants() - grantsBefore).toBe(round);
     }
-    // And the session record holds it sealed, not in plain text.
-    const records = await Promise.all((await rig.sessionKeys()).map((k) => rig.redis.get(k)));
-    const tokenRecords = await Promise.all((await rig.redis.keys(`${rig.prefix}tok:*`)).map((k) => rig.redis.hgetall(k)));
-    expect(JSON.stringify([records, tokenRecords])).not.toContain(jwt.split('.')[1]!);
+    // The rotated refresh token rides in the token state's sealed `w` field, never in clear.
+    const states = [...(await redisDump(prefix)).entries()].filter(([k]) => k.includes(':tok:'));
+    expect(states.some(([, v]) => /"w":"v2\./.test(v))).toBe(true);
   });
 
-  it('refreshes the access token shortly before expiry exactly once under concurrent requests on two instances', async () => {
-    const a = new Browser(rig.instances[0]!.url);
-    await ssoLogin(a, 'carol');
-    expect((await a.api('/api/echo')).status).toBe(200);
-    const before = bearerOf(rig.upstream.authorizations.at(-1)!);
-    const grantsBefore = rig.idp.refreshGrants();
-
-    // The same browser's cookie sent to both instances, like a balancer spreading its requests.
-    const b = new Browser(rig.instances[1]!.url);
-    for (const [k, v] of a.bffCookies()) b.bffCookies().set(k, v);
-
-    clock.advance(250_000); // 50 s left of 300: inside OIDC_REFRESH_BEFORE=60
-    const seenFrom = rig.upstream.authorizations.length;
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).api('/api/echo')));
-    expect(answers.map((r) => r.status)).toEqual(Array(12).fill(200));
-    expect(rig.idp.refreshGrants() - grantsBefore).toBe(1);
-    const used = new Set(rig.upstream.authorizations.slice(seenFrom).map(bearerOf));
-    expect(used.size).toBe(1);
-    const after = [...used][0]!;
-    expect(after).not.toBe(before);
-    expect(decodeJwt(after).sub).toBe('carol');
-
-    // The new token's expiry counts from now (the service's clock) plus the lifetime the IdP gave.
-    const session = (await a.api('/auth/session')).json() as { tokenExpiresAt: string };
-    const expiresAt = Date.parse(session.tokenExpiresAt);
-    expect(Math.abs(expiresAt - (clock.now() + 300_000))).toBeLessThan(5_000);
-  });
-
-  it('a refresh the IdP refuses ends the session: 401 session_expired, then no session', async () => {
-    const browser = new Browser(rig.instances[0]!.url);
-    await ssoLogin(browser, 'dave');
-    expect((await browser.api('/api/echo')).status).toBe(200);
-    await rig.idp.destroyAllRefreshTokens();
-    clock.advance(250_000);
-    const refused = await browser.api('/api/echo');
-    expect(refused.status).toBe(401);
-    expect(refused.json()).toMatchObject({ error: { code: 'session_expired' } });
-    const session = await browser.api('/auth/session');
+  test('when the IdP refuses the refresh, then the request is 401 session_expired and the session is over', async () => {
+    const { cookie } = await ssoLogin(a.service.app, 'carol');
+    await idp.destroyAllRefreshTokens();
+    offset += (TTL - 20) * 1000;
+    const res = await relay(b, cookie);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('session_expired');
+    const session = await supertest(a.service.app).get('/auth/session').set('Cookie', cookie);
     expect(session.status).toBe(401);
+  });
+
+  test('when the IdP is down at refresh time but the token still works, then the request goes out with it (503 only once it has expired)', async () => {
+    const { cookie } = await ssoLogin(a.service.app, 'dave');
+    offset += (TTL - 20) * 1000;
+    await idp.stop();
+    try {
+      expect((await relay(a, cookie)).status).toBe(200);
+      offset += 30_000; // expired now
+      const res = await relay(a, cookie);
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('idp_unavailable');
+    } finally {
+      await idp.restart();
+    }
   });
 });
