@@ -58,7 +58,11 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
     const callback = await idpLogin(authorizeUrl, 'alice');
     const first = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie);
     expect(first.status).toBe(303);
+    // The pending login is spent: the replay is refused before any code exchange.
+    expect([...(await redisDump(prefix)).keys()].filter((k) => k.includes(':oidc-pre:'))).toEqual([]);
+    const exchanges = idp.tokenRequests();
     const again = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie).set('Accept', 'application/json');
+    expect(idp.tokenRequests()).toBe(exchanges);
     expect(again.status).toBe(400);
     expect(again.body.error.code).toBe('sso_failed');
     expect(sessionCookieOf(again)).toBeUndefined();
