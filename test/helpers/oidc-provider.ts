@@ -101,6 +101,8 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
       },
     ],
     jwks: { keys: [privateJwk] },
+    // Its SSRF guard refuses loopback addresses; in tests the back-channel receiver is on loopback.
+    fetch: (url, init) => fetch(url, { ...init, dispatcher: undefined } as RequestInit),
     cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
     pkce: { required: () => true },
     findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, name: `User ${id}` }) }),
@@ -129,6 +131,7 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
     console.info = quiet.info;
   }
   provider.on('server_error', (_ctx, err) => console.error('test IdP server_error', err));
+  provider.on('backchannel.error', (_ctx, err) => console.error('test IdP back-channel logout failed', err));
 
   let refreshGrants = 0;
   let tokenRequests = 0;

@@ -133,7 +133,7 @@ export function sessionCookieOf(res: { headers: Record<string, unknown> }, name 
 }
 
 /** A tiny cookie jar for the IdP's own cookies (paths ignored: all go back to the one test IdP). */
-class Jar {
+export class IdpBrowser {
   private readonly cookies = new Map<string, string>();
   take(res: Response) {
     for (const c of res.headers.getSetCookie()) {
@@ -155,8 +155,7 @@ class Jar {
  * with `user` and the consent form, until the IdP redirects to the registered callback. Returns that
  * callback URL (with code and state, or an error).
  */
-export async function idpLogin(authorizeUrl: string, user: string): Promise<URL> {
-  const jar = new Jar();
+export async function idpLogin(authorizeUrl: string, user: string, jar = new IdpBrowser()): Promise<URL> {
   let url = authorizeUrl;
   let method = 'GET';
   let body: string | undefined;
@@ -216,3 +215,24 @@ export async function startLogin(app: Service['app'], query = ''): Promise<{ pre
 
 export const jwtPayload = (bearer: string): Record<string, unknown> =>
   JSON.parse(Buffer.from(bearer.replace(/^Bearer /, '').split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+
+/**
+ * Ends the user's session at the IdP itself (its end_session endpoint, confirmed as a user would), which
+ * makes the IdP send back-channel logout tokens to the clients of that session.
+ */
+export async function idpEndSession(issuer: string, jar: IdpBrowser): Promise<void> {
+  const page = await fetch(`${issuer}/session/end`, { headers: { cookie: jar.header() }, redirect: 'manual' });
+  jar.take(page);
+  const html = await page.text();
+  const action = /<form id="op.logoutForm" method="post" action="([^"]+)">/.exec(html)?.[1];
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1];
+  if (!action || !xsrf) throw new Error(`no logout form at the IdP: ${html.slice(0, 300)}`);
+  const done = await fetch(new URL(action, issuer), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ xsrf, logout: 'yes' }).toString(),
+  });
+  await done.arrayBuffer();
+  if (done.status >= 400) throw new Error(`IdP logout answered ${done.status}`);
+}
