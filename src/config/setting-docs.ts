@@ -93,6 +93,6 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   OIDC_SCOPES: { section: 'single-sign-on', doc: 'Scopes requested at login, space or comma list; must include openid; offline_access gets the refresh token that keeps the session going.' },
   OIDC_AUDIENCE: { section: 'single-sign-on', doc: 'Resource indicator (RFC 8707) requested for the access token; the token must carry it as aud, which TigerGraph checks against Security.JWT.Audience.', defaultText: 'none requested' },
   OIDC_POST_LOGIN_PATH: { section: 'single-sign-on', doc: 'Where the browser lands after login unless the login asked for another path (?return_to=); a path on this origin.' },
-  OIDC_REFRESH_BEFORE: { section: 'single-sign-on', doc: 'Refresh the identity provider access token this many seconds before it expires (with the refresh token, once per session across instances).' },
+  OIDC_REFRESH_BEFORE: { section: 'single-sign-on', doc: "Refresh the identity provider access token this many seconds before it expires (with the refresh token, once per session across instances); keep it well below the IdP's access-token lifetime, or every request refreshes." },
   TOKEN_LEASE_TTL_MS: { section: 'features', doc: 'How long a token refresh lease lives in ms. The holder renews it while its upstream call runs; if the holder dies, other instances take over once it lapses.' },
 };
