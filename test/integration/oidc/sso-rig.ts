@@ -188,6 +188,9 @@ export async function idpLogin(authorizeUrl: string, user: string, jar = new Idp
   throw new Error('too many steps at the IdP');
 }
 
+/** The service's request listener (in-process) or the base URL of a service process. */
+export type App = Service['app'] | string;
+
 export interface SsoLogin {
   /** `tgbff=…`, the session cookie. */
   cookie: string;
@@ -196,7 +199,7 @@ export interface SsoLogin {
 }
 
 /** The whole login, by hand: /auth/oidc/login at the service, the IdP's pages, the callback at the service. */
-export async function ssoLogin(app: Service['app'], user: string, query = ''): Promise<SsoLogin> {
+export async function ssoLogin(app: App, user: string, query = ''): Promise<SsoLogin> {
   const { preCookie, authorizeUrl } = await startLogin(app, query);
   const callback = await idpLogin(authorizeUrl, user);
   const res = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie);
@@ -206,7 +209,7 @@ export async function ssoLogin(app: Service['app'], user: string, query = ''): P
   return { cookie, location: res.headers.location as string };
 }
 
-export async function startLogin(app: Service['app'], query = ''): Promise<{ preCookie: string; authorizeUrl: string }> {
+export async function startLogin(app: App, query = ''): Promise<{ preCookie: string; authorizeUrl: string }> {
   const res = await supertest(app).get(`/auth/oidc/login${query}`);
   if (res.status !== 303) throw new Error(`login answered ${res.status}: ${res.text}`);
   const pre = setCookies(res).map(cookiePair).find((c) => c.startsWith('tgbff-sso='));
