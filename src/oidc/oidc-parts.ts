@@ -3,7 +3,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { OidcStores } from '../store/oidc-stores.js';
 import type { Cipher, Stores } from '../store/types.js';
-import { createTokenBroker, type TokenBroker } from '../tokens/token-broker.js';
+import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from '../tokens/token-broker.js';
 import { createIdp, type Idp } from './idp.js';
 import { createIdpTokenApi } from './idp-token-api.js';
 import { createLoginFlow, type LoginFlow } from './login-flow.js';
@@ -47,6 +47,8 @@ export function createOidcParts(deps: {
     now,
     instanceId: deps.instanceId,
     stateGraceMs: deps.stateGraceMs,
+    // As for secret tokens: a fresh token is served from this instance's last read; due ones read the store.
+    readCacheMs: DEFAULT_TOKEN_READ_CACHE_MS,
     metrics: deps.metrics,
     logger,
   });
