@@ -129,6 +129,16 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
     }
   });
 
+  test('when OIDC_ISSUER is not the issuer the IdP states (a wrong issuer), then login answers 503 idp_unavailable and the log names the mismatch', async () => {
+    const app = await start({ OIDC_ISSUER: idp.issuer.replace('127.0.0.1', 'localhost') });
+    const res = await supertest(app).get('/auth/oidc/login').set('Accept', 'application/json');
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('idp_unavailable');
+    expect(svc.logs()).toMatch(/issuer does not match the expected issuer[^
+]*identity provider discovery failed/);
+    expect(sessionCookieOf(res)).toBeUndefined();
+  });
+
   test('when the IdP is down at start-up, then login answers 503 idp_unavailable and /readyz says so, and both recover once it is back', async () => {
     await idp.stop();
     try {
