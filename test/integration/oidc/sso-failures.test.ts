@@ -134,8 +134,7 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
     const res = await supertest(app).get('/auth/oidc/login').set('Accept', 'application/json');
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('idp_unavailable');
-    expect(svc.logs()).toMatch(/issuer does not match the expected issuer[^
-]*identity provider discovery failed/);
+    expect(svc.logs()).toMatch(/issuer does not match the expected issuer[^\n]*identity provider discovery failed/);
     expect(sessionCookieOf(res)).toBeUndefined();
   });
 
