@@ -63,6 +63,19 @@ export const SIMULATOR_VERIFIES_JWT = false;
 
 export const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
+/** oidc-provider prints its development-mode notices (memory adapter, dev interactions, Node 20) with console.*. */
+async function quietly<T>(make: () => Promise<T>): Promise<T> {
+  const saved = { warn: console.warn, info: console.info };
+  console.warn = () => undefined;
+  console.info = () => undefined;
+  try {
+    return await make();
+  } finally {
+    console.warn = saved.warn;
+    console.info = saved.info;
+  }
+}
+
 export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
   const server: Server = createServer();
   server.listen(0, '127.0.0.1');
@@ -80,56 +93,53 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
   const publicPem = createPublicKey({ key: publicJwk as import('node:crypto').JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
   const foreign = await generateKeyPair('RS256');
 
-  // oidc-provider prints its development-mode notices (memory adapter, dev interactions, Node 20) with console.*.
-  const quiet = { warn: console.warn, info: console.info };
-  console.warn = () => undefined;
-  console.info = () => undefined;
-  let provider: ProviderClass;
-  try {
-  const { default: Provider, errors: providerErrors } = await import('oidc-provider');
-  provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: clientId,
-        client_secret: clientSecret,
-        redirect_uris: options.redirectUris,
-        post_logout_redirect_uris: options.postLogoutRedirectUris ?? [],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_basic',
-        ...(options.backchannelLogoutUri && { backchannel_logout_uri: options.backchannelLogoutUri, backchannel_logout_session_required: true }),
-      },
-    ],
-    jwks: { keys: [privateJwk] },
-    // Its SSRF guard refuses loopback addresses; in tests the back-channel receiver is on loopback.
-    fetch: (url, init) => fetch(url, { ...init, dispatcher: undefined } as RequestInit),
-    cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
-    pkce: { required: () => true },
-    findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, name: `User ${id}` }) }),
-    claims: { openid: ['sub'], profile: ['name'] },
-    features: {
-      devInteractions: { enabled: true },
-      revocation: { enabled: true, allowedPolicy: () => true },
-      rpInitiatedLogout: { enabled: true },
-      backchannelLogout: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => audience,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, resource) => {
-          if (resource !== audience) throw new providerErrors.InvalidTarget();
-          return { scope: 'openid profile', audience: options.issuedAudience ?? audience, accessTokenFormat: 'jwt', accessTokenTTL: options.accessTokenTtl ?? 300, jwt: { sign: { alg: 'RS256' } } };
+  const provider = await quietly(async (): Promise<ProviderClass> => {
+    const { default: Provider, errors: providerErrors } = await import('oidc-provider');
+    return new Provider(issuer, {
+      clients: [
+        {
+          client_id: clientId,
+          client_secret: clientSecret,
+          redirect_uris: options.redirectUris,
+          post_logout_redirect_uris: options.postLogoutRedirectUris ?? [],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'client_secret_basic',
+          ...(options.backchannelLogoutUri && { backchannel_logout_uri: options.backchannelLogoutUri, backchannel_logout_session_required: true }),
+        },
+      ],
+      jwks: { keys: [privateJwk] },
+      // Its SSRF guard refuses loopback addresses; in tests the back-channel receiver is on loopback.
+      fetch: (url, init) => fetch(url, { ...init, dispatcher: undefined } as RequestInit),
+      cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
+      pkce: { required: () => true },
+      findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, name: `User ${id}` }) }),
+      claims: { openid: ['sub'], profile: ['name'] },
+      features: {
+        devInteractions: { enabled: true },
+        revocation: { enabled: true, allowedPolicy: () => true },
+        rpInitiatedLogout: {
+          enabled: true,
+          logoutSource: (ctx, form) => {
+            ctx.body = `<!doctype html><title>Sign out</title>${form}<button form="op.logoutForm" name="logout" value="yes">Sign out</button>`;
+          },
+        },
+        backchannelLogout: { enabled: true },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => audience,
+          useGrantedResource: () => true,
+          getResourceServerInfo: (_ctx, resource) => {
+            if (resource !== audience) throw new providerErrors.InvalidTarget();
+            return { scope: 'openid profile', audience: options.issuedAudience ?? audience, accessTokenFormat: 'jwt', accessTokenTTL: options.accessTokenTtl ?? 300, jwt: { sign: { alg: 'RS256' } } };
+          },
         },
       },
-    },
-    extraTokenClaims: () => options.accessClaims,
-    rotateRefreshToken: () => options.rotateRefreshTokens === true,
-    ttl: { RefreshToken: 3600, Session: 3600, Grant: 3600, Interaction: 600, AuthorizationCode: 60, IdToken: 300, AccessToken: options.accessTokenTtl ?? 300 },
+      extraTokenClaims: () => options.accessClaims,
+      rotateRefreshToken: () => options.rotateRefreshTokens === true,
+      ttl: { RefreshToken: 3600, Session: 3600, Grant: 3600, Interaction: 600, AuthorizationCode: 60, IdToken: 300, AccessToken: options.accessTokenTtl ?? 300 },
+    });
   });
-  } finally {
-    console.warn = quiet.warn;
-    console.info = quiet.info;
-  }
   provider.on('server_error', (_ctx, err) => console.error('test IdP server_error', err));
   provider.on('backchannel.error', (_ctx, err) => console.error('test IdP back-channel logout failed', err));
 
