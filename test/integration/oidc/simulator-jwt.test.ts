@@ -19,11 +19,13 @@ import { CSRF, REDIRECT_URI, dropPrefix, newPrefix, ssoLogin, startSsoService, t
   beforeAll(async () => {
     idp = await startTestIdp({ redirectUris: [REDIRECT_URI], accessClaims: { graph: 'social' } });
     const options = {
+      // External JWTs are a 3.10+ feature; the simulator refuses the option on older versions.
+      version: '3.11.0',
       users: [{ name: 'alice', password: 'not-used-by-sso', graphs: ['social'] }],
       jwt: { rsaPublicKey: JSON.stringify(idp.publicJwks), audience: idp.audience },
     };
     sim = await startSimulator(options as unknown as SimulatorOptions);
-    svc = await startSsoService({ idp, upstream: sim.restppUrl, prefix });
+    svc = await startSsoService({ idp, upstream: sim.restppUrl, prefix, env: { TG_VERSION: sim.version } });
   });
   afterAll(async () => {
     await svc?.close();

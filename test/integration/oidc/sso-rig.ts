@@ -80,7 +80,7 @@ export async function startSsoService(options: {
   sink.on('data', (c: Buffer) => (text += c.toString()));
   const service = await createService({
     config,
-    upstream: { restppUrl: options.upstream, version: '3.9.3' },
+    upstream: { restppUrl: options.upstream, version: config.tigergraph.version },
     logger: createLogger({ level: 'debug', destination: sink }),
     instanceId: randomUUID(),
     ...(options.now && { now: options.now }),
