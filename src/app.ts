@@ -121,6 +121,8 @@ export function createApp(deps: AppDeps): FrontDoor {
         loopbackIsSecure: settings.loopbackIsSecure === true,
         sessionSecrets: settings.sessionSecrets,
         absoluteTimeoutSec: settings.absoluteTimeoutSec,
+        idleTimeoutSec: settings.idleTimeoutSec,
+        sessionEnds: sessionEndsOver(stores.sessionEnds),
         now,
         endCurrent: auth.endSession,
       }),

@@ -136,11 +136,23 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     metrics,
     logger,
   });
+  const oidc: OidcParts | undefined = config.oidc
+    ? createOidcParts({
+        settings: config.oidc,
+        allowHttp: !config.production,
+        stores, oidcStores, cipher, logger, metrics, now, instanceId,
+        leaseTtlMs: options.leaseTtlMs ?? config.tigergraph.leaseTtlMs,
+        absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,
+        stateGraceMs: tokenStateGraceMs(config.tigergraph.sweepIntervalMs),
+      })
+    : undefined;
   const sweepMs = config.tigergraph.sweepIntervalMs;
   const tokenSweeper = createSessionEndSweeper({
     queue: stores.sessionEnds,
     sessionRemainingMs: stores.sessionRemainingMs,
-    revoke: (sid, secret) => broker.revoke(sid, secret, { keepOnFailure: true }),
+    // An OIDC session's secret is an IdP refresh token: it goes to the IdP, never to TigerGraph.
+    revoke: (sid, secret, kind) =>
+      kind === 'oidc' ? (oidc ? oidc.routes.sessions.revokeEnded(sid, secret) : Promise.resolve(false)) : broker.revoke(sid, secret, { keepOnFailure: true }),
     cipher,
     leases: stores.leases,
     intervalMs: sweepMs,
@@ -169,16 +181,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(options.secretSweep && { sweep: options.secretSweep }),
   });
 
-  const oidc: OidcParts | undefined = config.oidc
-    ? createOidcParts({
-        settings: config.oidc,
-        allowHttp: !config.production,
-        stores, oidcStores, cipher, logger, metrics, now, instanceId,
-        leaseTtlMs: options.leaseTtlMs ?? config.tigergraph.leaseTtlMs,
-        absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,
-        stateGraceMs: tokenStateGraceMs(sweepMs),
-      })
-    : undefined;
 
   let draining = false;
   const app = createApp({

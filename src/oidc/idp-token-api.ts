@@ -53,11 +53,19 @@ export function grantOf(answer: client.TokenEndpointResponse, usedRefreshToken: 
   return { token: answer.access_token, expiresAt, ...(rotated !== undefined && { renewWith: rotated }) };
 }
 
-/** RFC 7009 revocation when the IdP offers it; nothing to do otherwise. Outages reject (callers log them). */
+/**
+ * RFC 7009 revocation when the IdP offers it; nothing to do otherwise. Outages reject (callers log them or
+ * retry); a refusal (e.g. `unsupported_token_type` for a JWT access token the IdP cannot revoke) is final.
+ */
 export async function revokeAtIdp(idp: Idp, token: string, hint: 'access_token' | 'refresh_token'): Promise<boolean> {
   if (token === '') return false;
   const config = await idp.configuration();
   if (!config.serverMetadata().revocation_endpoint) return false;
-  await client.tokenRevocation(config, token, { token_type_hint: hint });
-  return true;
+  try {
+    await client.tokenRevocation(config, token, { token_type_hint: hint });
+    return true;
+  } catch (err) {
+    if (isIdpOutage(err)) throw idpUnavailable(err);
+    return false;
+  }
 }

@@ -58,6 +58,18 @@ export function createOidcSessions(deps: {
       await deps.stores.sessionIndex.remove(keysOf(tg), sid).catch(() => undefined);
     },
 
+    /**
+     * The session-end sweeper's part for an OIDC session that ended without a logout (idle or absolute
+     * timeout): revoke its tokens at the IdP and drop the token state. True when something was revoked.
+     */
+    async revokeEnded(sid: string, refresh: string): Promise<boolean> {
+      const state = await deps.tokens.get(sid);
+      // The refresh token first: it is the long-lived one. An outage rejects, and the sweeper retries.
+      const refreshRevoked = await revokeAtIdp(idp, state?.renewWith ?? refresh, 'refresh_token');
+      const accessRevoked = await deps.broker.revoke(sid, refresh, { keepOnFailure: true });
+      return accessRevoked || refreshRevoked;
+    },
+
     /** Where the browser goes to end the IdP session too, when the IdP offers RP-initiated logout. */
     async logoutUrl(sid: string, tg: OidcSessionView): Promise<string | undefined> {
       const config = await idp.configuration().catch(() => undefined);

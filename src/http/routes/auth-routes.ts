@@ -59,7 +59,12 @@ export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
   const routes = strictRoutes('/auth');
   const json = jsonBody();
   const tombstoneMs = deps.absoluteTimeoutSec * 1000;
-  const endOf = (sid: string, tg: TgSession): SessionEnd => ({ sid, endsBy: tg.createdAt + tombstoneMs, sealedSecret: tg.secret });
+  const endOf = (sid: string, tg: TgSession): SessionEnd => ({
+    sid,
+    endsBy: tg.createdAt + tombstoneMs,
+    sealedSecret: tg.secret,
+    ...(tg.oidc && { kind: 'oidc' as const }),
+  });
 
   /** Ends a session everywhere: tombstone first so in-flight requests cannot bring it back. */
   async function endSession(sid: string, tg: TgSession): Promise<void> {
@@ -67,6 +72,7 @@ export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
       // An OIDC session's credential is an IdP refresh token: it must never reach the TigerGraph broker.
       if (deps.oidc) await deps.oidc.end(sid, tg);
       else await deps.tombstones.mark(sid, tombstoneMs);
+      await deps.sessionEnds.forget(endOf(sid, tg)).catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
       return;
     }
     await deps.tombstones.mark(sid, tombstoneMs);

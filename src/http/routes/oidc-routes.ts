@@ -8,6 +8,7 @@ import type { OidcSessions } from '../../oidc/oidc-sessions.js';
 import { sealedAs } from '../../store/crypto.js';
 import type { Cipher } from '../../store/types.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
+import type { SessionEnds } from '../../tokens/session-ends.js';
 import { requestContext } from '../pipeline/context.js';
 import { countsAsSecure } from '../pipeline/loopback-secure.js';
 import type { TgSession } from '../session/session-data.js';
@@ -33,6 +34,9 @@ export interface OidcRoutesDeps {
   absoluteTimeoutSec: number;
   postLoginPath: string;
   now: () => number;
+  idleTimeoutSec: number;
+  /** Where login records each session, so its IdP tokens are revoked however the session ends. */
+  sessionEnds: SessionEnds;
   /** Ends the request's current session (whatever its login) before a new one replaces it. */
   endCurrent(sid: string, tg: TgSession): Promise<void>;
 }
@@ -101,6 +105,8 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
       await deps.broker.adopt(sid, { token: signOn.accessToken, expiresAt: signOn.expiresAt }, deps.absoluteTimeoutSec * 1000);
       await deps.sessions.index(sid, tg);
       await session.save(sid, tg);
+      const endsBy = createdAt + deps.absoluteTimeoutSec * 1000;
+      await deps.sessionEnds.watch({ sid, endsBy, sealedSecret: tg.secret, kind: 'oidc' }, deps.now() + deps.idleTimeoutSec * 1000);
       deps.metrics.logins.inc({ result: 'ok' });
       res.set('Cache-Control', 'no-store').redirect(303, signOn.returnTo);
     } catch (err) {
