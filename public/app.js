@@ -88,6 +88,8 @@ $('query-form').addEventListener('submit', (event) => {
 $('logout-button').addEventListener('click', async () => {
   const { status: code, data } = await call('POST', '/auth/logout');
   clearAnswer();
+  // A single sign-on session: end the identity provider's session too (RP-initiated logout).
+  if (code === 200 && data?.logoutUrl) { window.location.assign(data.logoutUrl); return; }
   if (code === 204) status('Logged out.', 'info');
   else status(errorMessage(data) || `Logout failed (${code})`);
   await refresh();
@@ -95,8 +97,26 @@ $('logout-button').addEventListener('click', async () => {
 
 // Relative times go stale: re-render each half minute, and ask the server once the session should be over.
 setInterval(() => {
-  if (session && Date.parse(session.sessionExpiresAt) <= Date.now()) void refresh();
+  if (session && Date.parse(session.sessionExpiresAt) <= Date.now()) /** The SSO button shows only when the service offers single sign-on (GET /auth/methods, public). */
+async function offerSso() {
+  const { status: code, data } = await call('GET', '/auth/methods');
+  if (code !== 200 || !data?.oidc) return;
+  $('sso-button').href = data.oidcLoginUrl;
+  $('sso').hidden = false;
+}
+
+void offerSso();
+void refresh();
   else renderSession(session);
 }, 30_000);
 
+/** The SSO button shows only when the service offers single sign-on (GET /auth/methods, public). */
+async function offerSso() {
+  const { status: code, data } = await call('GET', '/auth/methods');
+  if (code !== 200 || !data?.oidc) return;
+  $('sso-button').href = data.oidcLoginUrl;
+  $('sso').hidden = false;
+}
+
+void offerSso();
 void refresh();

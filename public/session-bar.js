@@ -40,7 +40,8 @@ export function renderSession(session, now = Date.now()) {
     return;
   }
   const name = document.createElement('strong');
-  name.textContent = session.username ? `Logged in as ${session.username}` : 'Logged in';
+  const user = session.username ?? session.name ?? session.sub;
+  name.textContent = user ? `Logged in as ${user}${session.login === 'oidc' ? ' (SSO)' : ''}` : 'Logged in';
   const state = document.createElement('span');
   state.append(name, session.graph ? ` to graph ${session.graph}` : '');
   who.replaceChildren(state, expiry('Token', session.tokenExpiresAt, now), expiry('Session', session.sessionExpiresAt, now));

@@ -21,6 +21,7 @@ import { sessionGate } from './http/session/require-session.js';
 import { sessionConcurrency } from './http/routes/session-concurrency.js';
 import { sessionLookup } from './http/session/session-lookup.js';
 import { logoutClearsCookie } from './http/routes/logout-clears-cookie.js';
+import { BACKCHANNEL_LOGOUT_PATH, oidcRoutes, type OidcRoutesDeps } from './http/routes/oidc-routes.js';
 
 export interface AppSettings {
   cookieName: string;
@@ -58,6 +59,8 @@ export interface AppDeps {
   passwords?: SessionSecrets;
   /** ADMIN_ROUTES: absent means /admin is not mounted (404). */
   admin?: AdminRoutesDeps;
+  /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
+  oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'broker' | 'postLoginPath'>;
 }
 
 export const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
@@ -80,6 +83,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     cookieSecure: settings.cookieSecure,
     sessions: sessionLookup({ store: stores.sessionStore, cookieName: settings.cookieName, secrets: settings.sessionSecrets }),
     gate: sessionGate(sessionDeps),
+    ...(deps.oidc && { serverToServerPosts: [BACKCHANNEL_LOGOUT_PATH] }),
   });
 
   // Everything but /api: the pipeline has run (front-door.ts), so only routes and their errors are here.
@@ -88,23 +92,42 @@ export function createApp(deps: AppDeps): FrontDoor {
   app.disable('x-powered-by');
   app.use(opsRoutes({ isDraining: deps.isDraining, checks: deps.readinessChecks }));
   const guesses = createGuessLimiter({ limiter: stores.rateLimiter, limits: settings.guessLimits, metrics, logger });
-  app.use(
-    '/auth',
-    authRoutes({
-      ...sessionDeps,
-      broker: deps.broker,
-      tokens: stores.tokens,
-      guesses,
-      logger,
-      metrics,
-      cookieName: settings.cookieName,
-      cookieSecure: settings.cookieSecure,
-      loopbackIsSecure: settings.loopbackIsSecure === true,
-      idleTimeoutSec: settings.idleTimeoutSec,
-      sessionEnds: sessionEndsOver(stores.sessionEnds),
-      ...(deps.passwords && { passwords: deps.passwords }),
-    }),
-  );
+  const auth = authRoutes({
+    ...sessionDeps,
+    broker: deps.broker,
+    tokens: stores.tokens,
+    guesses,
+    logger,
+    metrics,
+    cookieName: settings.cookieName,
+    cookieSecure: settings.cookieSecure,
+    loopbackIsSecure: settings.loopbackIsSecure === true,
+    idleTimeoutSec: settings.idleTimeoutSec,
+    sessionEnds: sessionEndsOver(stores.sessionEnds),
+    ...(deps.passwords && { passwords: deps.passwords }),
+    ...(deps.oidc && { oidc: deps.oidc.sessions }),
+  });
+  app.use('/auth', auth.router);
+  if (deps.oidc) {
+    app.use(
+      '/auth',
+      oidcRoutes({
+        ...deps.oidc,
+        cipher: deps.cipher,
+        logger,
+        metrics,
+        cookieName: settings.cookieName,
+        cookieSecure: settings.cookieSecure,
+        loopbackIsSecure: settings.loopbackIsSecure === true,
+        sessionSecrets: settings.sessionSecrets,
+        absoluteTimeoutSec: settings.absoluteTimeoutSec,
+        idleTimeoutSec: settings.idleTimeoutSec,
+        sessionEnds: sessionEndsOver(stores.sessionEnds),
+        now,
+        endCurrent: auth.endSession,
+      }),
+    );
+  }
   // Mounted, not a route: Express routes never match while an error is pending (the logout route's).
   app.use('/auth/logout', logoutClearsCookie({ cookieName: settings.cookieName, cookieSecure: settings.cookieSecure }));
   if (deps.admin) app.use('/admin', adminRoutes({ ...deps.admin, guesses }));
@@ -114,6 +137,12 @@ export function createApp(deps: AppDeps): FrontDoor {
   app.use(notFoundHandler);
   app.use(errorHandler({ logger }));
 
-  const lane = createApiLane({ logger, broker: deps.broker, relay: deps.relay, concurrency: sessionConcurrency(settings.relaySessionConcurrency) });
+  const lane = createApiLane({
+    logger,
+    broker: deps.broker,
+    relay: deps.relay,
+    concurrency: sessionConcurrency(settings.relaySessionConcurrency),
+    ...(deps.oidc && { oidcBroker: deps.oidc.broker }),
+  });
   return frontDoor(pipeline, lane, app);
 }

@@ -10,8 +10,9 @@ import {
   encryptionKeys, generateEncryptionKeys, generateSessionSecrets, sessionSecrets, type EncryptionKey,
 } from './config/secrets.js';
 import { trustProxy, type TrustProxy } from './config/trust-proxy.js';
+import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
 
-export type { EncryptionKey, HostPort, KeyIssue, RedisConfig, TrustProxy };
+export type { EncryptionKey, HostPort, KeyIssue, OidcConfig, RedisConfig, TrustProxy };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -69,6 +70,14 @@ const FIELDS = {
   LOGIN_BACKOFF_MAX: withDefault(integer(1, 86_400), 300),
   TOKEN_LEASE_TTL_MS: withDefault(integer(100, 600_000), 5000),
   TOKEN_SWEEP_INTERVAL_MS: withDefault(integer(100, 3_600_000), 30_000),
+  OIDC_ISSUER: optional(absoluteUrl),
+  OIDC_CLIENT_ID: optional(text),
+  OIDC_CLIENT_SECRET: optional(text),
+  OIDC_REDIRECT_URI: optional(absoluteUrl),
+  OIDC_SCOPES: withDefault(scopes, 'openid profile offline_access'),
+  OIDC_AUDIENCE: optional(text),
+  OIDC_POST_LOGIN_PATH: withDefault(sameOriginPath, '/'),
+  OIDC_REFRESH_BEFORE: withDefault(integer(0, 86_400), 60),
 };
 
 export type ConfigKey = keyof typeof FIELDS;
@@ -154,6 +163,8 @@ export interface Config {
    * per window; one user from one address waits 1 s, 2 s, 4 s… (up to backoffMaxSeconds) after backoffAfter.
    */
   readonly loginRateLimit: Readonly<{ max: number; windowSeconds: number; userMax: number; backoffAfter: number; backoffMaxSeconds: number }>;
+  /** Single sign-on; present when OIDC_ISSUER is set. */
+  readonly oidc?: OidcConfig;
   /** Keys generated at random for this start (outside production only), so main can warn. */
   readonly generated: readonly string[];
 }
@@ -258,6 +269,7 @@ function build(v: Values, redis: RedisConfig): Config {
       backoffAfter: v.LOGIN_BACKOFF_AFTER,
       backoffMaxSeconds: v.LOGIN_BACKOFF_MAX,
     },
+    ...oidcFrom(v),
     generated,
   };
 }

@@ -28,6 +28,8 @@ import { createTokenApi } from './tigergraph/restpp-client.js';
 import { trustAlso } from './tls-trust.js';
 import { createSessionEndSweeper, tokenStateGraceMs, type SessionEndSweeper } from './tokens/session-end-sweeper.js';
 import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from './tokens/token-broker.js';
+import { createMemoryOidcStores, createRedisOidcStores, type OidcStores } from './store/oidc-stores.js';
+import { createOidcParts, type OidcParts } from './oidc/oidc-parts.js';
 
 /** The data-server and admin-server addresses the service talks to (the simulator's when it runs in-process). */
 export interface Upstream {
@@ -80,9 +82,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const instanceId = options.instanceId ?? randomUUID();
   let stores: Stores;
   let drops: SecretDropStore;
+  let oidcStores: OidcStores;
+  let closeOidcStores = (): void => undefined;
   if (config.redis.mode === 'memory') {
     stores = createMemoryStores({ cipher, sessionFallbackTtlSeconds: config.session.idleTimeoutSeconds });
     drops = createMemorySecretDrops();
+    const memory = createMemoryOidcStores();
+    oidcStores = memory;
+    closeOidcStores = () => memory.close();
   } else {
     const redis = createRedisClient(config.redis, { logger });
     // A Redis that is down at start-up is not fatal: the client keeps reconnecting and /readyz says so.
@@ -97,6 +104,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       sessionHotPath: DEFAULT_SESSION_HOT_PATH,
     });
     drops = createRedisSecretDrops({ redis, prefix: config.redis.prefix, guard: createGuard(metrics) });
+    oidcStores = createRedisOidcStores({ redis, prefix: config.redis.prefix, guard: createGuard(metrics) });
   }
 
   const tls = config.tigergraph.ca ? trustAlso(config.tigergraph.ca) : undefined;
@@ -128,11 +136,23 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     metrics,
     logger,
   });
+  const oidc: OidcParts | undefined = config.oidc
+    ? createOidcParts({
+        settings: config.oidc,
+        allowHttp: !config.production,
+        stores, oidcStores, cipher, logger, metrics, now, instanceId,
+        leaseTtlMs: options.leaseTtlMs ?? config.tigergraph.leaseTtlMs,
+        absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,
+        stateGraceMs: tokenStateGraceMs(config.tigergraph.sweepIntervalMs),
+      })
+    : undefined;
   const sweepMs = config.tigergraph.sweepIntervalMs;
   const tokenSweeper = createSessionEndSweeper({
     queue: stores.sessionEnds,
     sessionRemainingMs: stores.sessionRemainingMs,
-    revoke: (sid, secret) => broker.revoke(sid, secret, { keepOnFailure: true }),
+    // An OIDC session's secret is an IdP refresh token: it goes to the IdP, never to TigerGraph.
+    revoke: (sid, secret, kind) =>
+      kind === 'oidc' ? (oidc ? oidc.routes.sessions.revokeEnded(sid, secret) : Promise.resolve(false)) : broker.revoke(sid, secret, { keepOnFailure: true }),
     cipher,
     leases: stores.leases,
     intervalMs: sweepMs,
@@ -160,6 +180,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     config, upstream, drops, leases: stores.leases, cipher, dispatcher: tokenAgent, now, instanceId, logger,
     ...(options.secretSweep && { sweep: options.secretSweep }),
   });
+
 
   let draining = false;
   const app = createApp({
@@ -192,11 +213,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     readinessChecks: [
       { name: 'store', check: () => stores.ping() },
       { name: 'upstream', check: () => reachable(pool, upstream.restppUrl) },
+      ...(oidc ? [{ name: 'idp', check: () => oidc.idp.ready() }] : []),
     ],
     isDraining: () => draining,
     now,
     ...(adminParts.passwords && { passwords: adminParts.passwords }),
     ...(adminParts.admin && { admin: adminParts.admin }),
+    ...(oidc && { oidc: oidc.routes }),
   });
 
   return {
@@ -212,6 +235,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     },
     async close() {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
+      closeOidcStores();
       await Promise.allSettled([stores.close(), pool.close(), tokenAgent.close(), api.close()]);
     },
   };

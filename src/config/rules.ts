@@ -23,6 +23,11 @@ export interface RuleValues {
   ADMIN_ROUTES: boolean;
   HEADERS_TIMEOUT_MS: number;
   REQUEST_TIMEOUT_MS: number;
+  OIDC_ISSUER: string | undefined;
+  OIDC_CLIENT_ID: string | undefined;
+  OIDC_CLIENT_SECRET: string | undefined;
+  OIDC_REDIRECT_URI: string | undefined;
+  OIDC_SCOPES: string;
 }
 
 /** A check across keys; it runs only when every key it reads parsed, so it never sees a bad value. */
@@ -124,4 +129,22 @@ export const RULES: readonly Rule[] = [
     when(v.SESSION_ENCRYPTION_KEYS === undefined, 'SESSION_ENCRYPTION_KEYS', 'is required in production'),
   ),
   inProduction(['COOKIE_SECURE'], (v) => when(!v.COOKIE_SECURE, 'COOKIE_SECURE', 'must not be false in production')),
+  {
+    // Single sign-on is on with an issuer; then the client registration must be complete.
+    keys: ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI'],
+    check: (v) =>
+      v.OIDC_ISSUER === undefined
+        ? []
+        : (['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI'] as const).flatMap((key) =>
+            when(v[key] === undefined, key, 'is required when OIDC_ISSUER is set'),
+          ),
+  },
+  {
+    keys: ['OIDC_ISSUER', 'OIDC_SCOPES'],
+    check: (v) => when(v.OIDC_ISSUER !== undefined && !v.OIDC_SCOPES.split(' ').includes('openid'), 'OIDC_SCOPES', 'must include openid'),
+  },
+  inProduction(['OIDC_ISSUER', 'OIDC_REDIRECT_URI'], (v) => [
+    ...when(v.OIDC_ISSUER?.startsWith('http:') === true, 'OIDC_ISSUER', 'must be https in production'),
+    ...when(v.OIDC_REDIRECT_URI?.startsWith('http:') === true, 'OIDC_REDIRECT_URI', 'must be https in production'),
+  ]),
 ];

@@ -16,7 +16,7 @@ export interface SettingDoc {
   defaultNote?: string;
 }
 
-export type SectionId = 'service' | 'tigergraph' | 'redis' | 'sessions-and-cookie' | 'browser-security' | 'features';
+export type SectionId = 'service' | 'tigergraph' | 'redis' | 'sessions-and-cookie' | 'browser-security' | 'features' | 'single-sign-on';
 
 /** The sections of .env.example and docs/configuration.md, in order. */
 export const SETTING_SECTIONS: Readonly<Record<SectionId, SettingSection>> = {
@@ -26,6 +26,7 @@ export const SETTING_SECTIONS: Readonly<Record<SectionId, SettingSection>> = {
   'sessions-and-cookie': { title: 'Sessions and cookie' },
   'browser-security': { title: 'Browser security' },
   features: { title: 'Features' },
+  'single-sign-on': { title: 'Single sign-on (OIDC)', intro: 'on when OIDC_ISSUER is set; see README "Single sign-on"' },
 };
 
 /**
@@ -85,5 +86,13 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   LOGIN_BACKOFF_AFTER: { section: 'features', doc: 'Failed checks for one username from one address before each further one waits 1 s, 2 s, 4 s, … Other addresses are not delayed, so an attacker cannot lock the real user out.' },
   LOGIN_BACKOFF_MAX: { section: 'features', doc: 'The longest of those waits, in seconds.' },
   TOKEN_SWEEP_INTERVAL_MS: { section: 'features', doc: 'How often (ms) each instance looks for sessions that ended without a logout (idle or absolute timeout, removed by an admin) and deletes their tokens upstream; one instance at a time, under a lease. A token dies at most about this long after its session.' },
+  OIDC_ISSUER: { section: 'single-sign-on', doc: "The identity provider's issuer URL, exactly as its discovery document states it; setting it turns OIDC login on (GET /auth/oidc/login). https in production." },
+  OIDC_CLIENT_ID: { section: 'single-sign-on', doc: "This service's client id at the identity provider; required with OIDC_ISSUER." },
+  OIDC_CLIENT_SECRET: { section: 'single-sign-on', doc: 'The client secret (client_secret_basic); required with OIDC_ISSUER. Never logged or shown.' },
+  OIDC_REDIRECT_URI: { section: 'single-sign-on', doc: 'The callback registered at the identity provider: https://<this service>/auth/oidc/callback; required with OIDC_ISSUER.' },
+  OIDC_SCOPES: { section: 'single-sign-on', doc: 'Scopes requested at login, space or comma list; must include openid; offline_access gets the refresh token that keeps the session going.' },
+  OIDC_AUDIENCE: { section: 'single-sign-on', doc: 'Resource indicator (RFC 8707) requested for the access token; the token must carry it as aud, which TigerGraph checks against Security.JWT.Audience.', defaultText: 'none requested' },
+  OIDC_POST_LOGIN_PATH: { section: 'single-sign-on', doc: 'Where the browser lands after login unless the login asked for another path (?return_to=); a path on this origin.' },
+  OIDC_REFRESH_BEFORE: { section: 'single-sign-on', doc: "Refresh the identity provider access token this many seconds before it expires (with the refresh token, once per session across instances); keep it well below the IdP's access-token lifetime, or every request refreshes." },
   TOKEN_LEASE_TTL_MS: { section: 'features', doc: 'How long a token refresh lease lives in ms. The holder renews it while its upstream call runs; if the holder dies, other instances take over once it lapses.' },
 };

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   invalid_credentials: { status: 401, message: 'The credentials were not accepted' },
   session_expired: { status: 401, message: 'Session expired; log in again' },
   token_rejected: { status: 401, message: 'The data server rejected the access token' },
+  sso_failed: { status: 400, message: 'Single sign-on did not complete; start the login again' },
   csrf_rejected: { status: 403, message: 'The request failed the CSRF check' },
   https_required: { status: 403, message: 'Log in over https' },
   path_not_allowed: { status: 403, message: 'This path is not relayed' },
@@ -30,6 +31,7 @@ export const ERROR_CODES = {
   upstream_unavailable: { status: 502, message: 'The data server is unavailable' },
   upstream_auth_disabled: { status: 502, message: 'Data-server authentication is disabled, so no token can be issued' },
   store_unavailable: { status: 503, message: 'Session store unavailable' },
+  idp_unavailable: { status: 503, message: 'The identity provider is unavailable; try again shortly' },
   token_unavailable: { status: 503, message: 'No upstream token is available right now; try again' },
   upstream_timeout: { status: 504, message: 'The data server did not answer in time' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -23,6 +23,14 @@ export const REDACT_PATHS = [
   'headers.authorization',
   'headers.cookie',
   'headers["set-cookie"]',
+  'clientSecret',
+  '*.clientSecret',
+  'refresh_token',
+  'access_token',
+  'id_token',
+  '*.refresh_token',
+  '*.access_token',
+  '*.id_token',
 ];
 
 export interface LoggerOptions {

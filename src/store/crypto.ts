@@ -53,6 +53,12 @@ export const sealedAs = {
   sessionSecret: (sid: string): SealContext => ({ purpose: 'session-secret', owner: sid }),
   token: (sid: string): SealContext => ({ purpose: 'token', owner: sid }),
   secretDrop: (alias: string): SealContext => ({ purpose: 'secret-drop', owner: alias }),
+  /** An IdP refresh token that replaced the session's own (rotation), kept with the token state. */
+  renewal: (sid: string): SealContext => ({ purpose: 'renewal', owner: sid }),
+  /** An OIDC session's id token, kept for RP-initiated logout (id_token_hint). */
+  idToken: (sid: string): SealContext => ({ purpose: 'id-token', owner: sid }),
+  /** A pending OIDC login (state, nonce, PKCE verifier), owned by its random pre-login id. */
+  preLogin: (id: string): SealContext => ({ purpose: 'pre-login', owner: id }),
 };
 
 /** The purpose has no newline, so header, purpose and owner can never be re-split into another context. */

@@ -7,6 +7,7 @@ interface Stored {
   expiresAt: number;
   version: number;
   replacedAt?: number;
+  renewWith?: string;
 }
 
 /** Encrypts like the Redis store, so a heap dump of a dev instance shows no tokens either. */
@@ -21,12 +22,20 @@ export function createMemoryTokenStore(deps: { cipher: Cipher }): TokenStore & {
     async get(sid) {
       const stored = map.get(sid);
       if (!stored) return null;
-      const { expiresAt, version, replacedAt } = stored;
-      return { token: cipher.decrypt(stored.sealed, sealedAs.token(sid)), expiresAt, version, ...(replacedAt !== undefined && { replacedAt }) };
+      const { expiresAt, version, replacedAt, renewWith } = stored;
+      return {
+        token: cipher.decrypt(stored.sealed, sealedAs.token(sid)),
+        expiresAt,
+        version,
+        ...(replacedAt !== undefined && { replacedAt }),
+        ...(renewWith !== undefined && { renewWith: cipher.decrypt(renewWith, sealedAs.renewal(sid)) }),
+      };
     },
     async set(sid, state, ttlMs) {
-      const { expiresAt, version, replacedAt } = state;
-      map.set(sid, { sealed: cipher.encrypt(state.token, sealedAs.token(sid)), expiresAt, version, ...(replacedAt !== undefined && { replacedAt }) }, ttlMs);
+      const { expiresAt, version, replacedAt, renewWith } = state;
+      const sealed = cipher.encrypt(state.token, sealedAs.token(sid));
+      const renewal = renewWith === undefined ? undefined : cipher.encrypt(renewWith, sealedAs.renewal(sid));
+      map.set(sid, { sealed, expiresAt, version, ...(replacedAt !== undefined && { replacedAt }), ...(renewal !== undefined && { renewWith: renewal }) }, ttlMs);
     },
     async deleteIfToken(sid, token) {
       if (read(sid) !== token) return false;

@@ -12,6 +12,7 @@ import type { Cipher, TokenState, TokenStore } from './types.js';
 const SET = redisScript(`
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 't', ARGV[1], 'e', ARGV[2], 'v', ARGV[3], 'f', ARGV[4], 'r', ARGV[5])
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'w', ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 1`);
 
@@ -37,6 +38,7 @@ export function createRedisTokenStore(deps: {
       if (!raw.t) return null;
       try {
         const state: TokenState = { token: cipher.decrypt(raw.t, sealedAs.token(sid)), expiresAt: Number(raw.e), version: Number(raw.v) };
+        if (raw.w) state.renewWith = cipher.decrypt(raw.w, sealedAs.renewal(sid));
         return raw.r && raw.r !== '0' ? { ...state, replacedAt: Number(raw.r) } : state;
       } catch (err) {
         // Unreadable (key retired, value corrupted, or copied from another session): treat as no token, so
@@ -47,7 +49,8 @@ export function createRedisTokenStore(deps: {
     },
     async set(sid, state: TokenState, ttlMs) {
       const args = [cipher.encrypt(state.token, sealedAs.token(sid)), state.expiresAt, state.version, fingerprint(state.token), state.replacedAt ?? 0];
-      await guard(() => SET.run(redis, [keys.token(sid)], [...args, positiveMs(ttlMs)]));
+      const renewWith = state.renewWith === undefined ? '' : cipher.encrypt(state.renewWith, sealedAs.renewal(sid));
+      await guard(() => SET.run(redis, [keys.token(sid)], [...args, positiveMs(ttlMs), renewWith]));
     },
     async deleteIfToken(sid, token) {
       const deleted = await guard(() => DELETE_IF.run(redis, [keys.token(sid)], [fingerprint(token)]));

@@ -13,6 +13,12 @@ export interface TokenState {
   version: number;
   /** Epoch ms when this token was minted to replace one the data server refused; bounds re-mints. */
   replacedAt?: number;
+  /**
+   * What renews this token when it is newer than the session's own credential: an identity provider's
+   * rotated refresh token (OIDC sessions). Sealed like the token; while set, the state lives as long as
+   * its session, not only as long as the token, since the next refresh needs it.
+   */
+  renewWith?: string;
 }
 
 export interface TokenStore {
@@ -70,7 +76,7 @@ export interface RateLimiter {
  * additional data, so a value copied into another session's record, or into another field, does not open.
  */
 export interface SealContext {
-  purpose: 'session-secret' | 'token' | 'secret-drop';
+  purpose: 'session-secret' | 'token' | 'secret-drop' | 'renewal' | 'id-token' | 'pre-login';
   owner: string;
 }
 

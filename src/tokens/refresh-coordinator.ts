@@ -6,7 +6,7 @@ import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
 import { maskSecret } from '../tigergraph/errors.js';
 import type { LeaseRunner } from './lease-runner.js';
 import { endsSession } from './map-upstream-error.js';
-import { isFresh, isUsable, sameState, stateTtlMs } from './refresh-policy.js';
+import { isFresh, isUsable, sameState, stateTtlFor, type RenewableGrant } from './refresh-policy.js';
 import type { UpstreamCalls } from './upstream-calls.js';
 
 export interface EnsureRequest {
@@ -63,22 +63,26 @@ export function createRefreshCoordinator(deps: {
     if (current !== null && answers(current, req)) return current;
     if (remintedRecently(current, req)) throw new RemintRefused();
     const refreshable = fallbackOf(current, req);
-    const grant = refreshable
-      ? await upstream.refresh(req.secret, refreshable.token)
-      : await upstream.mint(req.secret, 'session');
+    // A rotated credential (an IdP's newer refresh token) supersedes the session's own from then on.
+    const credential = current?.renewWith ?? req.secret;
+    const grant: RenewableGrant = refreshable
+      ? await upstream.refresh(credential, refreshable.token)
+      : await upstream.mint(credential, 'session');
     const replacing = req.rejected !== undefined && refreshable === null;
+    const renewWith = grant.renewWith ?? current?.renewWith;
     const state: TokenState = {
       token: grant.token,
       expiresAt: grant.expiresAt,
       version: (current?.version ?? 0) + 1,
       ...(replacing && { replacedAt: now() }),
+      ...(renewWith !== undefined && { renewWith }),
     };
     if (!isUsable(state, now())) {
       throw new AppError('upstream_error', 'The data server issued a token that has already expired');
     }
     const superseding = await supersededBy(req, state, grant.token);
     if (superseding) return superseding;
-    await tokens.set(req.sid, state, stateTtlMs(state.expiresAt, now(), req.sessionTtlMs));
+    await tokens.set(req.sid, state, stateTtlFor(state, now(), req.sessionTtlMs));
     if (replacing) await dropReplaced(req);
     return state;
   }
@@ -94,7 +98,7 @@ export function createRefreshCoordinator(deps: {
     if (stored === null || stored.version < mine.version || !isUsable(stored, now())) return null;
     logger.warn({ sid: maskSecret(req.sid) }, 'token lease lapsed during the upstream call; keeping the newer token');
     if (stored.token !== token) {
-      await upstream.remove(req.secret, token).then(
+      await upstream.remove(mine.renewWith ?? req.secret, token).then(
         () => deps.metrics?.tokenDeletes.inc({ reason: 'superseded', result: 'ok' }),
         () => deps.metrics?.tokenDeletes.inc({ reason: 'superseded', result: 'error' }),
       );

@@ -1,4 +1,8 @@
 import type { TokenState } from '../store/types.js';
+import type { TokenGrant } from '../tigergraph/types.js';
+
+/** A grant that may bring a newer renewal credential (an IdP's rotated refresh token). */
+export type RenewableGrant = TokenGrant & { renewWith?: string };
 
 /**
  * When a stored token may be used and when it is due for refresh. Times: `nowMs` in epoch ms,
@@ -26,4 +30,9 @@ export function sameState(a: TokenState | null, b: TokenState | null): boolean {
  */
 export function stateTtlMs(expiresAtSec: number, nowMs: number, sessionTtlMs: number): number {
   return Math.max(1, Math.min(expiresAtSec * 1000 - nowMs, sessionTtlMs));
+}
+
+/** A state that carries its own renewal credential must outlive its token: the next refresh needs it. */
+export function stateTtlFor(state: TokenState, nowMs: number, sessionTtlMs: number): number {
+  return state.renewWith === undefined ? stateTtlMs(state.expiresAt, nowMs, sessionTtlMs) : Math.max(1, sessionTtlMs);
 }

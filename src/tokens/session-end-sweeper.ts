@@ -22,7 +22,8 @@ export interface SessionEndSweeperDeps extends SweepSchedule {
   /** Time the session blob has left (its idle TTL), or null when it is gone or tombstoned. */
   sessionRemainingMs(sid: string): Promise<number | null>;
   /** Deletes the session's token upstream and its state; keeps the state when the delete fails. */
-  revoke(sid: string, secret: string): Promise<boolean>;
+  /** `kind` 'oidc': the secret is an IdP refresh token (see SessionEnd). */
+  revoke(sid: string, secret: string, kind?: 'oidc'): Promise<boolean>;
   cipher: Cipher;
   metrics?: Metrics;
 }
@@ -67,7 +68,7 @@ export function createSessionEndSweeper(deps: SessionEndSweeperDeps): SessionEnd
       result.ended += 1;
       return;
     }
-    if (await deps.revoke(end.sid, secret)) counted('ok');
+    if (await deps.revoke(end.sid, secret, end.kind)) counted('ok');
     await queue.remove(member);
     result.ended += 1;
   }

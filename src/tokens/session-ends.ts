@@ -10,6 +10,8 @@ export interface SessionEnd {
   /** Epoch ms of the absolute timeout. */
   endsBy: number;
   sealedSecret: string;
+  /** An OIDC session: the secret is an IdP refresh token, revoked at the IdP, never sent to TigerGraph. */
+  kind?: 'oidc';
 }
 
 /** The session-end index: one entry per logged-in session, due when the session may next have ended. */
@@ -21,16 +23,18 @@ export interface SessionEnds {
 }
 
 export function encodeSessionEnd(end: SessionEnd): string {
-  return JSON.stringify([end.sid, end.endsBy, end.sealedSecret]);
+  // Secret sessions keep the 3-element form, so entries written before OIDC existed still match.
+  return JSON.stringify(end.kind ? [end.sid, end.endsBy, end.sealedSecret, end.kind] : [end.sid, end.endsBy, end.sealedSecret]);
 }
 
 export function decodeSessionEnd(member: string): SessionEnd | undefined {
   try {
     const value: unknown = JSON.parse(member);
-    if (!Array.isArray(value) || value.length !== 3) return undefined;
-    const [sid, endsBy, sealedSecret] = value as unknown[];
+    if (!Array.isArray(value) || (value.length !== 3 && value.length !== 4)) return undefined;
+    const [sid, endsBy, sealedSecret, kind] = value as unknown[];
     if (typeof sid !== 'string' || typeof endsBy !== 'number' || typeof sealedSecret !== 'string') return undefined;
-    return { sid, endsBy, sealedSecret };
+    if (value.length === 4 && kind !== 'oidc') return undefined;
+    return { sid, endsBy, sealedSecret, ...(kind === 'oidc' && { kind }) };
   } catch {
     return undefined;
   }

@@ -154,7 +154,7 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
       const state = await deps.tokens.get(sid);
       const live = state !== null && isUsable(state, now());
       try {
-        if (live) await upstream.remove(secret, state.token);
+        if (live) await upstream.remove(state.renewWith ?? secret, state.token);
       } catch (err) {
         if (!opts?.keepOnFailure) await deps.tokens.delete(sid);
         throw err;

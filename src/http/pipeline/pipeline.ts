@@ -26,6 +26,8 @@ export interface PipelineDeps {
   cookieSecure: boolean;
   sessions: SessionLookup;
   gate: SessionGate;
+  /** Exact paths servers POST to without a browser (OIDC back-channel logout): no CSRF header asked. */
+  serverToServerPosts?: readonly string[];
 }
 
 /** What runs before every handler: the context, then the steps; null when a step already answered. */

@@ -3,6 +3,7 @@ import { AppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Relay, RelayAuth } from '../../relay/relay.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
+import { endsSession } from '../../tokens/map-upstream-error.js';
 import { API_MOUNT, type RequestContext } from '../pipeline/context.js';
 import { answerError } from '../pipeline/error-handler.js';
 import type { SessionConcurrency } from './session-concurrency.js';
@@ -14,6 +15,8 @@ export interface ApiLaneDeps {
   broker: TokenBroker;
   relay: Relay;
   concurrency: SessionConcurrency;
+  /** The broker of OIDC sessions (IdP access tokens, refreshed with the IdP refresh token); absent without OIDC. */
+  oidcBroker?: TokenBroker;
 }
 
 /** The /api handler, after the pipeline: session, per-session concurrency, token, relay. */
@@ -37,9 +40,18 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
     concurrency.enter(sid);
     res.once('close', () => concurrency.leave(sid));
     const live = await ctx.session.live();
+    const oidc = live.tg.oidc !== undefined;
+    const source = oidc ? deps.oidcBroker : broker;
+    // An OIDC session without OIDC configured (settings changed since login) has nothing to renew with.
+    if (source === undefined) throw new AppError('session_expired', 'Single sign-on is not configured any more; log in again');
+    // A refresh the IdP refused ends the OIDC session here and now, not only this request.
+    const ending = (err: unknown): never => {
+      if (oidc && endsSession(err)) void ctx.session.destroy().catch(() => undefined);
+      throw err;
+    };
     const auth: RelayAuth = {
-      token: () => broker.token(live.sid, live.secret, live.remainingMs).then((s) => s.token),
-      rejected: (token) => broker.replaceRejected(live.sid, live.secret, token, live.remainingMs).then((s) => s?.token ?? null),
+      token: () => source.token(live.sid, live.secret, live.remainingMs).then((s) => s.token, ending),
+      rejected: (token) => source.replaceRejected(live.sid, live.secret, token, live.remainingMs).then((s) => s?.token ?? null, ending),
     };
     await relay.handle(req, res, { auth, requestId: ctx.requestId, url: ctx.url, forwarded: ctx.forwarded, arrivedAt: ctx.arrivedAt });
   };

@@ -18,6 +18,7 @@ import type { SessionSecrets } from '../../admin/session-secrets.js';
 import type { SecretDrop } from '../../store/secret-drops.js';
 import type { TgSession } from '../session/session-data.js';
 import type { SessionEnd, SessionEnds } from '../../tokens/session-ends.js';
+import type { OidcSessions } from '../../oidc/oidc-sessions.js';
 
 export interface AuthRoutesDeps extends RequireSessionDeps {
   broker: TokenBroker;
@@ -36,6 +37,17 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   sessionEnds: SessionEnds;
   /** Set when PASSWORD_LOGIN is on: creates and drops the per-session secrets. */
   passwords?: SessionSecrets;
+  /** Set when OIDC is configured: how OIDC sessions end (their credentials never reach `broker`). */
+  oidc?: OidcSessions;
+}
+
+/** Which login a session came from, as GET /auth/session and GET /auth/methods name them. */
+export const loginKindOf = (tg: TgSession): 'secret' | 'password' | 'oidc' => (tg.oidc ? 'oidc' : tg.secretAlias ? 'password' : 'secret');
+
+export interface AuthRoutes {
+  router: Router;
+  /** Ends a session everywhere (login replacing it, logout), whichever kind of login made it. */
+  endSession(sid: string, tg: TgSession): Promise<void>;
 }
 
 const iso = (epochSec: number) => new Date(epochSec * 1000).toISOString();
@@ -43,14 +55,26 @@ const iso = (epochSec: number) => new Date(epochSec * 1000).toISOString();
 /** The drop entry login recorded for a service-created secret. */
 const dropOf = (tg: TgSession): SecretDrop => ({ alias: tg.secretAlias ?? '', graph: tg.graph, sealedSecret: tg.secretDrop ?? tg.secret });
 
-export function authRoutes(deps: AuthRoutesDeps): Router {
+export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
   const routes = strictRoutes('/auth');
   const json = jsonBody();
   const tombstoneMs = deps.absoluteTimeoutSec * 1000;
-  const endOf = (sid: string, tg: TgSession): SessionEnd => ({ sid, endsBy: tg.createdAt + tombstoneMs, sealedSecret: tg.secret });
+  const endOf = (sid: string, tg: TgSession): SessionEnd => ({
+    sid,
+    endsBy: tg.createdAt + tombstoneMs,
+    sealedSecret: tg.secret,
+    ...(tg.oidc && { kind: 'oidc' as const }),
+  });
 
   /** Ends a session everywhere: tombstone first so in-flight requests cannot bring it back. */
   async function endSession(sid: string, tg: TgSession): Promise<void> {
+    if (tg.oidc) {
+      // An OIDC session's credential is an IdP refresh token: it must never reach the TigerGraph broker.
+      if (deps.oidc) await deps.oidc.end(sid, tg);
+      else await deps.tombstones.mark(sid, tombstoneMs);
+      await deps.sessionEnds.forget(endOf(sid, tg)).catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
+      return;
+    }
     await deps.tombstones.mark(sid, tombstoneMs);
     try {
       await deps.broker.revoke(sid, deps.cipher.decrypt(tg.secret, sealedAs.sessionSecret(sid)));
@@ -132,12 +156,17 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     const { session } = requestContext(req);
     const current = await session.load();
     const sid = session.sid();
+    let logoutUrl: string | undefined;
     if (current?.tg && sid !== null) {
+      // Worked out before the session (and its sealed id token) is gone.
+      if (current.tg.oidc && deps.oidc) logoutUrl = await deps.oidc.logoutUrl(sid, current.tg);
       await endSession(sid, current.tg);
       await session.destroy();
     }
     res.clearCookie(deps.cookieName, cookieClearOptions(deps));
-    res.status(204).end();
+    // RP-initiated logout: the SPA sends the browser there to end the IdP session too.
+    if (logoutUrl !== undefined) res.status(200).set('Cache-Control', 'no-store').json({ logoutUrl });
+    else res.status(204).end();
   });
 
   routes.get('/session', requireSession(), async (_req: Request, res: Response) => {
@@ -148,11 +177,23 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     res.set('Cache-Control', 'no-store').json({
       authenticated: true,
       graph: ctx.tg.graph,
+      login: loginKindOf(ctx.tg),
       ...(ctx.tg.username ? { username: ctx.tg.username } : {}),
+      ...(ctx.tg.oidc ? { sub: ctx.tg.oidc.sub, ...(ctx.tg.oidc.name !== undefined && { name: ctx.tg.oidc.name }) } : {}),
       tokenExpiresAt: state ? iso(state.expiresAt) : null,
       sessionExpiresAt: new Date(sessionEnd).toISOString(),
     });
   });
 
-  return routes.router;
+  // Public: which logins this service offers, so the demo page (or any SPA) shows the right buttons.
+  routes.get('/methods', (_req: Request, res: Response) => {
+    res.set('Cache-Control', 'no-store').json({
+      secret: true,
+      password: deps.passwords !== undefined,
+      oidc: deps.oidc !== undefined,
+      ...(deps.oidc && { oidcLoginUrl: '/auth/oidc/login' }),
+    });
+  });
+
+  return { router: routes.router, endSession };
 }

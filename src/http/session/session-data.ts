@@ -15,6 +15,22 @@ export interface TgSession {
   secretDrop?: string;
   /** Epoch ms of login; the absolute timeout counts from here. */
   createdAt: number;
+  /**
+   * Set for OIDC logins. Then `secret` is the IdP refresh token (sealed as the session's credential, '' when
+   * the IdP gave none) and the token state holds the IdP access token; nothing here goes to TigerGraph as a
+   * secret.
+   */
+  oidc?: OidcSessionData;
+}
+
+export interface OidcSessionData {
+  /** The IdP subject (the TigerGraph user) and display name, shown by GET /auth/session. */
+  sub: string;
+  name?: string;
+  /** The IdP session id (id token `sid`), for back-channel logout. */
+  idpSid?: string;
+  /** The id token, sealed for this session (sealedAs.idToken), for RP-initiated logout. */
+  idToken?: string;
 }
 
 /** The stored record of a session: the store's JSON shape, whose one application field is `tg`. */

@@ -58,6 +58,7 @@ describe('login, session and logout', () => {
     expect(res.body).toEqual({
       authenticated: true,
       graph: 'social',
+      login: 'secret',
       tokenExpiresAt: expect.any(String),
       sessionExpiresAt: expect.any(String),
     });

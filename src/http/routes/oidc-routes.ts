@@ -1,0 +1,144 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { AppError, isAppError } from '../../errors.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { LoginFlow, SignOn } from '../../oidc/login-flow.js';
+import { LogoutTokenError, type LogoutTokenVerifier } from '../../oidc/logout-token.js';
+import type { OidcSessions } from '../../oidc/oidc-sessions.js';
+import { sealedAs } from '../../store/crypto.js';
+import type { Cipher } from '../../store/types.js';
+import type { TokenBroker } from '../../tokens/token-broker.js';
+import type { SessionEnds } from '../../tokens/session-ends.js';
+import { requestContext } from '../pipeline/context.js';
+import { countsAsSecure } from '../pipeline/loopback-secure.js';
+import type { TgSession } from '../session/session-data.js';
+import { cookieValue, signSessionId, unsignSessionId } from '../session/signed-cookie.js';
+import { httpsRequired } from './https-required.js';
+import { strictRoutes } from './routing.js';
+
+export const BACKCHANNEL_LOGOUT_PATH = '/auth/oidc/backchannel-logout';
+
+export interface OidcRoutesDeps {
+  flow: LoginFlow;
+  sessions: OidcSessions;
+  verifyLogoutToken: LogoutTokenVerifier;
+  /** The OIDC token broker (IdP access tokens). */
+  broker: TokenBroker;
+  cipher: Cipher;
+  logger: Logger;
+  metrics: Metrics;
+  cookieName: string;
+  cookieSecure: boolean;
+  loopbackIsSecure: boolean;
+  sessionSecrets: readonly string[];
+  absoluteTimeoutSec: number;
+  postLoginPath: string;
+  now: () => number;
+  idleTimeoutSec: number;
+  /** Where login records each session, so its IdP tokens are revoked however the session ends. */
+  sessionEnds: SessionEnds;
+  /** Ends the request's current session (whatever its login) before a new one replaces it. */
+  endCurrent(sid: string, tg: TgSession): Promise<void>;
+}
+
+const PRE_LOGIN_MAX_AGE_SEC = 600;
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** JSON for callers that ask for it (the SPA's fetch), a small page for a browser that landed here. */
+function wantsJson(req: Request): boolean {
+  return req.accepts(['text/html', 'application/json']) === 'application/json';
+}
+
+/**
+ * `GET /auth/oidc/login` and `GET /auth/oidc/callback` (authorization code + PKCE, state and nonce kept
+ * server-side in a one-use pre-login record bound to this browser by its own cookie), and
+ * `POST /auth/oidc/backchannel-logout` (server to server, exempt from the CSRF header by exact path).
+ */
+export function oidcRoutes(deps: OidcRoutesDeps): Router {
+  const routes = strictRoutes('/auth');
+  const preCookie = `${deps.cookieName}-sso`;
+  const preAttrs = (maxAge: number) =>
+    // Lax, unlike the session cookie: the callback is a top-level navigation coming back from the IdP's site.
+    `Path=/; HttpOnly${deps.cookieSecure ? '; Secure' : ''}; SameSite=Lax; Max-Age=${maxAge}`;
+
+  routes.get('/oidc/login', async (req: Request, res: Response) => {
+    const { forwarded } = requestContext(req);
+    if (deps.cookieSecure && !countsAsSecure(req, forwarded, deps.loopbackIsSecure)) throw httpsRequired(req, { development: deps.loopbackIsSecure });
+    const returnTo = typeof req.query.return_to === 'string' ? req.query.return_to : undefined;
+    const { id, url } = await deps.flow.start(returnTo);
+    res.appendHeader('Set-Cookie', `${preCookie}=${encodeURIComponent(signSessionId(id, deps.sessionSecrets))}; ${preAttrs(PRE_LOGIN_MAX_AGE_SEC)}`);
+    res.set('Cache-Control', 'no-store').redirect(303, url);
+  });
+
+  routes.get('/oidc/callback', async (req: Request, res: Response, next: NextFunction) => {
+    const { session } = requestContext(req);
+    // The pre-login cookie is spent whatever happens next.
+    res.appendHeader('Set-Cookie', `${preCookie}=; ${preAttrs(0)}`);
+    const preId = unsignSessionId(cookieValue(req.headers.cookie, preCookie), deps.sessionSecrets);
+    const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+    let signOn: SignOn;
+    try {
+      signOn = await deps.flow.finish(preId, query);
+    } catch (err) {
+      deps.metrics.logins.inc({ result: isAppError(err) && err.status < 500 ? 'invalid' : 'error' });
+      return failure(req, res, next, err);
+    }
+    try {
+      const createdAt = deps.now();
+      const current = await session.load();
+      const oldSid = session.sid();
+      if (current?.tg && oldSid !== null) await deps.endCurrent(oldSid, current.tg);
+      const sid = await session.regenerate();
+      const tg: TgSession = {
+        secret: deps.cipher.encrypt(signOn.refreshToken, sealedAs.sessionSecret(sid)),
+        graph: signOn.graph,
+        createdAt,
+        oidc: {
+          sub: signOn.sub,
+          ...(signOn.name !== undefined && { name: signOn.name }),
+          ...(signOn.idpSid !== undefined && { idpSid: signOn.idpSid }),
+          ...(signOn.idToken !== undefined && { idToken: deps.cipher.encrypt(signOn.idToken, sealedAs.idToken(sid)) }),
+        },
+      };
+      // Token state and index first: a session record that exists is a complete one.
+      await deps.broker.adopt(sid, { token: signOn.accessToken, expiresAt: signOn.expiresAt }, deps.absoluteTimeoutSec * 1000);
+      await deps.sessions.index(sid, tg);
+      await session.save(sid, tg);
+      const endsBy = createdAt + deps.absoluteTimeoutSec * 1000;
+      await deps.sessionEnds.watch({ sid, endsBy, sealedSecret: tg.secret, kind: 'oidc' }, deps.now() + deps.idleTimeoutSec * 1000);
+      deps.metrics.logins.inc({ result: 'ok' });
+      res.set('Cache-Control', 'no-store').redirect(303, signOn.returnTo);
+    } catch (err) {
+      return failure(req, res, next, err);
+    }
+  });
+
+  routes.post('/oidc/backchannel-logout', express.urlencoded({ extended: false, limit: '16kb' }), async (req: Request, res: Response) => {
+    res.set('Cache-Control', 'no-store');
+    const token = typeof req.body?.logout_token === 'string' ? (req.body.logout_token as string) : undefined;
+    if (token === undefined) throw new AppError('invalid_request', 'logout_token is required');
+    let subject;
+    try {
+      subject = await deps.verifyLogoutToken(token);
+    } catch (err) {
+      if (!(err instanceof LogoutTokenError)) throw err;
+      deps.logger.warn({ reason: err.message }, 'back-channel logout refused');
+      throw new AppError('invalid_request', 'The logout token is not valid');
+    }
+    const ended = await deps.sessions.endFromIdp(subject);
+    deps.logger.info({ ended }, 'back-channel logout');
+    res.status(200).end();
+  });
+
+  function failure(req: Request, res: Response, next: NextFunction, err: unknown): void {
+    const appError = isAppError(err) ? err : new AppError('internal_error', { cause: err });
+    if (wantsJson(req)) return next(appError);
+    deps.logger[appError.status >= 500 ? 'error' : 'info']({ code: appError.code, err: appError.cause ? { name: (appError.cause as Error).name, code: (appError.cause as { code?: string }).code, message: (appError.cause as Error).message } : undefined }, appError.message);
+    const home = escapeHtml(deps.postLoginPath);
+    const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in did not complete</title></head><body><h1>Sign-in did not complete</h1><p>${escapeHtml(appError.expose ? appError.message : 'The sign-in service is unavailable; try again shortly')}</p><p><a href="${home}">Back to the start page</a></p></body></html>`;
+    res.status(appError.status).set('Cache-Control', 'no-store').type('html').send(body);
+  }
+
+  return routes.router;
+}

@@ -1,0 +1,132 @@
+import { createHash, randomBytes } from 'node:crypto';
+import * as client from 'openid-client';
+import { AppError } from '../errors.js';
+import { isSameOriginPath } from '../config/same-origin-path.js';
+import { sealedAs } from '../store/crypto.js';
+import type { OidcStores } from '../store/oidc-stores.js';
+import type { Cipher } from '../store/types.js';
+import { grantOf } from './idp-token-api.js';
+import { idpUnavailable, isIdpOutage, type Idp } from './idp.js';
+import { accessClaims } from './jwt-claims.js';
+
+/** A login has this long from the redirect to the IdP until the callback. */
+export const PRE_LOGIN_TTL_MS = 10 * 60 * 1000;
+
+interface PreLogin {
+  state: string;
+  nonce: string;
+  verifier: string;
+  returnTo: string;
+}
+
+/** What a finished sign-on yields; the tokens stay server-side (sealed by the caller). */
+export interface SignOn {
+  accessToken: string;
+  expiresAt: number;
+  refreshToken: string;
+  idToken?: string;
+  /** The IdP's subject: the TigerGraph user name (the access token's `sub`). */
+  sub: string;
+  name?: string;
+  /** The IdP's session id (`sid` of the id token), for back-channel logout. */
+  idpSid?: string;
+  graph: string | null;
+  returnTo: string;
+}
+
+const failed = (message: string, cause?: unknown) => new AppError('sso_failed', message, cause === undefined ? {} : { cause });
+
+/** Keys of the back-channel index: hashed, so an IdP's identifiers never appear in key names. */
+export const indexKeys = (issuer: string, sub: string, idpSid: string | undefined): string[] => {
+  const h = (kind: string, v: string) => `${kind}:${createHash('sha256').update(`${issuer}\n${v}`).digest('base64url')}`;
+  return [h('sub', sub), ...(idpSid ? [h('sid', idpSid)] : [])];
+};
+
+export interface LoginFlow {
+  /** Records a pending login under a fresh id and returns the IdP URL to send the browser to. */
+  start(returnTo: string | undefined): Promise<{ id: string; url: string }>;
+  /** Takes the pending login (one use) and finishes it with the callback's query string. */
+  finish(id: string | null, query: string): Promise<SignOn>;
+}
+
+export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Cipher; now: () => number }): LoginFlow {
+  const { idp, stores, cipher } = deps;
+  const settings = idp.settings;
+
+  return {
+    async start(returnTo) {
+      const config = await idp.configuration();
+      const pre: PreLogin = {
+        state: client.randomState(),
+        nonce: client.randomNonce(),
+        verifier: client.randomPKCECodeVerifier(),
+        returnTo: returnTo !== undefined && isSameOriginPath(returnTo) ? returnTo : settings.postLoginPath,
+      };
+      const id = randomBytes(24).toString('base64url');
+      const params: Record<string, string> = {
+        redirect_uri: settings.redirectUri,
+        scope: settings.scopes,
+        state: pre.state,
+        nonce: pre.nonce,
+        code_challenge: await client.calculatePKCECodeChallenge(pre.verifier),
+        code_challenge_method: 'S256',
+        ...(settings.scopes.split(' ').includes('offline_access') && { prompt: 'consent' }),
+        ...(settings.audience && { resource: settings.audience }),
+      };
+      await stores.preLogins.put(id, cipher.encrypt(JSON.stringify(pre), sealedAs.preLogin(id)), PRE_LOGIN_TTL_MS);
+      return { id, url: client.buildAuthorizationUrl(config, params).href };
+    },
+
+    async finish(id, query) {
+      if (id === null) throw failed('No login is in progress in this browser; start the login again');
+      const sealed = await stores.preLogins.take(id);
+      if (sealed === null) throw failed('The login expired or was already completed; start the login again');
+      let pre: PreLogin;
+      try {
+        pre = JSON.parse(cipher.decrypt(sealed, sealedAs.preLogin(id))) as PreLogin;
+      } catch (err) {
+        throw failed('The login record is not readable; start the login again', err);
+      }
+      const idpError = new URLSearchParams(query).get('error');
+      if (idpError !== null) {
+        const code = /^[\w.-]{1,64}$/.test(idpError) ? idpError : 'error';
+        throw failed(`The identity provider did not complete the login (${code})`);
+      }
+      const config = await idp.configuration();
+      // The callback URL is rebuilt from the configured redirect URI, never from the request's Host header.
+      const current = new URL(settings.redirectUri);
+      current.search = query;
+      let answer: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+      try {
+        answer = await client.authorizationCodeGrant(
+          config,
+          current,
+          { pkceCodeVerifier: pre.verifier, expectedState: pre.state, expectedNonce: pre.nonce, idTokenExpected: true },
+          settings.audience ? { resource: settings.audience } : undefined,
+        );
+      } catch (err) {
+        if (isIdpOutage(err)) throw idpUnavailable(err);
+        throw failed('The identity provider did not confirm the login', err);
+      }
+      const claims = answer.claims();
+      const access = accessClaims(answer.access_token);
+      if (!claims || !access) throw failed('The identity provider did not issue a JWT access token with a subject');
+      if (settings.audience && !access.aud.includes(settings.audience)) {
+        throw failed('The access token is not for the configured audience (OIDC_AUDIENCE)');
+      }
+      const grant = grantOf(answer, undefined, deps.now());
+      const name = typeof claims.name === 'string' ? claims.name : typeof claims.preferred_username === 'string' ? claims.preferred_username : undefined;
+      return {
+        accessToken: answer.access_token,
+        expiresAt: grant.expiresAt,
+        refreshToken: answer.refresh_token ?? '',
+        ...(answer.id_token !== undefined && { idToken: answer.id_token }),
+        sub: access.sub,
+        ...(name !== undefined && { name }),
+        ...(typeof claims.sid === 'string' && { idpSid: claims.sid }),
+        graph: access.graph ?? null,
+        returnTo: pre.returnTo,
+      };
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { OidcStores } from '../store/oidc-stores.js';
+import type { Idp } from './idp.js';
+
+const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+/** Logout tokens older than this are refused, and their ids remembered this long (replay window). */
+const MAX_AGE_SEC = 600;
+
+/** Why a logout token was refused; the public answer is a plain 400, this goes to the log. */
+export class LogoutTokenError extends Error {}
+
+export interface LogoutSubject {
+  sub?: string;
+  sid?: string;
+}
+
+/**
+ * Validates a back-channel logout token as OpenID Connect Back-Channel Logout 1.0 §2.6 asks: signed by a
+ * key of the IdP's JWKS, our issuer, our client id as audience, recent `iat`, the back-channel event, a
+ * `sid` or `sub`, no `nonce`, and a `jti` not seen before.
+ */
+export function createLogoutTokenVerifier(deps: { idp: Idp; stores: OidcStores }) {
+  let keys: ReturnType<typeof createRemoteJWKSet> | undefined;
+  let keysUri: string | undefined;
+
+  return async function verify(token: string): Promise<LogoutSubject> {
+    const config = await deps.idp.configuration();
+    const meta = config.serverMetadata();
+    if (!meta.jwks_uri) throw new LogoutTokenError('the identity provider publishes no jwks_uri');
+    if (keys === undefined || keysUri !== meta.jwks_uri) {
+      keysUri = meta.jwks_uri;
+      keys = createRemoteJWKSet(new URL(meta.jwks_uri));
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: meta.issuer,
+        audience: deps.idp.settings.clientId,
+        maxTokenAge: MAX_AGE_SEC,
+        requiredClaims: ['iat', 'jti'],
+      }));
+    } catch (err) {
+      throw new LogoutTokenError(`logout token refused: ${(err as { code?: string }).code ?? (err as Error).name}`);
+    }
+    const events = payload.events as Record<string, unknown> | undefined;
+    if (!events || typeof events !== 'object' || typeof events[BACKCHANNEL_EVENT] !== 'object' || events[BACKCHANNEL_EVENT] === null) {
+      throw new LogoutTokenError('logout token has no back-channel logout event');
+    }
+    if ('nonce' in payload) throw new LogoutTokenError('logout token carries a nonce');
+    const sub = typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : undefined;
+    const sid = typeof payload.sid === 'string' && payload.sid !== '' ? payload.sid : undefined;
+    if (sub === undefined && sid === undefined) throw new LogoutTokenError('logout token names neither sid nor sub');
+    const jtiKey = createHash('sha256').update(`${meta.issuer}\n${String(payload.jti)}`).digest('base64url');
+    if (!(await deps.stores.firstUse(jtiKey, MAX_AGE_SEC * 2 * 1000))) throw new LogoutTokenError('logout token replayed');
+    return { ...(sub !== undefined && { sub }), ...(sid !== undefined && { sid }) };
+  };
+}
+
+export type LogoutTokenVerifier = ReturnType<typeof createLogoutTokenVerifier>;

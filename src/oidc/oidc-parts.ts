@@ -1,0 +1,76 @@
+import type { OidcConfig } from '../config/oidc.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { OidcStores } from '../store/oidc-stores.js';
+import type { Cipher, Stores } from '../store/types.js';
+import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from '../tokens/token-broker.js';
+import { createIdp, type Idp } from './idp.js';
+import { createIdpTokenApi } from './idp-token-api.js';
+import { createLoginFlow, type LoginFlow } from './login-flow.js';
+import { createLogoutTokenVerifier, type LogoutTokenVerifier } from './logout-token.js';
+import { createOidcSessions, type OidcSessions } from './oidc-sessions.js';
+
+export interface OidcParts {
+  idp: Idp;
+  routes: { flow: LoginFlow; sessions: OidcSessions; verifyLogoutToken: LogoutTokenVerifier; broker: TokenBroker; postLoginPath: string };
+}
+
+/**
+ * Single sign-on, wired: the IdP (lazy discovery), the login flow, and a second token broker whose upstream
+ * is the IdP's token endpoint. Same stores, same single-flight lease and refresh policy as secret tokens
+ * (src/tokens); only the calls differ.
+ */
+export function createOidcParts(deps: {
+  settings: OidcConfig;
+  allowHttp: boolean;
+  stores: Stores;
+  oidcStores: OidcStores;
+  cipher: Cipher;
+  logger: Logger;
+  metrics: Metrics;
+  now: () => number;
+  instanceId: string;
+  leaseTtlMs: number;
+  absoluteTimeoutSec: number;
+  stateGraceMs: number;
+}): OidcParts {
+  const { settings, stores, cipher, logger, now } = deps;
+  const idp = createIdp({ settings, logger, allowHttp: deps.allowHttp });
+  const broker = createTokenBroker({
+    api: createIdpTokenApi({ idp, now }),
+    tokens: stores.tokens,
+    leases: stores.leases,
+    // The IdP decides each token's life (expires_in); this only has to exceed the refresh margin.
+    lifetimeSec: Math.max(settings.refreshBeforeSeconds + 1, deps.absoluteTimeoutSec),
+    refreshBeforeSec: settings.refreshBeforeSeconds,
+    leaseTtlMs: deps.leaseTtlMs,
+    now,
+    instanceId: deps.instanceId,
+    stateGraceMs: deps.stateGraceMs,
+    // As for secret tokens: a fresh token is served from this instance's last read; due ones read the store.
+    readCacheMs: DEFAULT_TOKEN_READ_CACHE_MS,
+    metrics: deps.metrics,
+    logger,
+  });
+  const sessions = createOidcSessions({
+    idp,
+    broker,
+    tokens: stores.tokens,
+    tombstones: stores.tombstones,
+    sessionStore: stores.sessionStore,
+    stores: deps.oidcStores,
+    cipher,
+    absoluteTimeoutSec: deps.absoluteTimeoutSec,
+    logger,
+  });
+  return {
+    idp,
+    routes: {
+      flow: createLoginFlow({ idp, stores: deps.oidcStores, cipher, now }),
+      sessions,
+      verifyLogoutToken: createLogoutTokenVerifier({ idp, stores: deps.oidcStores }),
+      broker,
+      postLoginPath: settings.postLoginPath,
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { ExpiringMap } from './memory-expiring-map.js';
+import type { RedisClient } from './redis.js';
+import type { Guard } from './store-error.js';
+import { positiveMs } from './ttl.js';
+
+/**
+ * What OIDC login and logout keep besides sessions. Redis keys (per-key operations only, so they work on
+ * Cluster whatever slot each lands in): `<prefix>oidc-pre:{id}` pending login (sealed, one use: GETDEL),
+ * `<prefix>oidc-idx:{key}` set of session ids for an IdP `sid` or `sub`, `<prefix>oidc-jti:{key}` logout
+ * token ids already used.
+ */
+export interface OidcStores {
+  /** A pending login, sealed by the caller; gone once taken. */
+  preLogins: {
+    put(id: string, sealed: string, ttlMs: number): Promise<void>;
+    /** The record, removed in the same step: a second take (a replayed callback) gets null. */
+    take(id: string): Promise<string | null>;
+  };
+  /** IdP session and subject → this service's session ids, for back-channel logout. */
+  sessionIndex: {
+    add(keys: readonly string[], sid: string, ttlMs: number): Promise<void>;
+    members(key: string): Promise<string[]>;
+    remove(keys: readonly string[], sid: string): Promise<void>;
+  };
+  /** True the first time `key` is seen within ttlMs; false on a replay. */
+  firstUse(key: string, ttlMs: number): Promise<boolean>;
+}
+
+export function createRedisOidcStores(deps: { redis: RedisClient; prefix: string; guard: Guard }): OidcStores {
+  const { redis, prefix, guard } = deps;
+  const pre = (id: string) => `${prefix}oidc-pre:{${id}}`;
+  const idx = (key: string) => `${prefix}oidc-idx:{${key}}`;
+  const jti = (key: string) => `${prefix}oidc-jti:{${key}}`;
+  return {
+    preLogins: {
+      async put(id, sealed, ttlMs) {
+        await guard(() => redis.set(pre(id), sealed, 'PX', positiveMs(ttlMs)));
+      },
+      take: (id) => guard(() => redis.getdel(pre(id))),
+    },
+    sessionIndex: {
+      async add(keys, sid, ttlMs) {
+        for (const key of keys) {
+          await guard(() => redis.multi().sadd(idx(key), sid).pexpire(idx(key), positiveMs(ttlMs), 'GT').exec());
+          // GT does not set a TTL on a key that has none (a fresh set): make sure it gets one.
+          await guard(() => redis.pexpire(idx(key), positiveMs(ttlMs), 'NX'));
+        }
+      },
+      members: (key) => guard(() => redis.smembers(idx(key))),
+      async remove(keys, sid) {
+        for (const key of keys) await guard(() => redis.srem(idx(key), sid));
+      },
+    },
+    async firstUse(key, ttlMs) {
+      const set = await guard(() => redis.set(jti(key), '1', 'PX', positiveMs(ttlMs), 'NX'));
+      return set === 'OK';
+    },
+  };
+}
+
+export function createMemoryOidcStores(): OidcStores & { close(): void } {
+  const pre = new ExpiringMap<string>();
+  const idx = new ExpiringMap<Set<string>>();
+  const used = new ExpiringMap<true>();
+  return {
+    preLogins: {
+      async put(id, sealed, ttlMs) {
+        pre.set(id, sealed, ttlMs);
+      },
+      async take(id) {
+        const value = pre.get(id);
+        pre.delete(id);
+        return value ?? null;
+      },
+    },
+    sessionIndex: {
+      async add(keys, sid, ttlMs) {
+        for (const key of keys) idx.set(key, new Set([...(idx.get(key) ?? []), sid]), ttlMs);
+      },
+      async members(key) {
+        return [...(idx.get(key) ?? [])];
+      },
+      async remove(keys, sid) {
+        for (const key of keys) idx.get(key)?.delete(sid);
+      },
+    },
+    async firstUse(key, ttlMs) {
+      if (used.get(key)) return false;
+      used.set(key, true, ttlMs);
+      return true;
+    },
+    close() {
+      pre.close();
+      idx.close();
+      used.close();
+    },
+  };
+}
