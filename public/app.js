@@ -97,16 +97,7 @@ $('logout-button').addEventListener('click', async () => {
 
 // Relative times go stale: re-render each half minute, and ask the server once the session should be over.
 setInterval(() => {
-  if (session && Date.parse(session.sessionExpiresAt) <= Date.now()) /** The SSO button shows only when the service offers single sign-on (GET /auth/methods, public). */
-async function offerSso() {
-  const { status: code, data } = await call('GET', '/auth/methods');
-  if (code !== 200 || !data?.oidc) return;
-  $('sso-button').href = data.oidcLoginUrl;
-  $('sso').hidden = false;
-}
-
-void offerSso();
-void refresh();
+  if (session && Date.parse(session.sessionExpiresAt) <= Date.now()) void refresh();
   else renderSession(session);
 }, 30_000);
 
