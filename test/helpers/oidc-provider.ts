@@ -54,13 +54,6 @@ export interface TestIdpOptions {
   accessClaims?: Record<string, unknown>;
 }
 
-/**
- * Whether the in-process simulator verifies external JWTs (its `jwt` option, from the simulator branch).
- * The integrator sets this to true after merging that branch; the one end-to-end SSO test against the
- * simulator runs only then (test/integration/oidc/simulator-jwt.test.ts).
- */
-export const SIMULATOR_VERIFIES_JWT = false;
-
 export const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
 /** oidc-provider prints its development-mode notices (memory adapter, dev interactions, Node 20) with console.*. */

@@ -2,15 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import supertest from 'supertest';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../../src/simulator/types.js';
-import { SIMULATOR_VERIFIES_JWT, startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
+import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { CSRF, REDIRECT_URI, dropPrefix, newPrefix, ssoLogin, startSsoService, type SsoService } from './sso-rig.js';
 
 /**
  * End to end: the IdP's access token relayed to the simulator, which verifies it as TigerGraph does
- * (Security.JWT.RSA.PublicKey = the IdP's JWKS, Security.JWT.Audience). Needs the simulator's `jwt` option
- * from the simulator branch: INTEGRATOR, set SIMULATOR_VERIFIES_JWT in test/helpers/oidc-provider.ts to true.
+ * (Security.JWT.RSA.PublicKey = the IdP's JWKS, Security.JWT.Audience): the simulator's `jwt` option.
  */
-(SIMULATOR_VERIFIES_JWT ? describe : describe.skip)('single sign-on end to end against the simulator', () => {
+describe('single sign-on end to end against the simulator', () => {
   let idp: TestIdp;
   let sim: SimulatorHandle;
   let svc: SsoService;
