@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer as createNetServer } from 'node:net';
+import type { Server } from 'node:http';
+import type { Page } from 'playwright-core';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { createService, type Service } from '../../src/service.js';
+import { startSimulator } from '../../src/simulator/index.js';
+import type { SimulatorHandle } from '../../src/simulator/types.js';
+import { chromiumAvailability, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
+import { startTestIdp, type TestIdp } from '../helpers/oidc-provider.js';
+import { deleteKeysWithPrefix } from '../helpers/redis-prefix.js';
+import { Redis } from 'ioredis';
+
+/**
+ * Single sign-on in a real browser, once, end to end: the demo page offers SSO, Chromium follows the
+ * redirects to a real OpenID provider (oidc-provider, its own login and consent pages), comes back through
+ * the callback, and the demo console relays a query whose bearer is the IdP's JWT, verified by the
+ * simulator as TigerGraph 3.11 would (Security.JWT.RSA.PublicKey = the IdP's JWKS, Security.JWT.Audience).
+ * Logging out follows the IdP's end-session page back to the service. Nothing of the IdP's tokens is in
+ * the page's reach (cookies readable by script, storage).
+ */
+const availability = chromiumAvailability();
+if (!availability.run) console.warn(`Skipping the SSO browser test: ${availability.reason}`);
+const describeInBrowser = availability.run ? describe : describe.skip;
+
+async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describeInBrowser('single sign-on in headless Chromium', () => {
+  const prefix = `tgbff-test:sso-e2e:${randomUUID()}:`;
+  let idp: TestIdp;
+  let sim: SimulatorHandle;
+  let service: Service;
+  let server: Server;
+  let browser: HeadlessChromium;
+  let url: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    idp = await startTestIdp({
+      redirectUris: [`${url}/auth/oidc/callback`],
+      postLogoutRedirectUris: [`${url}/`],
+      accessClaims: { graph: 'social' },
+    });
+    sim = await startSimulator({
+      version: '3.11.0',
+      users: [{ name: 'alice', password: 'not-used-by-sso', graphs: ['social'] }],
+      jwt: { rsaPublicKey: JSON.stringify(idp.publicJwks), audience: idp.audience },
+    } as Parameters<typeof startSimulator>[0]);
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      TG_RESTPP_URL: sim.restppUrl,
+      TG_GSQL_URL: sim.gsqlUrl,
+      TG_VERSION: sim.version,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_PREFIX: prefix,
+      SESSION_SECRET: 'a-session-secret-for-the-sso-browser-test-0123456789',
+      SESSION_ENCRYPTION_KEYS: 'k1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+      LOG_LEVEL: 'silent',
+      OIDC_ISSUER: idp.issuer,
+      OIDC_CLIENT_ID: idp.clientId,
+      OIDC_CLIENT_SECRET: idp.clientSecret,
+      OIDC_REDIRECT_URI: `${url}/auth/oidc/callback`,
+      OIDC_AUDIENCE: idp.audience,
+    });
+    service = await createService({
+      config,
+      upstream: { restppUrl: sim.restppUrl, gsqlUrl: sim.gsqlUrl, version: config.tigergraph.version },
+      logger: createLogger({ level: 'silent' }),
+      instanceId: randomUUID(),
+    });
+    server = service.app.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await service?.close();
+    await sim?.close();
+    await idp?.close();
+    const redis = new Redis('redis://127.0.0.1:6379');
+    await deleteKeysWithPrefix(redis, prefix).finally(() => redis.disconnect());
+  });
+
+  async function signInAtIdp(page: Page, user: string): Promise<void> {
+    // oidc-provider's development login page, then its consent page.
+    await page.locator('input[name="login"]').waitFor();
+    expect(page.url().startsWith(idp.issuer)).toBe(true);
+    await page.fill('input[name="login"]', user);
+    await page.fill('input[name="password"]', 'any');
+    await page.click('button[type="submit"]');
+    await page.locator('button[type="submit"]').waitFor();
+    if (page.url().startsWith(idp.issuer)) await page.click('button[type="submit"]');
+  }
+
+  test('when a user clicks SSO, signs in at the IdP and runs a query, then the simulator answers to the IdP user and the page never holds a token', async () => {
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const relayed: string[] = [];
+    page.on('response', (res) => {
+      if (res.url().startsWith(`${url}/api/`)) relayed.push(`${res.status()} ${new URL(res.url()).pathname}`);
+    });
+
+    await page.goto(url);
+    await page.locator('#sso').waitFor({ state: 'visible' });
+    await page.click('#sso-button');
+    await signInAtIdp(page, 'alice');
+
+    // Back on the service, logged in through the IdP.
+    await page.waitForURL((u) => u.toString().startsWith(url));
+    await page.locator('#app-view').waitFor({ state: 'visible' });
+    expect(await page.textContent('#who')).toContain('alice');
+    const session = await page.evaluate<{ login: string }>("fetch('/auth/session').then((res) => res.json())");
+    expect(session.login).toBe('oidc');
+
+    // A query through the relay: the simulator verified the IdP's JWT (a refusal would be 401/403).
+    await page.fill('#path', '/graph/social/vertices/Person');
+    await page.click('#run-button');
+    await page.locator('#output').filter({ hasText: 'v_id' }).waitFor();
+    expect(relayed).toContain('200 /api/graph/social/vertices/Person');
+    const bearers = sim.seen().map((r) => String(r.headers?.authorization ?? '')).filter((h) => h.startsWith('Bearer '));
+    expect(bearers.length).toBeGreaterThan(0);
+    const jwt = bearers[bearers.length - 1]!.slice('Bearer '.length);
+    const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as { sub: string; aud: string };
+    expect(claims.sub).toBe('alice');
+
+    // Nothing of the IdP's tokens within the page's reach.
+    const reachable = await page.evaluate<string>(
+      'JSON.stringify({ cookie: document.cookie, local: { ...localStorage }, session: { ...sessionStorage }, html: document.documentElement.outerHTML })',
+    );
+    expect(reachable).not.toContain(jwt);
+    expect(reachable).not.toContain(jwt.split('.')[2]!);
+    const cookies = await browser.context.cookies(url);
+    const sessionCookie = cookies.find((c) => c.name === 'tgbff' || c.name === '__Host-tgbff');
+    expect(sessionCookie?.httpOnly).toBe(true);
+
+    // Log out: the page follows the IdP's end-session page and comes back logged out.
+    await page.click('#logout-button');
+    await page.waitForURL((u) => u.toString().startsWith(idp.issuer));
+    await page.locator('button[name="logout"]').click();
+    await page.waitForURL((u) => u.toString().startsWith(url));
+    await page.locator('#login-view').waitFor({ state: 'visible' });
+    const after = await page.evaluate<number>("fetch('/auth/session').then((res) => res.status)");
+    expect(after).toBe(401);
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
