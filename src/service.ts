@@ -213,7 +213,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     readinessChecks: [
       { name: 'store', check: () => stores.ping() },
       { name: 'upstream', check: () => reachable(pool, upstream.restppUrl) },
-      ...(oidc ? [{ name: 'idp', check: () => oidc.idp.ready() }] : []),
+      // While the IdP is down, secret logins and live SSO sessions still work: reported, not gating.
+      ...(oidc ? [{ name: 'idp', check: () => oidc.idp.ready(), informational: true }] : []),
     ],
     isDraining: () => draining,
     now,

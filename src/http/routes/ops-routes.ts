@@ -5,6 +5,12 @@ export interface ReadinessCheck {
   name: string;
   /** Resolves when the dependency answers; rejects otherwise. */
   check: () => Promise<void>;
+  /**
+   * Reported in /readyz but never makes the instance unready: for a dependency that only some requests
+   * need and every replica shares (the IdP), where pulling all replicas out of the balancer would turn a
+   * partial outage (no new SSO logins) into a total one.
+   */
+  informational?: boolean;
 }
 
 export interface OpsRoutesDeps {
@@ -50,7 +56,8 @@ export function opsRoutes(deps: OpsRoutesDeps): Router {
         }
       }),
     );
-    const failed = Object.keys(results).filter((name) => results[name] !== 'ok');
+    const gating = new Set(deps.checks.filter((c) => !c.informational).map((c) => c.name));
+    const failed = Object.keys(results).filter((name) => gating.has(name) && results[name] !== 'ok');
     const ready = failed.length === 0 && !deps.isDraining();
     res
       .status(ready ? 200 : 503)
