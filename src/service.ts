@@ -29,7 +29,7 @@ import { trustAlso } from './tls-trust.js';
 import { createSessionEndSweeper, tokenStateGraceMs, type SessionEndSweeper } from './tokens/session-end-sweeper.js';
 import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from './tokens/token-broker.js';
 import { createMemoryOidcStores, createRedisOidcStores, type OidcStores } from './store/oidc-stores.js';
-import { createOidcParts, type OidcParts } from './oidc/oidc-parts.js';
+import type { OidcParts } from './oidc/oidc-parts.js';
 
 /** The data-server and admin-server addresses the service talks to (the simulator's when it runs in-process). */
 export interface Upstream {
@@ -136,8 +136,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     metrics,
     logger,
   });
+  // Loaded only when SSO is on: openid-client and jose cost about 10 MB of RSS in every replica otherwise.
   const oidc: OidcParts | undefined = config.oidc
-    ? createOidcParts({
+    ? (await import('./oidc/oidc-parts.js')).createOidcParts({
         settings: config.oidc,
         allowHttp: !config.production,
         stores, oidcStores, cipher, logger, metrics, now, instanceId,

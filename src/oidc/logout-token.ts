@@ -7,8 +7,9 @@ const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 /** Logout tokens older than this are refused, and their ids remembered this long (replay window). */
 const MAX_AGE_SEC = 600;
 
-/** Why a logout token was refused; the public answer is a plain 400, this goes to the log. */
-export class LogoutTokenError extends Error {}
+import { LogoutTokenError } from './logout-token-error.js';
+
+export { LogoutTokenError };
 
 export interface LogoutSubject {
   sub?: string;

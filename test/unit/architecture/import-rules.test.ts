@@ -9,6 +9,8 @@ interface Import {
   from: string;
   target: string;
   typeOnly: boolean;
+  /** `import('…')`: loaded when the code runs, not when the importing module loads. */
+  dynamic: boolean;
 }
 
 function sourceFiles(dir: string): string[] {
@@ -27,7 +29,7 @@ function importsOf(file: string): Import[] {
   for (const m of text.matchAll(pattern)) {
     const spec = (m[2] ?? m[3]) as string;
     const target = spec.startsWith('.') ? path.relative(SRC, path.resolve(path.dirname(file), spec)).replace(/\.js$/, '.ts') : spec;
-    found.push({ from: path.relative(SRC, file), target, typeOnly: m[1] !== undefined });
+    found.push({ from: path.relative(SRC, file), target, typeOnly: m[1] !== undefined, dynamic: m[3] !== undefined });
   }
   return found;
 }
@@ -67,6 +69,14 @@ describe('import rules (docs/architecture.md)', () => {
     expect(show(all.filter((i) => legacy.includes(i.target)))).toEqual([]);
     const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
     expect(Object.keys(pkg.dependencies).filter((name) => legacy.includes(name))).toEqual([]);
+  });
+
+  it('when single sign-on is off, then nothing loads src/oidc, openid-client or jose (only service.ts, dynamically, when it is on)', () => {
+    // About 10 MB of RSS per replica for a feature most deployments leave off.
+    const eager = all.filter((i) => !i.typeOnly && !i.dynamic && !i.from.startsWith('oidc/'));
+    const bad = eager.filter((i) => (i.target.startsWith('oidc/') && i.target !== 'oidc/logout-token-error.ts') || /^(openid-client|jose)(\/|$)/.test(i.target));
+    expect(show(bad)).toEqual([]);
+    expect(all.filter((i) => i.dynamic && i.target === 'oidc/oidc-parts.ts').map((i) => i.from)).toEqual(['service.ts']);
   });
 
   it('when the rules scan, then they see the imports (the scan itself works)', () => {
