@@ -23,6 +23,15 @@ export const REDACT_PATHS = [
   'headers.authorization',
   'headers.cookie',
   'headers["set-cookie"]',
+];
+
+/**
+ * The identity provider's names for its credentials, censored in what the single sign-on parts log (their
+ * logger is `ssoLogger`). Not in REDACT_PATHS: each wildcard path costs every log line, the access line of
+ * every relayed request included (4 more took a line from ~8 to ~12.5 us of CPU), and only the OIDC code
+ * handles objects carrying these names.
+ */
+export const SSO_REDACT_PATHS = [
   'clientSecret',
   '*.clientSecret',
   'refresh_token',
@@ -32,6 +41,11 @@ export const REDACT_PATHS = [
   '*.access_token',
   '*.id_token',
 ];
+
+/** The logger of the single sign-on parts: the service's, also censoring the IdP's credential names. */
+export function ssoLogger(logger: Logger): Logger {
+  return logger.child({}, { redact: { paths: [...REDACT_PATHS, ...SSO_REDACT_PATHS], censor: '[redacted]' } });
+}
 
 export interface LoggerOptions {
   level?: string;

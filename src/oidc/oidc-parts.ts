@@ -1,5 +1,5 @@
 import type { OidcConfig } from '../config/oidc.js';
-import type { Logger } from '../observability/logger.js';
+import { ssoLogger, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { OidcStores } from '../store/oidc-stores.js';
 import type { Cipher, Stores } from '../store/types.js';
@@ -34,7 +34,8 @@ export function createOidcParts(deps: {
   absoluteTimeoutSec: number;
   stateGraceMs: number;
 }): OidcParts {
-  const { settings, stores, cipher, logger, now } = deps;
+  const { settings, stores, cipher, now } = deps;
+  const logger = ssoLogger(deps.logger);
   const idp = createIdp({ settings, logger, allowHttp: deps.allowHttp });
   const broker = createTokenBroker({
     api: createIdpTokenApi({ idp, now }),
