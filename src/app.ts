@@ -119,7 +119,6 @@ export function createApp(deps: AppDeps): FrontDoor {
         cookieName: settings.cookieName,
         cookieSecure: settings.cookieSecure,
         loopbackIsSecure: settings.loopbackIsSecure === true,
-        sessionSecrets: settings.sessionSecrets,
         absoluteTimeoutSec: settings.absoluteTimeoutSec,
         idleTimeoutSec: settings.idleTimeoutSec,
         sessionEnds: sessionEndsOver(stores.sessionEnds),

@@ -11,12 +11,16 @@ import { accessClaims } from './jwt-claims.js';
 
 /** A login has this long from the redirect to the IdP until the callback. */
 export const PRE_LOGIN_TTL_MS = 10 * 60 * 1000;
+/** A longer return_to is not kept (it would ride in the pre-login cookie); the post-login path is used. */
+const MAX_RETURN_TO = 512;
 
 interface PreLogin {
   state: string;
   nonce: string;
   verifier: string;
   returnTo: string;
+  /** Epoch ms after which the callback is refused. */
+  expiresAt: number;
 }
 
 /** What a finished sign-on yields; the tokens stay server-side (sealed by the caller). */
@@ -43,11 +47,21 @@ export const indexKeys = (issuer: string, sub: string, idpSid: string | undefine
 };
 
 export interface LoginFlow {
-  /** Records a pending login under a fresh id and returns the IdP URL to send the browser to. */
-  start(returnTo: string | undefined): Promise<{ id: string; url: string }>;
-  /** Takes the pending login (one use) and finishes it with the callback's query string. */
-  finish(id: string | null, query: string): Promise<SignOn>;
+  /**
+   * Starts a login: the IdP URL to send the browser to, and the pending login (state, nonce, PKCE verifier,
+   * where to land) sealed for the browser's pre-login cookie. Nothing is stored server-side, so an
+   * anonymous caller repeating this costs no Redis memory.
+   */
+  start(returnTo: string | undefined): Promise<{ preLogin: string; url: string }>;
+  /**
+   * Finishes the login the pre-login cookie names with the callback's query string; one use (the id is
+   * recorded as spent once the IdP has answered the code exchange, so only completed logins write).
+   */
+  finish(preLogin: string | null, query: string): Promise<SignOn>;
 }
+
+/** `<id>.<sealed>`: the random id is the seal's owner, so a sealed value cannot be moved under another id. */
+const PRE_LOGIN_FORM = /^([A-Za-z0-9_-]{32})\.(\S+)$/;
 
 export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Cipher; now: () => number }): LoginFlow {
   const { idp, stores, cipher } = deps;
@@ -60,9 +74,10 @@ export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Ci
         state: client.randomState(),
         nonce: client.randomNonce(),
         verifier: client.randomPKCECodeVerifier(),
-        returnTo: returnTo !== undefined && isSameOriginPath(returnTo) ? returnTo : settings.postLoginPath,
+        returnTo: returnTo !== undefined && returnTo.length <= MAX_RETURN_TO && isSameOriginPath(returnTo) ? returnTo : settings.postLoginPath,
+        expiresAt: deps.now() + PRE_LOGIN_TTL_MS,
       };
-      const id = randomBytes(24).toString('base64url');
+      const id = randomBytes(24).toString('base64url'); // 32 characters
       const params: Record<string, string> = {
         redirect_uri: settings.redirectUri,
         scope: settings.scopes,
@@ -73,20 +88,25 @@ export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Ci
         ...(settings.scopes.split(' ').includes('offline_access') && { prompt: 'consent' }),
         ...(settings.audience && { resource: settings.audience }),
       };
-      await stores.preLogins.put(id, cipher.encrypt(JSON.stringify(pre), sealedAs.preLogin(id)), PRE_LOGIN_TTL_MS);
-      return { id, url: client.buildAuthorizationUrl(config, params).href };
+      const preLogin = `${id}.${cipher.encrypt(JSON.stringify(pre), sealedAs.preLogin(id))}`;
+      return { preLogin, url: client.buildAuthorizationUrl(config, params).href };
     },
 
-    async finish(id, query) {
-      if (id === null) throw failed('No login is in progress in this browser; start the login again');
-      const sealed = await stores.preLogins.take(id);
-      if (sealed === null) throw failed('The login expired or was already completed; start the login again');
+    async finish(preLogin, query) {
+      if (preLogin === null) throw failed('No login is in progress in this browser; start the login again');
+      const form = PRE_LOGIN_FORM.exec(preLogin);
       let pre: PreLogin;
       try {
-        pre = JSON.parse(cipher.decrypt(sealed, sealedAs.preLogin(id))) as PreLogin;
+        if (form === null) throw new Error('not a pre-login value');
+        pre = JSON.parse(cipher.decrypt(form[2]!, sealedAs.preLogin(form[1]!))) as PreLogin;
       } catch (err) {
         throw failed('The login record is not readable; start the login again', err);
       }
+      if (!(deps.now() < pre.expiresAt)) throw failed('The login expired; start the login again');
+      // One use: a pending login that already completed is refused here, before the IdP is asked again
+      // (a reused code makes an IdP revoke what it issued for it). Marked only once the IdP has vouched.
+      const spent = `pre-login:${form![1]!}`;
+      if (await stores.used(spent)) throw failed('The login was already completed; start the login again');
       const idpError = new URLSearchParams(query).get('error');
       if (idpError !== null) {
         const code = /^[\w.-]{1,64}$/.test(idpError) ? idpError : 'error';
@@ -114,6 +134,7 @@ export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Ci
       if (settings.audience && !access.aud.includes(settings.audience)) {
         throw failed('The access token is not for the configured audience (OIDC_AUDIENCE)');
       }
+      if (!(await stores.firstUse(spent, PRE_LOGIN_TTL_MS))) throw failed('The login was already completed; start the login again');
       const grant = grantOf(answer, undefined, deps.now());
       const name = typeof claims.name === 'string' ? claims.name : typeof claims.preferred_username === 'string' ? claims.preferred_username : undefined;
       return {

@@ -5,17 +5,12 @@ import { positiveMs } from './ttl.js';
 
 /**
  * What OIDC login and logout keep besides sessions. Redis keys (per-key operations only, so they work on
- * Cluster whatever slot each lands in): `<prefix>oidc-pre:{id}` pending login (sealed, one use: GETDEL),
- * `<prefix>oidc-idx:{key}` set of session ids for an IdP `sid` or `sub`, `<prefix>oidc-jti:{key}` logout
- * token ids already used.
+ * Cluster whatever slot each lands in): `<prefix>oidc-idx:{key}` set of session ids for an IdP `sid` or
+ * `sub`, `<prefix>oidc-jti:{key}` logout token ids and completed logins already used. Both are written only after the IdP has
+ * vouched for something (a login that completed, a logout token it signed); a pending login lives in the
+ * browser's sealed pre-login cookie, so anonymous requests never write here.
  */
 export interface OidcStores {
-  /** A pending login, sealed by the caller; gone once taken. */
-  preLogins: {
-    put(id: string, sealed: string, ttlMs: number): Promise<void>;
-    /** The record, removed in the same step: a second take (a replayed callback) gets null. */
-    take(id: string): Promise<string | null>;
-  };
   /** IdP session and subject → this service's session ids, for back-channel logout. */
   sessionIndex: {
     add(keys: readonly string[], sid: string, ttlMs: number): Promise<void>;
@@ -24,20 +19,15 @@ export interface OidcStores {
   };
   /** True the first time `key` is seen within ttlMs; false on a replay. */
   firstUse(key: string, ttlMs: number): Promise<boolean>;
+  /** Whether firstUse has seen `key` (and its time is not up); writes nothing. */
+  used(key: string): Promise<boolean>;
 }
 
 export function createRedisOidcStores(deps: { redis: RedisClient; prefix: string; guard: Guard }): OidcStores {
   const { redis, prefix, guard } = deps;
-  const pre = (id: string) => `${prefix}oidc-pre:{${id}}`;
   const idx = (key: string) => `${prefix}oidc-idx:{${key}}`;
   const jti = (key: string) => `${prefix}oidc-jti:{${key}}`;
   return {
-    preLogins: {
-      async put(id, sealed, ttlMs) {
-        await guard(() => redis.set(pre(id), sealed, 'PX', positiveMs(ttlMs)));
-      },
-      take: (id) => guard(() => redis.getdel(pre(id))),
-    },
     sessionIndex: {
       async add(keys, sid, ttlMs) {
         for (const key of keys) {
@@ -55,24 +45,16 @@ export function createRedisOidcStores(deps: { redis: RedisClient; prefix: string
       const set = await guard(() => redis.set(jti(key), '1', 'PX', positiveMs(ttlMs), 'NX'));
       return set === 'OK';
     },
+    async used(key) {
+      return (await guard(() => redis.exists(jti(key)))) === 1;
+    },
   };
 }
 
 export function createMemoryOidcStores(): OidcStores & { close(): void } {
-  const pre = new ExpiringMap<string>();
   const idx = new ExpiringMap<Set<string>>();
   const used = new ExpiringMap<true>();
   return {
-    preLogins: {
-      async put(id, sealed, ttlMs) {
-        pre.set(id, sealed, ttlMs);
-      },
-      async take(id) {
-        const value = pre.get(id);
-        pre.delete(id);
-        return value ?? null;
-      },
-    },
     sessionIndex: {
       async add(keys, sid, ttlMs) {
         for (const key of keys) idx.set(key, new Set([...(idx.get(key) ?? []), sid]), ttlMs);
@@ -89,8 +71,10 @@ export function createMemoryOidcStores(): OidcStores & { close(): void } {
       used.set(key, true, ttlMs);
       return true;
     },
+    async used(key) {
+      return used.get(key) === true;
+    },
     close() {
-      pre.close();
       idx.close();
       used.close();
     },

@@ -13,7 +13,7 @@ import type { SessionEnds } from '../../tokens/session-ends.js';
 import { requestContext } from '../pipeline/context.js';
 import { countsAsSecure } from '../pipeline/loopback-secure.js';
 import type { TgSession } from '../session/session-data.js';
-import { cookieValue, signSessionId, unsignSessionId } from '../session/signed-cookie.js';
+import { cookieValue } from '../session/signed-cookie.js';
 import { httpsRequired } from './https-required.js';
 import { strictRoutes } from './routing.js';
 
@@ -31,7 +31,6 @@ export interface OidcRoutesDeps {
   cookieName: string;
   cookieSecure: boolean;
   loopbackIsSecure: boolean;
-  sessionSecrets: readonly string[];
   absoluteTimeoutSec: number;
   postLoginPath: string;
   now: () => number;
@@ -53,7 +52,7 @@ function wantsJson(req: Request): boolean {
 
 /**
  * `GET /auth/oidc/login` and `GET /auth/oidc/callback` (authorization code + PKCE, state and nonce kept
- * server-side in a one-use pre-login record bound to this browser by its own cookie), and
+ * sealed in this browser's pre-login cookie, one use through the IdP's one-use code), and
  * `POST /auth/oidc/backchannel-logout` (server to server, exempt from the CSRF header by exact path).
  */
 export function oidcRoutes(deps: OidcRoutesDeps): Router {
@@ -67,8 +66,9 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     const { forwarded } = requestContext(req);
     if (deps.cookieSecure && !countsAsSecure(req, forwarded, deps.loopbackIsSecure)) throw httpsRequired(req, { development: deps.loopbackIsSecure });
     const returnTo = typeof req.query.return_to === 'string' ? req.query.return_to : undefined;
-    const { id, url } = await deps.flow.start(returnTo);
-    res.appendHeader('Set-Cookie', `${preCookie}=${encodeURIComponent(signSessionId(id, deps.sessionSecrets))}; ${preAttrs(PRE_LOGIN_MAX_AGE_SEC)}`);
+    const { preLogin, url } = await deps.flow.start(returnTo);
+    // The pending login rides in this cookie, sealed (AES-GCM): nothing is stored until a login succeeds.
+    res.appendHeader('Set-Cookie', `${preCookie}=${preLogin}; ${preAttrs(PRE_LOGIN_MAX_AGE_SEC)}`);
     res.set('Cache-Control', 'no-store').redirect(303, url);
   });
 
@@ -76,11 +76,11 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     const { session } = requestContext(req);
     // The pre-login cookie is spent whatever happens next.
     res.appendHeader('Set-Cookie', `${preCookie}=; ${preAttrs(0)}`);
-    const preId = unsignSessionId(cookieValue(req.headers.cookie, preCookie), deps.sessionSecrets);
+    const preLogin = cookieValue(req.headers.cookie, preCookie) ?? null;
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
     let signOn: SignOn;
     try {
-      signOn = await deps.flow.finish(preId, query);
+      signOn = await deps.flow.finish(preLogin, query);
     } catch (err) {
       deps.metrics.logins.inc({ result: isAppError(err) && err.status < 500 ? 'invalid' : 'error' });
       return failure(req, res, next, err);

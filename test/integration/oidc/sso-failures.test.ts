@@ -52,14 +52,37 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
     await expectNoSession(html, prefix);
   });
 
+  test('when anyone asks to start logins over and over, then nothing is written to Redis until a login completes', async () => {
+    const app = await start();
+    const before = (await redisDump(prefix)).size;
+    for (let i = 0; i < 50; i++) expect((await supertest(app).get('/auth/oidc/login')).status).toBe(303);
+    expect((await redisDump(prefix)).size).toBe(before);
+  });
+
+  test('when the pre-login cookie is tampered with or moved under another id, then 400 sso_failed and no code exchange', async () => {
+    const app = await start();
+    const { preCookie, authorizeUrl } = await startLogin(app);
+    const callback = await idpLogin(authorizeUrl, 'alice');
+    const [name, value] = [preCookie.slice(0, preCookie.indexOf('=')), preCookie.slice(preCookie.indexOf('=') + 1)];
+    const other = `${'A'.repeat(32)}${value.slice(32)}`;
+    const flipped = value.slice(0, -3) + (value.endsWith('AAA') ? 'BBB' : 'AAA');
+    const exchanges = idp.tokenRequests();
+    for (const bad of [other, flipped, 'junk', '']) {
+      const res = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', `${name}=${bad}`).set('Accept', 'application/json');
+      expect([res.status, res.body.error?.code]).toEqual([400, 'sso_failed']);
+      await expectNoSession(res, prefix);
+    }
+    expect(idp.tokenRequests()).toBe(exchanges);
+  });
+
   test('when a callback is replayed (same code, same browser), then the second one fails and makes no session', async () => {
     const app = await start();
     const { preCookie, authorizeUrl } = await startLogin(app);
     const callback = await idpLogin(authorizeUrl, 'alice');
     const first = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie);
     expect(first.status).toBe(303);
-    // The pending login is spent: the replay is refused before any code exchange.
-    expect([...(await redisDump(prefix)).keys()].filter((k) => k.includes(':oidc-pre:'))).toEqual([]);
+    // The pending login is spent: the replay is refused before any code exchange (an IdP that sees a code
+    // twice may revoke what it issued for it, which would end the login that just succeeded).
     const exchanges = idp.tokenRequests();
     const again = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie).set('Accept', 'application/json');
     expect(idp.tokenRequests()).toBe(exchanges);
