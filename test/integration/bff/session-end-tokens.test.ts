@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { poll } from '../../helpers/poll.js';
 
 const SWEEP_MS = 200;
 
@@ -55,6 +56,10 @@ describe.each(['redis', 'memory'] as const)('tokens die with their session (%s s
     const delay = diedAt - idleEnd;
     expect(delay).toBeLessThan(SWEEP_MS + 600);
     expect(deletedUpstream(rig, token)).toBe(1);
+    // The simulator records the delete as it answers it; the sweeper counts it once that answer is back.
+    const counted = async () =>
+      ((await rig!.service.metrics.tokenDeletes.get()).values.find((v) => v.labels.reason === 'session_end' && v.labels.result === 'ok')?.value ?? 0) >= 1;
+    await poll(counted, 2_000, 'the session-end delete to be counted');
     expect(await rig.service.metrics.tokenDeletes.get()).toMatchObject({
       values: [expect.objectContaining({ labels: { reason: 'session_end', result: 'ok' }, value: 1 })],
     });
