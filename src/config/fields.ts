@@ -63,16 +63,22 @@ export function oneOf<const T extends string>(values: readonly T[]) {
   };
 }
 
-/** Base URL of an upstream: http(s), no credentials, query or fragment; stored without a trailing slash. */
-export function httpUrl(raw: string): string {
+/** `raw` as an http(s) URL without credentials; `notUrl` is the message when it is no http(s) URL at all. */
+export function httpUrlWithoutCredentials(raw: string, notUrl: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new Invalid('must be an http or https URL');
+    throw new Invalid(notUrl);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Invalid('must be an http or https URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Invalid(notUrl);
   if (url.username !== '' || url.password !== '') throw new Invalid('must not contain credentials');
+  return url;
+}
+
+/** Base URL of an upstream: http(s), no credentials, query or fragment; stored without a trailing slash. */
+export function httpUrl(raw: string): string {
+  const url = httpUrlWithoutCredentials(raw, 'must be an http or https URL');
   if (url.search !== '' || url.hash !== '') throw new Invalid('must not contain a query or fragment');
   return url.href.replace(/\/+$/, '');
 }

@@ -1,4 +1,4 @@
-import { Invalid } from './fields.js';
+import { httpUrlWithoutCredentials, Invalid } from './fields.js';
 import { isSameOriginPath } from './same-origin-path.js';
 
 /** Single sign-on settings (OIDC_*), present only when OIDC_ISSUER is set. */
@@ -19,14 +19,8 @@ export interface OidcConfig {
 
 /** An absolute http(s) URL without credentials or fragment, kept as written. */
 export function absoluteUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Invalid('must be an absolute http or https URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Invalid('must be an absolute http or https URL');
-  if (url.username !== '' || url.password !== '' || url.hash !== '') throw new Invalid('must not contain credentials or a fragment');
+  const url = httpUrlWithoutCredentials(raw, 'must be an absolute http or https URL');
+  if (url.hash !== '') throw new Invalid('must not contain a fragment');
   return raw;
 }
 
