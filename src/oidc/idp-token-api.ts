@@ -37,7 +37,7 @@ export function createIdpTokenApi(deps: { idp: Idp; now: () => number }): TokenA
     requestToken: (secret) => grant(secret),
     refreshToken: (secret) => grant(secret),
     // Only the access token: a replaced or superseded access token must not take the refresh token with it.
-    // Logout revokes the refresh token itself (oidc-logout.ts).
+    // Logout revokes the refresh token itself (oidc-sessions.ts, end and revokeEnded).
     async deleteToken(_secret, token) {
       await revokeAtIdp(idp, token, 'access_token');
     },
