@@ -1,8 +1,7 @@
-// Child-process tests (multi-instance, CLI, shutdown) run the compiled service, so build it once first.
+// Child-process tests (multi-instance, CLI, shutdown) run the compiled service, so build it once first
+// (scripts/build.mjs: into a fresh directory, then swapped in for dist/).
 import { execFileSync } from 'node:child_process';
 
 export default function globalSetup() {
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
-    stdio: 'inherit',
-  });
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 }

@@ -1,0 +1,77 @@
+/**
+ * `npm run build` (scripts/build.mjs) in a copy of the sources: the CLI bin is executable after every
+ * build, a simulator running from dist/ keeps answering while dist/ is rebuilt under it, and a build that
+ * fails leaves dist/ as it was. A copy, so this file's builds never swap the dist/ other tests spawn.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { cp, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = path.resolve('.');
+let work: string;
+let simulator: ChildProcess | undefined;
+
+const build = () => run(process.execPath, ['scripts/build.mjs'], { cwd: work }).then(
+  () => 0,
+  (err: { code?: number }) => err.code ?? 1,
+);
+const binMode = async () => (await stat(path.join(work, 'dist/cli/main.js'))).mode & 0o777;
+/** The bin run as a shell would run it: through its shebang, which needs the executable bit. */
+const runBin = () => run(path.join(work, 'dist/cli/main.js'), ['--help'], { cwd: work });
+
+beforeAll(async () => {
+  work = await mkdtemp(path.join(tmpdir(), 'tgbff-build-'));
+  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'scripts']) {
+    await cp(path.join(ROOT, entry), path.join(work, entry), { recursive: true });
+  }
+  await symlink(path.join(ROOT, 'node_modules'), path.join(work, 'node_modules'));
+}, 60_000);
+
+afterAll(async () => {
+  simulator?.kill('SIGKILL');
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('npm run build', () => {
+  it('when built twice with a simulator running from dist/, then the bin runs both times and the simulator keeps answering', async () => {
+    expect(await build()).toBe(0);
+    expect(await binMode()).toBe(0o755);
+    expect((await runBin()).stdout).toMatch(/tgbff/);
+
+    simulator = spawn(process.execPath, ['dist/simulator/cli.js', '--restpp-port', '0', '--gsql-port', '0'], { cwd: work });
+    const restpp = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      simulator!.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = /RESTPP \(data\): +(\S+)/.exec(out);
+        if (found) resolve(found[1]!);
+      });
+      simulator!.once('exit', (code) => reject(new Error(`simulator exited ${code}: ${out}`)));
+    });
+    // No token: RESTPP's own refusal, which is an answer from the running simulator all the same.
+    const echo = () => fetch(`${restpp}/echo`).then((r) => r.status);
+    expect(await echo()).toBe(401);
+
+    expect(await build()).toBe(0);
+    expect(await binMode()).toBe(0o755);
+    expect((await runBin()).stdout).toMatch(/tgbff/);
+    expect(simulator.exitCode).toBeNull();
+    expect(await echo()).toBe(401);
+    // Nothing of the swap is left beside dist/.
+    expect((await readdir(work)).filter((name) => name.startsWith('.dist-'))).toEqual([]);
+  }, 120_000);
+
+  it('when tsc fails, then the build fails and dist/ is left as it was', async () => {
+    const before = (await stat(path.join(work, 'dist/cli/main.js'))).mtimeMs;
+    // A project tsc refuses at once (a type error would fail the same way, after a whole check).
+    await writeFile(path.join(work, 'tsconfig.build.json'), JSON.stringify({ files: ['src/no-such-file.ts'] }));
+    expect(await build()).not.toBe(0);
+    expect((await stat(path.join(work, 'dist/cli/main.js'))).mtimeMs).toBe(before);
+    expect((await runBin()).stdout).toMatch(/tgbff/);
+    expect((await readdir(work)).filter((name) => name.startsWith('.dist-'))).toEqual([]);
+  }, 120_000);
+});
