@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { destination as pinoDestination } from 'pino';
+import { ConfigError, CONFIG_KEYS, loadConfig, type Config } from './config.js';
 import { EnvFileError, loadEnvFileIfPresent } from './config/env-file.js';
+import { nearMisses } from './config/near-miss.js';
 import { closeConnectionsWhenDone } from './http/server/drain-connections.js';
-import { browserUrl, listen, startBanner } from './http/server/listen.js';
+import { boundAddress, browserUrl, listen, startBanner } from './http/server/listen.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { installSafetyNet } from './observability/safety-net.js';
@@ -23,10 +25,7 @@ async function main(): Promise<void> {
     envFileRead = loadEnvFileIfPresent(envFile, (file) => process.loadEnvFile(file));
     config = loadConfig(process.env);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof EnvFileError) {
-      process.stderr.write(`tigergraph-bff: ${err.message}\n`);
-      process.exit(1);
-    }
+    if (err instanceof ConfigError || err instanceof EnvFileError) failToStart(err.message);
     throw err;
   }
   const logger = createLogger({ level: config.logLevel, ...(config.logFlushMs > 0 && { buffered: { flushMs: config.logFlushMs } }) });
@@ -34,6 +33,10 @@ async function main(): Promise<void> {
   installSafetyNet(process, logger, metrics);
   if (envFileRead) logger.info({ file: envFile }, 'read settings from .env; variables already in the environment kept their values');
   warnAboutDefaults(config, logger);
+  // Names only, never values: a misspelt setting is otherwise ignored without a word.
+  for (const { name, setting } of nearMisses(Object.keys(process.env), CONFIG_KEYS)) {
+    logger.warn({ variable: name, setting }, `environment variable ${name} is not a setting and is ignored: did you mean ${setting}?`);
+  }
 
   let simulator: SimulatorHandle | undefined;
   let demoSecret: string | undefined;
@@ -70,13 +73,21 @@ async function main(): Promise<void> {
   closeConnectionsWhenDone(server, () => stopping);
   // Metrics get their own listener, unpublished, so the public port has no /metrics in any spelling.
   const metricsServer = config.metrics.port === null ? undefined : createServer(service.metricsApp);
-  const metricsPort = metricsServer && (await listen(metricsServer, config.metrics.port ?? 0, config.metrics.host));
-  const port = await listen(server, config.port, config.host);
+  const metricsPort = metricsServer && (await listen(metricsServer, config.metrics.port ?? 0, config.metrics.host, 'METRICS_PORT'));
+  const port = await listen(server, config.port, config.host, 'PORT');
   logger.flush();
-  // Before the 'listening' line, so whoever waits for that line has the banner too.
-  process.stdout.write(startBanner(browserUrl(config.host, port), demoSecret));
+  // Before the 'listening' line, so whoever waits for that line has the banner too. Not in production,
+  // where every line is JSON (and a localhost URL means nothing to whoever reads the logs).
+  if (!config.production) process.stdout.write(startBanner(browserUrl(config.host, port), demoSecret));
   logger.info(
-    { port, host: config.host, ...(metricsServer && { metricsPort, metricsHost: config.metrics.host }), upstream: upstream.restppUrl, redis: config.redis.mode },
+    {
+      address: boundAddress(server),
+      port,
+      host: config.host,
+      ...(metricsServer && { metricsAddress: boundAddress(metricsServer), metricsPort, metricsHost: config.metrics.host }),
+      upstream: upstream.restppUrl,
+      redis: config.redis.mode,
+    },
     'listening',
   );
   logger.flush(); // lines are batched (LOG_FLUSH_MS); this one should not wait
@@ -122,7 +133,18 @@ function warnAboutDefaults(config: Config, logger: Logger): void {
   if (!config.session.cookieSecure) logger.warn('COOKIE_SECURE=false: the session cookie is sent over plain http');
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`tigergraph-bff: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+/**
+ * The last words of a start that failed, on stderr: a JSON line in production (every line the service
+ * writes there is JSON; the config may not even have loaded, so NODE_ENV is read as it is), plain text
+ * for a developer otherwise.
+ */
+function failToStart(message: string): never {
+  if (process.env.NODE_ENV === 'production') {
+    createLogger({ destination: pinoDestination({ dest: 2, sync: true }) }).fatal(message);
+  } else {
+    process.stderr.write(`tigergraph-bff: ${message}\n`);
+  }
   process.exit(1);
-});
+}
+
+main().catch((err: unknown) => failToStart(`failed to start: ${err instanceof Error ? err.message : String(err)}`));

@@ -73,6 +73,8 @@ export function renderSettingsMarkdown(): string {
     'wins). Each is validated once at start-up, and a bad or missing value stops the start with a message naming',
     'the key. In production (`NODE_ENV=production`) `TG_RESTPP_URL`, a Redis mode, `SESSION_SECRET` and',
     '`SESSION_ENCRYPTION_KEYS` are required. [.env.example](../.env.example) has the same list as a file to copy.',
+    'A variable that is not a setting but nearly spells one (`TRUST_PROXI`, `allowed_origins`) is ignored, with a',
+    'start-up warning naming the setting it resembles.',
   ];
   for (const [id, section] of Object.entries(SETTING_SECTIONS) as Array<[SectionId, (typeof SETTING_SECTIONS)[SectionId]]>) {
     out.push('', `## ${section.title}`, '');

@@ -15,13 +15,37 @@ export function startBanner(url: string, demoSecret: string | undefined): string
   return `\n${lines.join('\n')}\n\n`;
 }
 
-/** Resolves with the port actually bound (PORT=0 picks one); a failed bind rejects, failing the start. */
-export async function listen(server: Server, port: number, host: string): Promise<number> {
+/**
+ * Resolves with the port actually bound (PORT=0 picks one); a failed bind rejects, failing the start, with
+ * a message naming the setting and the fix (two instances on one host clash on METRICS_PORT first).
+ */
+export async function listen(server: Server, port: number, host: string, setting: 'PORT' | 'METRICS_PORT'): Promise<number> {
   server.listen(port, host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (err) {
+    throw new Error(bindFailure(err, setting, port, host), { cause: err });
+  }
   const address = server.address();
   return typeof address === 'object' && address ? address.port : port;
+}
+
+function bindFailure(err: unknown, setting: 'PORT' | 'METRICS_PORT', port: number, host: string): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${setting}=${port} (on ${host})`;
+  const otherPort = setting === 'METRICS_PORT' ? `set METRICS_PORT to a free port, or METRICS_PORT=off` : `set PORT to a free port`;
+  if (code === 'EADDRINUSE') return `${where}: the port is already in use (another instance on this host?); ${otherPort}`;
+  if (code === 'EACCES') return `${where}: not allowed to bind this port (below 1024 needs privileges); ${otherPort}`;
+  if (code === 'EADDRNOTAVAIL') return `${where}: no such local address; set ${setting === 'PORT' ? 'HOST' : 'METRICS_HOST'} to an address of this host`;
+  return `${where}: cannot listen: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/** What the server really bound, as `host:port` (`[::]:8080` for IPv6), for the listening line. */
+export function boundAddress(server: Server): string | undefined {
+  const address = server.address();
+  if (typeof address !== 'object' || !address) return undefined;
+  return address.family === 'IPv6' ? `[${address.address}]:${address.port}` : `${address.address}:${address.port}`;
 }
