@@ -1,7 +1,7 @@
 // Demo console: log in with a secret, pick an endpoint the data server lists, run it through the relay.
 import { call, errorMessage } from './api.js';
 import { bodyTemplate, loadEndpoints, renderEndpoints } from './endpoint-list.js';
-import { renderSession } from './session-bar.js';
+import { nextTickMs, renderSession } from './session-bar.js';
 
 const $ = (id) => document.getElementById(id);
 let session = null;
@@ -26,8 +26,12 @@ function clearAnswer() {
 
 async function refresh() {
   const { status: code, data } = await call('GET', '/auth/session');
+  const ended = session && code !== 200;
   session = code === 200 ? data : null;
   renderSession(session);
+  // Unless something already said why (a logout, a 401 answer): the timer found the end.
+  if (ended && !$('status').textContent) status('Your session has ended; log in again.', 'info');
+  scheduleTick();
   show(session ? 'app' : 'login');
   if (!session) {
     listedFor = undefined;
@@ -49,6 +53,11 @@ function pick(endpoint) {
   if (endpoint.method === 'GET' && !endpoint.path.includes('{')) return run();
   if (endpoint.method !== 'GET') $('body').value = bodyTemplate(endpoint.params);
   const placeholder = endpoint.path.indexOf('{');
+  const name = placeholder >= 0 ? endpoint.path.slice(placeholder, endpoint.path.indexOf('}', placeholder) + 1) : '';
+  status(
+    placeholder >= 0 ? `Filled in ${endpoint.method} ${endpoint.path}: replace ${name} in the path, then press Run.` : `Filled in ${endpoint.method} ${endpoint.path}: edit the body, then press Run.`,
+    'info',
+  );
   const field = placeholder >= 0 || endpoint.method === 'GET' ? $('path') : $('body');
   field.focus();
   if (placeholder >= 0) field.setSelectionRange(placeholder, endpoint.path.indexOf('}', placeholder) + 1);
@@ -64,6 +73,8 @@ async function run() {
   $('output').textContent = typeof answer.data === 'string' ? answer.data : JSON.stringify(answer.data, null, 2);
   $('answer-status').textContent = `${answer.status} ${answer.statusText} · ${method} ${path} · ${answer.ms} ms`;
   $('answer-status').className = answer.status < 400 ? 'ok' : 'failed';
+  // On a phone the answer can be below the fold: bring it into view.
+  $('answer-status').scrollIntoView({ block: 'nearest' });
   if (answer.status === 401) status(`Session ended (${errorMessage(answer.data) || 'not authenticated'}); log in again.`);
   // The token may have been refreshed or the session ended: keep the bar truthful.
   await refresh();
@@ -95,11 +106,21 @@ $('logout-button').addEventListener('click', async () => {
   await refresh();
 });
 
-// Relative times go stale: re-render each half minute, and ask the server once the session should be over.
-setInterval(() => {
-  if (session && Date.parse(session.sessionExpiresAt) <= Date.now()) void refresh();
-  else renderSession(session);
-}, 30_000);
+// Relative times go stale: re-render as nextTickMs says (every second near an end), and ask the server
+// once the session should be over, so the bar shows the end when it comes, without a click.
+let tick;
+function scheduleTick() {
+  clearTimeout(tick);
+  const wait = nextTickMs(session);
+  if (wait === Infinity) return;
+  tick = setTimeout(() => {
+    if (session && Date.parse(session.sessionExpiresAt) <= Date.now()) void refresh();
+    else {
+      renderSession(session);
+      scheduleTick();
+    }
+  }, wait);
+}
 
 /** The SSO button shows only when the service offers single sign-on (GET /auth/methods, public). */
 async function offerSso() {

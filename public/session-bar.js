@@ -4,11 +4,14 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** "expires in 12 min", "expires in 3 h", "expired 2 days ago": coarse on purpose, it is re-rendered as time passes. */
+/**
+ * "expires in 42 s", "expires in 12 min", "expires in 3 h", "expired 2 days ago": seconds in the last minute
+ * (the page re-renders every second then), coarser further out (re-rendered as time passes).
+ */
 export function relative(ms) {
   const span = Math.abs(ms);
   let text;
-  if (span < MINUTE) text = 'less than a minute';
+  if (span < MINUTE) text = `${Math.max(1, Math.ceil(span / 1000))} s`;
   else if (span < 90 * MINUTE) text = `${Math.round(span / MINUTE)} min`;
   else if (span < 36 * HOUR) text = `${Math.round(span / HOUR)} h`;
   else text = `${Math.round(span / DAY)} days`;
@@ -28,6 +31,19 @@ function expiry(label, iso, now) {
   time.textContent = at.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
   item.append(`${label} ${relative(at.getTime() - now)}, at `, time);
   return item;
+}
+
+/**
+ * How long until the bar needs drawing again: every second within 90 s of an end it shows, else every
+ * 30 s, and never past the session's end (the page asks the server then). `Infinity` without a session.
+ */
+export function nextTickMs(session, now = Date.now()) {
+  if (!session) return Infinity;
+  const ends = [session.tokenExpiresAt, session.sessionExpiresAt].filter(Boolean).map((iso) => Date.parse(iso) - now);
+  const soonest = Math.min(...ends.filter((ms) => ms > 0), Infinity);
+  const sessionLeft = session.sessionExpiresAt ? Date.parse(session.sessionExpiresAt) - now : Infinity;
+  const step = soonest <= 90_000 ? 1000 - (now % 1000) : 30_000;
+  return Math.max(0, Math.min(step, sessionLeft));
 }
 
 /** `session`: the body of GET /auth/session, or null when not logged in. */

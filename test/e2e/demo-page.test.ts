@@ -81,7 +81,7 @@ describeInBrowser('demo page in headless Chromium', () => {
     expect(await page.isHidden('#app-view')).toBe(true);
     // app.css applied under the CSP: the submit button takes the stylesheet's colour.
     const background = await page.evaluate<string>("getComputedStyle(document.getElementById('login-button')).backgroundColor");
-    expect(background).toBe('rgb(255, 102, 0)');
+    expect(background).toBe('rgb(194, 65, 12)');
     expect(await page.textContent('#who')).toBe('Not logged in');
     expect(await page.isVisible('#who')).toBe(true);
     expect(await page.isHidden('#logout-button')).toBe(true);
