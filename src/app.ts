@@ -90,7 +90,7 @@ export function createApp(deps: AppDeps): FrontDoor {
   const app = express();
   applyRouting(app);
   app.disable('x-powered-by');
-  app.use(opsRoutes({ isDraining: deps.isDraining, checks: deps.readinessChecks }));
+  app.use(opsRoutes({ isDraining: deps.isDraining, checks: deps.readinessChecks, metrics }));
   const guesses = createGuessLimiter({ limiter: stores.rateLimiter, limits: settings.guessLimits, metrics, logger });
   const auth = authRoutes({
     ...sessionDeps,

@@ -111,6 +111,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const restppOrigin = new URL(upstream.restppUrl).origin;
   const connectTimeout = Math.min(config.upstreamTimeoutMs, 10_000);
   const pool = new Pool(restppOrigin, { connections: config.upstreamConnections, pipelining: 1, connect: { timeout: connectTimeout, ...tls } });
+  // Readiness has a connection of its own, never one of the relay's: anonymous probes cannot queue ahead
+  // of logged-in users (ops-routes.ts shares and caches the probe, about one a second at most).
+  const probePool = new Pool(restppOrigin, { connections: 1, pipelining: 1, connect: { timeout: 1000, ...tls } });
   const tokenAgent = new Agent({ ...(tls && { connect: tls }) });
   const api = createTokenApi({
     restppUrl: upstream.restppUrl,
@@ -213,7 +216,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     relay,
     readinessChecks: [
       { name: 'store', check: () => stores.ping() },
-      { name: 'upstream', check: () => reachable(pool, upstream.restppUrl) },
+      { name: 'upstream', check: () => reachable(probePool, upstream.restppUrl) },
       // While the IdP is down, secret logins and live SSO sessions still work: reported, not gating.
       ...(oidc ? [{ name: 'idp', check: () => oidc.idp.ready(), informational: true }] : []),
     ],
@@ -238,7 +241,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     async close() {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
       closeOidcStores();
-      await Promise.allSettled([stores.close(), pool.close(), tokenAgent.close(), api.close()]);
+      await Promise.allSettled([stores.close(), pool.close(), probePool.close(), tokenAgent.close(), api.close()]);
     },
   };
 }

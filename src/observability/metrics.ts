@@ -17,6 +17,8 @@ export interface Metrics {
   logins: Counter<'result'>;
   /** Credential guesses refused by a limit: route = login | admin, scope = address | user | user_address. */
   guessesLimited: Counter<'route' | 'scope'>;
+  /** Readiness probes actually sent to a dependency (shared and cached): check = store | upstream | idp, result = ok | error. */
+  readinessProbes: Counter<'check' | 'result'>;
   activeRequests: Gauge;
   /** Errors that reached the process-level safety net (kind = exception | rejection): each one is a bug. */
   uncaughtErrors: Counter<'kind'>;
@@ -70,6 +72,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'tgbff_guesses_limited_total',
       help: 'Login and admin Basic-auth attempts refused by a guess limit, by route and limit',
       labelNames: ['route', 'scope'],
+      registers,
+    }),
+    readinessProbes: new Counter({
+      name: 'tgbff_readiness_probes_total',
+      help: 'Readiness probes sent to a dependency (one shared, cached probe per check, at most about one a second)',
+      labelNames: ['check', 'result'],
       registers,
     }),
     activeRequests: new Gauge({ name: 'tgbff_active_requests', help: 'Requests in flight', registers }),
