@@ -11,6 +11,7 @@ import { adminRoutes, type AdminRoutesDeps } from './http/routes/admin-routes.js
 import { createApiLane } from './http/routes/api-lane.js';
 import { authRoutes } from './http/routes/auth-routes.js';
 import { createGuessLimiter, type GuessLimits } from './http/routes/guess-limiter.js';
+import { addressKeyer } from './http/pipeline/address-key.js';
 import { errorHandler, notFoundHandler } from './http/pipeline/error-handler.js';
 import { opsRoutes, type ReadinessCheck } from './http/routes/ops-routes.js';
 import { openapiRoute } from './http/routes/openapi-route.js';
@@ -34,6 +35,8 @@ export interface AppSettings {
   allowedOrigins: readonly string[];
   csrfHeader: string;
   trustProxy: boolean | number | string | readonly string[];
+  /** IPv6 client addresses within one prefix of this length count as one address (CLIENT_IPV6_PREFIX). */
+  clientIpv6Prefix: number;
   /** Failed credential checks at login and on /admin Basic auth. */
   guessLimits: GuessLimits;
   /** Relayed requests one session may have in flight on this instance (429 beyond). */
@@ -91,7 +94,8 @@ export function createApp(deps: AppDeps): FrontDoor {
   applyRouting(app);
   app.disable('x-powered-by');
   app.use(opsRoutes({ isDraining: deps.isDraining, checks: deps.readinessChecks, metrics }));
-  const guesses = createGuessLimiter({ limiter: stores.rateLimiter, limits: settings.guessLimits, metrics, logger });
+  const addressKey = addressKeyer(settings.clientIpv6Prefix);
+  const guesses = createGuessLimiter({ limiter: stores.rateLimiter, limits: settings.guessLimits, addressKey, metrics, logger });
   const auth = authRoutes({
     ...sessionDeps,
     broker: deps.broker,

@@ -60,6 +60,7 @@ const FIELDS = {
   ADMIN_ROUTES: withDefault(boolean, false),
   OPENAPI_ROUTE: optional(boolean),
   TRUST_PROXY: withDefault(trustProxy, false),
+  CLIENT_IPV6_PREFIX: withDefault(integer(1, 128), 64),
   LOG_LEVEL: withDefault(oneOf(LOG_LEVELS), 'info'),
   LOG_FLUSH_MS: withDefault(integer(0, 10_000), 250),
   SHUTDOWN_TIMEOUT_MS: withDefault(integer(0), 10_000),
@@ -132,6 +133,8 @@ export interface Config {
   /** Lower-case header name. */
   readonly csrfHeader: string;
   readonly trustProxy: TrustProxy;
+  /** Every IPv6 client address of one prefix of this length counts as one address for per-address limits. */
+  readonly clientIpv6Prefix: number;
   /** Raw RELAY_ALLOW; the relay parses it. Undefined when unset. */
   readonly relayAllow?: string;
   /** From a relayed request's arrival to the answer's headers, queue wait included. */
@@ -249,6 +252,7 @@ function build(v: Values, redis: RedisConfig): Config {
     allowedOrigins: v.ALLOWED_ORIGINS,
     csrfHeader: v.CSRF_HEADER,
     trustProxy: v.TRUST_PROXY,
+    clientIpv6Prefix: v.CLIENT_IPV6_PREFIX,
     ...(v.RELAY_ALLOW !== undefined && { relayAllow: v.RELAY_ALLOW }),
     upstreamTimeoutMs: v.UPSTREAM_TIMEOUT_MS,
     maxBodyBytes: v.MAX_BODY_BYTES,

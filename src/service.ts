@@ -206,6 +206,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         backoffMaxSec: config.loginRateLimit.backoffMaxSeconds,
       },
       relaySessionConcurrency: config.relaySessionConcurrency,
+      clientIpv6Prefix: config.clientIpv6Prefix,
       openapiFile: openapiFileFor(config.openapiRoute),
     },
     logger,

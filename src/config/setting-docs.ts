@@ -77,6 +77,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   ALLOWED_ORIGINS: { section: 'browser-security', doc: 'Other origins (scheme://host[:port], comma list) allowed CORS with credentials and state changes; own origin always allowed. Stored and compared in serialized form (lower case, no default port); anything with a path, query or credentials stops the start.' },
   CSRF_HEADER: { section: 'browser-security', doc: 'Header every /api request and every state-changing request must carry, any value.' },
   TRUST_PROXY: { section: 'browser-security', doc: 'Proxies to believe for X-Forwarded-*: false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal.' },
+  CLIENT_IPV6_PREFIX: { section: 'browser-security', doc: 'Per-address limits (LOGIN_RATE_LIMIT, LOGIN_ADDRESS_BUDGET, the guess backoff) count every IPv6 client address within one prefix of this length as one address; IPv4 addresses count singly. Every spelling of an address (case, zero compression, brackets, zone id, IPv4-mapped IPv6) is the same address.' },
   PASSWORD_LOGIN: { section: 'features', doc: 'Allow login with username/password: the service creates a per-session secret as that user.' },
   ADMIN_ROUTES: { section: 'features', doc: 'Enable the /admin/secrets routes.' },
   OPENAPI_ROUTE: { section: 'features', doc: 'Serve docs/openapi.yaml as GET /openapi.json; true also stops the start when the file is missing.', defaultText: 'on outside production when the file exists, off in production' },

@@ -91,7 +91,7 @@ export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
 
   async function admit(req: Request, username: string | undefined): Promise<GuessTicket> {
     try {
-      return await deps.guesses.admit('login', requestContext(req).forwarded.clientIp ?? 'unknown', username);
+      return await deps.guesses.admit('login', requestContext(req).forwarded.clientIp, username);
     } catch (err) {
       if (err instanceof AppError && err.status === 429) deps.metrics.logins.inc({ result: 'rate_limited' });
       throw err;
