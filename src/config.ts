@@ -53,6 +53,7 @@ const FIELDS = {
   MAX_BODY_BYTES: withDefault(integer(1), 1_048_576),
   UPSTREAM_CONNECTIONS: withDefault(integer(1, 65_535), 128),
   RELAY_SESSION_CONCURRENCY: withDefault(integer(1, 65_535), 16),
+  RELAY_CREDENTIAL_CONCURRENCY: withDefault(integer(1, 65_535), 64),
   RELAY_FORWARD_HEADERS: withDefault(list(forwardHeader), []),
   HEADERS_TIMEOUT_MS: withDefault(integer(1000, 600_000), 10_000),
   REQUEST_TIMEOUT_MS: withDefault(integer(1000, 3_600_000), 30_000),
@@ -69,6 +70,9 @@ const FIELDS = {
   LOGIN_USER_LIMIT: withDefault(integer(1), 100),
   LOGIN_BACKOFF_AFTER: withDefault(integer(1), 5),
   LOGIN_BACKOFF_MAX: withDefault(integer(1, 86_400), 300),
+  LOGIN_ADDRESS_BUDGET: withDefault(integer(1), 120),
+  LOGIN_CREDENTIAL_BUDGET: withDefault(integer(1), 60),
+  SESSIONS_PER_CREDENTIAL: withDefault(integer(1, 10_000), 100),
   TOKEN_LEASE_TTL_MS: withDefault(integer(100, 600_000), 5000),
   TOKEN_SWEEP_INTERVAL_MS: withDefault(integer(100, 3_600_000), 30_000),
   OIDC_ISSUER: optional(absoluteUrl),
@@ -145,6 +149,8 @@ export interface Config {
   readonly upstreamConnections: number;
   /** Relayed requests one session may have in flight on one instance; more get 429. */
   readonly relaySessionConcurrency: number;
+  /** Relayed requests all sessions of one credential may have in flight on one instance; more get 429. */
+  readonly relayCredentialConcurrency: number;
   /** Browser headers forwarded upstream besides the default allowlist (lower-case). */
   readonly relayForwardHeaders: readonly string[];
   /** Node's headersTimeout and requestTimeout on the listening server: slow clients lose their request. */
@@ -166,6 +172,13 @@ export interface Config {
    * per window; one user from one address waits 1 s, 2 s, 4 s… (up to backoffMaxSeconds) after backoffAfter.
    */
   readonly loginRateLimit: Readonly<{ max: number; windowSeconds: number; userMax: number; backoffAfter: number; backoffMaxSeconds: number }>;
+  /**
+   * Logins, successful ones included, per window (loginRateLimit.windowSeconds): `perAddress` from one
+   * client address, `perCredential` with one secret or user name.
+   */
+  readonly loginBudget: Readonly<{ perAddress: number; perCredential: number }>;
+  /** Live sessions of one credential (secret, TigerGraph user, IdP subject); a new login ends the oldest beyond it. */
+  readonly sessionsPerCredential: number;
   /** Single sign-on; present when OIDC_ISSUER is set. */
   readonly oidc?: OidcConfig;
   /** Keys generated at random for this start (outside production only), so main can warn. */
@@ -258,6 +271,7 @@ function build(v: Values, redis: RedisConfig): Config {
     maxBodyBytes: v.MAX_BODY_BYTES,
     upstreamConnections: v.UPSTREAM_CONNECTIONS,
     relaySessionConcurrency: v.RELAY_SESSION_CONCURRENCY,
+    relayCredentialConcurrency: v.RELAY_CREDENTIAL_CONCURRENCY,
     relayForwardHeaders: v.RELAY_FORWARD_HEADERS,
     clientTimeouts: { headersMs: v.HEADERS_TIMEOUT_MS, requestMs: v.REQUEST_TIMEOUT_MS },
     passwordLogin: v.PASSWORD_LOGIN,
@@ -273,6 +287,8 @@ function build(v: Values, redis: RedisConfig): Config {
       backoffAfter: v.LOGIN_BACKOFF_AFTER,
       backoffMaxSeconds: v.LOGIN_BACKOFF_MAX,
     },
+    loginBudget: { perAddress: v.LOGIN_ADDRESS_BUDGET, perCredential: v.LOGIN_CREDENTIAL_BUDGET },
+    sessionsPerCredential: v.SESSIONS_PER_CREDENTIAL,
     ...oidcFrom(v),
     generated,
   };

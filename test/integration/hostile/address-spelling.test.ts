@@ -15,15 +15,18 @@ import { dropPrefix, processEnv } from './process-env.js';
  * addresses), and rotating through one /64 never reached 429.
  */
 const FAILED_PER_ADDRESS = 3;
+const LOGINS_PER_ADDRESS = 4;
 
 describe('hostile client: spelling one address many ways', () => {
   let sim: SimulatorHandle;
   let bff: ServiceProcess;
   let redis: Redis;
+  let secret: string;
   const prefix = uniquePrefix('address-spelling');
 
   beforeAll(async () => {
     sim = await startSimulator({});
+    secret = sim.createSecret({ alias: 'spelling' }).value;
     redis = new Redis('redis://127.0.0.1:6379');
     bff = await startServiceProcess(
       {
@@ -32,6 +35,7 @@ describe('hostile client: spelling one address many ways', () => {
         TG_VERSION: sim.version,
         TRUST_PROXY: 'loopback',
         LOGIN_RATE_LIMIT: String(FAILED_PER_ADDRESS),
+        LOGIN_ADDRESS_BUDGET: String(LOGINS_PER_ADDRESS),
       },
       30_000,
     );
@@ -79,7 +83,15 @@ describe('hostile client: spelling one address many ways', () => {
     expect(answers.filter((a) => a.code === 'invalid_credentials')).toHaveLength(FAILED_PER_ADDRESS);
     expect(answers.slice(FAILED_PER_ADDRESS).every((a) => a.code === 'rate_limited')).toBe(true);
     expect(await login('2001:db8:0:8::1', wrong)).toMatchObject({ status: 401, code: 'invalid_credentials' });
-    assertNoEscape(bff);
   });
 
+  it('when successful logins come from spellings and rotations of one /64, then they spend one login budget', async () => {
+    const from = ['2001:db8:1:2::a', '2001:DB8:1:2:0:0:0:b', '[2001:db8:1:2::c]', '2001:db8:1:2::d%lo', '2001:db8:1:2:ffff::e'];
+    const answers = [];
+    for (const address of from) answers.push(await login(address, { secret }));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 429]);
+    expect(answers[4]!.code).toBe('rate_limited');
+    expect(await limiterKeys('login:addr:2001:db8:1:*')).toEqual([`${prefix}rl:login:addr:2001:db8:1:2::/64`]);
+    assertNoEscape(bff);
+  });
 });
