@@ -114,7 +114,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   // Readiness has a connection of its own, never one of the relay's: anonymous probes cannot queue ahead
   // of logged-in users (ops-routes.ts shares and caches the probe, about one a second at most).
   const probePool = new Pool(restppOrigin, { connections: 1, pipelining: 1, connect: { timeout: 1000, ...tls } });
-  const tokenAgent = new Agent({ ...(tls && { connect: tls }) });
+  // Token and admin calls, one pool per origin, capped like the relay's: every login attempt costs one,
+  // and logins come from clients nobody has verified yet, so without a cap a burst of them (from many
+  // addresses) would open as many connections to TigerGraph. Beyond the cap they queue, within their timeout.
+  const tokenAgent = new Agent({ connections: config.upstreamConnections, ...(tls && { connect: tls }) });
   const api = createTokenApi({
     restppUrl: upstream.restppUrl,
     ...(upstream.gsqlUrl && { gsqlUrl: upstream.gsqlUrl }),
