@@ -120,6 +120,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     tokens: stores.tokens,
     tombstones: stores.tombstones,
     sessionStore: stores.sessionStore,
+    credentialSessions: stores.credentialSessions,
     cipher: deps.cipher,
     logger,
     absoluteTimeoutSec: settings.absoluteTimeoutSec,

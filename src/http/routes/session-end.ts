@@ -5,7 +5,7 @@ import type { OidcSessions } from '../../oidc/oidc-sessions.js';
 import { sealedAs } from '../../store/crypto.js';
 import type { SecretDrop } from '../../store/secret-drops.js';
 import type { SessionStore } from '../../store/session-store.js';
-import type { Cipher, TokenStore, TombstoneStore } from '../../store/types.js';
+import type { Cipher, CredentialSessions, TokenStore, TombstoneStore } from '../../store/types.js';
 import type { SessionEnd, SessionEnds } from '../../tokens/session-ends.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
 import type { StoredSession, TgSession } from '../session/session-data.js';
@@ -15,6 +15,8 @@ export interface SessionEndingDeps {
   tokens: TokenStore;
   tombstones: TombstoneStore;
   sessionStore: SessionStore;
+  /** The per-credential session lists (session-cap.ts): an ended session leaves its credential's list. */
+  credentialSessions: CredentialSessions;
   cipher: Cipher;
   logger: Logger;
   absoluteTimeoutSec: number;
@@ -53,8 +55,14 @@ export function sessionEnding(deps: SessionEndingDeps): SessionEnding {
     ...(tg.oidc && { kind: 'oidc' as const }),
   });
 
-  /** Tombstone first so in-flight requests cannot bring it back. */
   async function end(sid: string, tg: TgSession): Promise<void> {
+    await release(sid, tg);
+    // Best effort: an id left on the list is found dead and pruned at the credential's next check.
+    if (tg.cred !== undefined) await deps.credentialSessions.remove(tg.cred, [sid]).catch(() => undefined);
+  }
+
+  /** What the session holds, gone: tombstone first so in-flight requests cannot bring it back. */
+  async function release(sid: string, tg: TgSession): Promise<void> {
     if (tg.oidc) {
       // An OIDC session's credential is an IdP refresh token: it must never reach the TigerGraph broker.
       if (deps.oidc) await deps.oidc.end(sid, tg);
