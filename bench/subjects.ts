@@ -104,6 +104,8 @@ export function bff(id: string, label: string, store: 'redis' | 'memory', extraE
         COOKIE_SECURE: 'false',
         LOG_LEVEL: ctx.options.logLevel,
         LOGIN_RATE_LIMIT: '100000',
+        // Every benchmark user logs in from this one address (and the soak keeps logging in).
+        LOGIN_ADDRESS_BUDGET: '100000',
         // autocannon starts every connection at the first prepared request, so at first all of them send
         // the same session's requests at once; the limit's cost is measured, its 429s would skew the run.
         RELAY_SESSION_CONCURRENCY: String(Math.max(16, ctx.options.connections)),

@@ -11,6 +11,11 @@ import { adminRoutes, type AdminRoutesDeps } from './http/routes/admin-routes.js
 import { createApiLane } from './http/routes/api-lane.js';
 import { authRoutes } from './http/routes/auth-routes.js';
 import { createGuessLimiter, type GuessLimits } from './http/routes/guess-limiter.js';
+import { createLoginBudget } from './http/routes/login-budget.js';
+import { sessionCap } from './http/routes/session-cap.js';
+import { sessionEnding } from './http/routes/session-end.js';
+import { addressKeyer } from './http/pipeline/address-key.js';
+import { credentialIds } from './store/credential-id.js';
 import { errorHandler, notFoundHandler } from './http/pipeline/error-handler.js';
 import { opsRoutes, type ReadinessCheck } from './http/routes/ops-routes.js';
 import { openapiRoute } from './http/routes/openapi-route.js';
@@ -38,6 +43,14 @@ export interface AppSettings {
   guessLimits: GuessLimits;
   /** Relayed requests one session may have in flight on this instance (429 beyond). */
   relaySessionConcurrency: number;
+  /** Relayed requests all sessions of one credential may have in flight on this instance (429 beyond). */
+  relayCredentialConcurrency: number;
+  /** IPv6 client addresses within one prefix of this length count as one address (CLIENT_IPV6_PREFIX). */
+  clientIpv6Prefix: number;
+  /** Logins per address and per credential per window (the guess limits' window), successful ones included. */
+  loginBudget: { perAddress: number; perCredential: number };
+  /** Live sessions per credential; a login beyond ends the credential's oldest. */
+  sessionsPerCredential: number;
   /** Folder of the demo page; null serves none. */
   publicDir?: string | null;
   /** The OpenAPI YAML served as GET /openapi.json (OPENAPI_ROUTE); absent or null serves none. */
@@ -90,24 +103,61 @@ export function createApp(deps: AppDeps): FrontDoor {
   const app = express();
   applyRouting(app);
   app.disable('x-powered-by');
-  app.use(opsRoutes({ isDraining: deps.isDraining, checks: deps.readinessChecks }));
-  const guesses = createGuessLimiter({ limiter: stores.rateLimiter, limits: settings.guessLimits, metrics, logger });
+  app.use(opsRoutes({ isDraining: deps.isDraining, checks: deps.readinessChecks, metrics }));
+  const addressKey = addressKeyer(settings.clientIpv6Prefix);
+  const guesses = createGuessLimiter({ limiter: stores.rateLimiter, limits: settings.guessLimits, addressKey, metrics, logger });
+  const budget = createLoginBudget({
+    limiter: stores.rateLimiter,
+    budgets: { ...settings.loginBudget, windowSec: settings.guessLimits.windowSec },
+    addressKey,
+    metrics,
+    logger,
+  });
+  const credentialIdsOf = credentialIds(settings.sessionSecrets[0] ?? '');
+  const sessionEnds = sessionEndsOver(stores.sessionEnds);
+  const ending = sessionEnding({
+    broker: deps.broker,
+    tokens: stores.tokens,
+    tombstones: stores.tombstones,
+    sessionStore: stores.sessionStore,
+    credentialSessions: stores.credentialSessions,
+    cipher: deps.cipher,
+    logger,
+    absoluteTimeoutSec: settings.absoluteTimeoutSec,
+    sessionEnds,
+    now,
+    ...(deps.passwords && { passwords: deps.passwords }),
+    ...(deps.oidc && { oidc: deps.oidc.sessions }),
+  });
+  const cap = sessionCap({
+    sessions: stores.credentialSessions,
+    cap: settings.sessionsPerCredential,
+    ttlMs: settings.absoluteTimeoutSec * 1000,
+    remainingMs: stores.sessionRemainingMs,
+    evict: ending.evict,
+    metrics,
+    logger,
+  });
   const auth = authRoutes({
     ...sessionDeps,
     broker: deps.broker,
     tokens: stores.tokens,
     guesses,
+    budget,
+    cap,
+    credentialIds: credentialIdsOf,
+    ending,
     logger,
     metrics,
     cookieName: settings.cookieName,
     cookieSecure: settings.cookieSecure,
     loopbackIsSecure: settings.loopbackIsSecure === true,
     idleTimeoutSec: settings.idleTimeoutSec,
-    sessionEnds: sessionEndsOver(stores.sessionEnds),
+    sessionEnds,
     ...(deps.passwords && { passwords: deps.passwords }),
     ...(deps.oidc && { oidc: deps.oidc.sessions }),
   });
-  app.use('/auth', auth.router);
+  app.use('/auth', auth);
   if (deps.oidc) {
     app.use(
       '/auth',
@@ -121,9 +171,12 @@ export function createApp(deps: AppDeps): FrontDoor {
         loopbackIsSecure: settings.loopbackIsSecure === true,
         absoluteTimeoutSec: settings.absoluteTimeoutSec,
         idleTimeoutSec: settings.idleTimeoutSec,
-        sessionEnds: sessionEndsOver(stores.sessionEnds),
+        sessionEnds,
         now,
-        endCurrent: auth.endSession,
+        endCurrent: ending.end,
+        budget,
+        cap,
+        credentialIds: credentialIdsOf,
       }),
     );
   }
@@ -140,7 +193,9 @@ export function createApp(deps: AppDeps): FrontDoor {
     logger,
     broker: deps.broker,
     relay: deps.relay,
-    concurrency: sessionConcurrency(settings.relaySessionConcurrency),
+    concurrency: sessionConcurrency(settings.relaySessionConcurrency, 'session', metrics),
+    credentialConcurrency: sessionConcurrency(settings.relayCredentialConcurrency, 'credential', metrics),
+    credentialIds: credentialIdsOf,
     ...(deps.oidc && { oidcBroker: deps.oidc.broker }),
   });
   return frontDoor(pipeline, lane, app);

@@ -53,6 +53,7 @@ const FIELDS = {
   MAX_BODY_BYTES: withDefault(integer(1), 1_048_576),
   UPSTREAM_CONNECTIONS: withDefault(integer(1, 65_535), 128),
   RELAY_SESSION_CONCURRENCY: withDefault(integer(1, 65_535), 16),
+  RELAY_CREDENTIAL_CONCURRENCY: withDefault(integer(1, 65_535), 64),
   RELAY_FORWARD_HEADERS: withDefault(list(forwardHeader), []),
   HEADERS_TIMEOUT_MS: withDefault(integer(1000, 600_000), 10_000),
   REQUEST_TIMEOUT_MS: withDefault(integer(1000, 3_600_000), 30_000),
@@ -60,6 +61,7 @@ const FIELDS = {
   ADMIN_ROUTES: withDefault(boolean, false),
   OPENAPI_ROUTE: optional(boolean),
   TRUST_PROXY: withDefault(trustProxy, false),
+  CLIENT_IPV6_PREFIX: withDefault(integer(1, 128), 64),
   LOG_LEVEL: withDefault(oneOf(LOG_LEVELS), 'info'),
   LOG_FLUSH_MS: withDefault(integer(0, 10_000), 250),
   SHUTDOWN_TIMEOUT_MS: withDefault(integer(0), 10_000),
@@ -68,6 +70,9 @@ const FIELDS = {
   LOGIN_USER_LIMIT: withDefault(integer(1), 100),
   LOGIN_BACKOFF_AFTER: withDefault(integer(1), 5),
   LOGIN_BACKOFF_MAX: withDefault(integer(1, 86_400), 300),
+  LOGIN_ADDRESS_BUDGET: withDefault(integer(1), 120),
+  LOGIN_CREDENTIAL_BUDGET: withDefault(integer(1), 60),
+  SESSIONS_PER_CREDENTIAL: withDefault(integer(1, 10_000), 100),
   TOKEN_LEASE_TTL_MS: withDefault(integer(100, 600_000), 5000),
   TOKEN_SWEEP_INTERVAL_MS: withDefault(integer(100, 3_600_000), 30_000),
   OIDC_ISSUER: optional(absoluteUrl),
@@ -132,6 +137,8 @@ export interface Config {
   /** Lower-case header name. */
   readonly csrfHeader: string;
   readonly trustProxy: TrustProxy;
+  /** Every IPv6 client address of one prefix of this length counts as one address for per-address limits. */
+  readonly clientIpv6Prefix: number;
   /** Raw RELAY_ALLOW; the relay parses it. Undefined when unset. */
   readonly relayAllow?: string;
   /** From a relayed request's arrival to the answer's headers, queue wait included. */
@@ -142,6 +149,8 @@ export interface Config {
   readonly upstreamConnections: number;
   /** Relayed requests one session may have in flight on one instance; more get 429. */
   readonly relaySessionConcurrency: number;
+  /** Relayed requests all sessions of one credential may have in flight on one instance; more get 429. */
+  readonly relayCredentialConcurrency: number;
   /** Browser headers forwarded upstream besides the default allowlist (lower-case). */
   readonly relayForwardHeaders: readonly string[];
   /** Node's headersTimeout and requestTimeout on the listening server: slow clients lose their request. */
@@ -163,6 +172,13 @@ export interface Config {
    * per window; one user from one address waits 1 s, 2 s, 4 s… (up to backoffMaxSeconds) after backoffAfter.
    */
   readonly loginRateLimit: Readonly<{ max: number; windowSeconds: number; userMax: number; backoffAfter: number; backoffMaxSeconds: number }>;
+  /**
+   * Logins, successful ones included, per window (loginRateLimit.windowSeconds): `perAddress` from one
+   * client address, `perCredential` with one secret or user name.
+   */
+  readonly loginBudget: Readonly<{ perAddress: number; perCredential: number }>;
+  /** Live sessions of one credential (secret, TigerGraph user, IdP subject); a new login ends the oldest beyond it. */
+  readonly sessionsPerCredential: number;
   /** Single sign-on; present when OIDC_ISSUER is set. */
   readonly oidc?: OidcConfig;
   /** Keys generated at random for this start (outside production only), so main can warn. */
@@ -249,11 +265,13 @@ function build(v: Values, redis: RedisConfig): Config {
     allowedOrigins: v.ALLOWED_ORIGINS,
     csrfHeader: v.CSRF_HEADER,
     trustProxy: v.TRUST_PROXY,
+    clientIpv6Prefix: v.CLIENT_IPV6_PREFIX,
     ...(v.RELAY_ALLOW !== undefined && { relayAllow: v.RELAY_ALLOW }),
     upstreamTimeoutMs: v.UPSTREAM_TIMEOUT_MS,
     maxBodyBytes: v.MAX_BODY_BYTES,
     upstreamConnections: v.UPSTREAM_CONNECTIONS,
     relaySessionConcurrency: v.RELAY_SESSION_CONCURRENCY,
+    relayCredentialConcurrency: v.RELAY_CREDENTIAL_CONCURRENCY,
     relayForwardHeaders: v.RELAY_FORWARD_HEADERS,
     clientTimeouts: { headersMs: v.HEADERS_TIMEOUT_MS, requestMs: v.REQUEST_TIMEOUT_MS },
     passwordLogin: v.PASSWORD_LOGIN,
@@ -269,6 +287,8 @@ function build(v: Values, redis: RedisConfig): Config {
       backoffAfter: v.LOGIN_BACKOFF_AFTER,
       backoffMaxSeconds: v.LOGIN_BACKOFF_MAX,
     },
+    loginBudget: { perAddress: v.LOGIN_ADDRESS_BUDGET, perCredential: v.LOGIN_CREDENTIAL_BUDGET },
+    sessionsPerCredential: v.SESSIONS_PER_CREDENTIAL,
     ...oidcFrom(v),
     generated,
   };

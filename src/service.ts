@@ -111,7 +111,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const restppOrigin = new URL(upstream.restppUrl).origin;
   const connectTimeout = Math.min(config.upstreamTimeoutMs, 10_000);
   const pool = new Pool(restppOrigin, { connections: config.upstreamConnections, pipelining: 1, connect: { timeout: connectTimeout, ...tls } });
-  const tokenAgent = new Agent({ ...(tls && { connect: tls }) });
+  // Readiness has a connection of its own, never one of the relay's: anonymous probes cannot queue ahead
+  // of logged-in users (ops-routes.ts shares and caches the probe, about one a second at most).
+  const probePool = new Pool(restppOrigin, { connections: 1, pipelining: 1, connect: { timeout: 1000, ...tls } });
+  // Token and admin calls, one pool per origin, capped like the relay's: every login attempt costs one,
+  // and logins come from clients nobody has verified yet, so without a cap a burst of them (from many
+  // addresses) would open as many connections to TigerGraph. Beyond the cap they queue, within their timeout.
+  const tokenAgent = new Agent({ connections: config.upstreamConnections, ...(tls && { connect: tls }) });
   const api = createTokenApi({
     restppUrl: upstream.restppUrl,
     ...(upstream.gsqlUrl && { gsqlUrl: upstream.gsqlUrl }),
@@ -203,6 +209,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         backoffMaxSec: config.loginRateLimit.backoffMaxSeconds,
       },
       relaySessionConcurrency: config.relaySessionConcurrency,
+      relayCredentialConcurrency: config.relayCredentialConcurrency,
+      clientIpv6Prefix: config.clientIpv6Prefix,
+      loginBudget: config.loginBudget,
+      sessionsPerCredential: config.sessionsPerCredential,
       openapiFile: openapiFileFor(config.openapiRoute),
     },
     logger,
@@ -213,7 +223,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     relay,
     readinessChecks: [
       { name: 'store', check: () => stores.ping() },
-      { name: 'upstream', check: () => reachable(pool, upstream.restppUrl) },
+      { name: 'upstream', check: () => reachable(probePool, upstream.restppUrl) },
       // While the IdP is down, secret logins and live SSO sessions still work: reported, not gating.
       ...(oidc ? [{ name: 'idp', check: () => oidc.idp.ready(), informational: true }] : []),
     ],
@@ -238,7 +248,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     async close() {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
       closeOidcStores();
-      await Promise.allSettled([stores.close(), pool.close(), tokenAgent.close(), api.close()]);
+      await Promise.allSettled([stores.close(), pool.close(), probePool.close(), tokenAgent.close(), api.close()]);
     },
   };
 }

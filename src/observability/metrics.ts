@@ -17,6 +17,14 @@ export interface Metrics {
   logins: Counter<'result'>;
   /** Credential guesses refused by a limit: route = login | admin, scope = address | user | user_address. */
   guessesLimited: Counter<'route' | 'scope'>;
+  /** Logins refused because the address's or the credential's login budget was spent: scope = address | credential. */
+  loginBudgetLimited: Counter<'scope'>;
+  /** Sessions ended because their credential started one more than SESSIONS_PER_CREDENTIAL: login = secret | password | oidc. */
+  sessionsEvicted: Counter<'login'>;
+  /** Relayed requests refused by a concurrency limit: scope = session | credential. */
+  relayLimited: Counter<'scope'>;
+  /** Readiness probes actually sent to a dependency (shared and cached): check = store | upstream | idp, result = ok | error. */
+  readinessProbes: Counter<'check' | 'result'>;
   activeRequests: Gauge;
   /** Errors that reached the process-level safety net (kind = exception | rejection): each one is a bug. */
   uncaughtErrors: Counter<'kind'>;
@@ -70,6 +78,30 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'tgbff_guesses_limited_total',
       help: 'Login and admin Basic-auth attempts refused by a guess limit, by route and limit',
       labelNames: ['route', 'scope'],
+      registers,
+    }),
+    loginBudgetLimited: new Counter({
+      name: 'tgbff_login_budget_limited_total',
+      help: 'Logins refused because the login budget of the address or of the credential was spent',
+      labelNames: ['scope'],
+      registers,
+    }),
+    sessionsEvicted: new Counter({
+      name: 'tgbff_sessions_evicted_total',
+      help: 'Sessions ended because their credential went over SESSIONS_PER_CREDENTIAL, by login kind',
+      labelNames: ['login'],
+      registers,
+    }),
+    relayLimited: new Counter({
+      name: 'tgbff_relay_limited_total',
+      help: 'Relayed requests refused with 429 too_many_requests, by the limit reached',
+      labelNames: ['scope'],
+      registers,
+    }),
+    readinessProbes: new Counter({
+      name: 'tgbff_readiness_probes_total',
+      help: 'Readiness probes sent to a dependency (one shared, cached probe per check, at most about one a second)',
+      labelNames: ['check', 'result'],
       registers,
     }),
     activeRequests: new Gauge({ name: 'tgbff_active_requests', help: 'Requests in flight', registers }),

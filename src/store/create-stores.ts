@@ -1,5 +1,6 @@
 import type { Logger } from '../observability/logger.js';
 import { sessionKeys } from './keys.js';
+import { createMemoryCredentialSessions } from './memory-credential-sessions.js';
 import { createMemoryDueQueue } from './memory-due-queue.js';
 import { createMemoryLeaseStore } from './memory-lease.js';
 import { createMemoryRateLimiter } from './memory-rate-limiter.js';
@@ -7,6 +8,7 @@ import { MemorySessionStore } from './memory-session-store.js';
 import { createMemoryTokenStore } from './memory-token-store.js';
 import { createMemoryTombstones } from './memory-tombstones.js';
 import type { RedisClient } from './redis.js';
+import { createRedisCredentialSessions } from './redis-credential-sessions.js';
 import { createRedisDueQueue } from './redis-due-queue.js';
 import { createRedisLeaseStore } from './redis-lease.js';
 import { createRedisRateLimiter } from './redis-rate-limiter.js';
@@ -51,6 +53,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     rateLimiter: createRedisRateLimiter({ redis, keys, guard }),
     sessionEnds: createRedisDueQueue({ redis, key: `${options.prefix}session-ends`, guard }),
     sessionRemainingMs: redisSessionRemainingMs({ redis, keys, guard }),
+    credentialSessions: createRedisCredentialSessions({ redis, keys, guard }),
     sessionStore: createRedisSessionStore({ client, fallbackTtlSeconds: options.sessionFallbackTtlSeconds ?? 86_400 }),
     async ping() {
       await guard(() => redis.ping());
@@ -71,6 +74,7 @@ export function createMemoryStores(options: { cipher: Cipher; sessionFallbackTtl
   const tombstones = createMemoryTombstones();
   const rateLimiter = createMemoryRateLimiter();
   const sessionStore = new MemorySessionStore(options.sessionFallbackTtlSeconds);
+  const credentialSessions = createMemoryCredentialSessions();
   return {
     tokens,
     leases,
@@ -78,10 +82,11 @@ export function createMemoryStores(options: { cipher: Cipher; sessionFallbackTtl
     rateLimiter,
     sessionEnds: createMemoryDueQueue(),
     sessionRemainingMs: memorySessionRemainingMs(sessionStore, tombstones),
+    credentialSessions,
     sessionStore,
     ping: async () => undefined,
     async close() {
-      for (const part of [tokens, leases, tombstones, rateLimiter, sessionStore]) part.close();
+      for (const part of [tokens, leases, tombstones, rateLimiter, sessionStore, credentialSessions]) part.close();
     },
   };
 }

@@ -8,6 +8,8 @@ export interface SessionKeys {
   lease(sid: string): string;
   tombstone(sid: string): string;
   rateLimit(key: string): string;
+  /** A credential's sessions: one key per credential id, so its own `{…}` hash tag. */
+  credentialSessions(credential: string): string;
 }
 
 export function sessionKeys(prefix: string): SessionKeys {
@@ -17,5 +19,6 @@ export function sessionKeys(prefix: string): SessionKeys {
     lease: (sid) => `${prefix}lease:{${sid}}`,
     tombstone: (sid) => `${prefix}dead:{${sid}}`,
     rateLimit: (key) => `${prefix}rl:${key}`,
+    credentialSessions: (credential) => `${prefix}creds:{${credential}}`,
   };
 }

@@ -72,6 +72,21 @@ export interface RateLimiter {
 }
 
 /**
+ * The live sessions of each credential (DESIGN §2), by login time: what caps the sessions one secret,
+ * user or IdP subject can hold. Only ids are kept; whether a session still lives is asked elsewhere.
+ */
+export interface CredentialSessions {
+  /**
+   * Records `sid`, logged in at `at` (epoch ms), under `credential`; the record lives `ttlMs` after the
+   * credential's newest login. With more than `cap` sessions on record it answers all of them, oldest
+   * first, for the caller to end the oldest live ones beyond the cap; otherwise nothing. Never keeps more
+   * than `ceiling` (the oldest beyond go first), whatever the caller manages.
+   */
+  add(credential: string, sid: string, at: number, limits: { ttlMs: number; cap: number; ceiling: number }): Promise<string[]>;
+  remove(credential: string, sids: readonly string[]): Promise<void>;
+}
+
+/**
  * What a sealed value is for and whose it is (a session id, or a secret's alias). Bound into the AES-GCM
  * additional data, so a value copied into another session's record, or into another field, does not open.
  */
@@ -100,6 +115,8 @@ export interface Stores {
   sessionEnds: import('./due-queue.js').DueQueue;
   /** Time a session has left, or null when it is over; what the token sweeper asks before deleting. */
   sessionRemainingMs: import('./session-presence.js').SessionRemainingMs;
+  /** Sessions per credential (`<prefix>creds:{credential id}` in Redis, or memory). */
+  credentialSessions: CredentialSessions;
   /** Session records (`<prefix>sess:{sid}` in Redis, or memory). */
   sessionStore: import('./session-store.js').SessionStore;
   /** Resolves if storage answers, rejects otherwise (for readiness). */

@@ -80,6 +80,12 @@ export async function startPropertyRig(options: PropertyRigOptions = {}): Promis
     REDIS_PREFIX: prefix,
     COOKIE_SECURE: 'false',
     LOG_LEVEL: 'debug',
+    // Thousands of generated logins from one address and a few secrets: the budgets and the session cap
+    // have tests of their own (test/integration/hostile/session-pileup.test.ts), here they would only turn
+    // later inputs into 429s and ended sessions.
+    LOGIN_ADDRESS_BUDGET: '1000000',
+    LOGIN_CREDENTIAL_BUDGET: '1000000',
+    SESSIONS_PER_CREDENTIAL: '10000',
     ...options.env,
   });
   let logText = '';

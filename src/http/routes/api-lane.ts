@@ -6,6 +6,8 @@ import type { TokenBroker } from '../../tokens/token-broker.js';
 import { endsSession } from '../../tokens/map-upstream-error.js';
 import { API_MOUNT, type RequestContext } from '../pipeline/context.js';
 import { answerError } from '../pipeline/error-handler.js';
+import type { CredentialIds } from '../../store/credential-id.js';
+import { credentialOf } from '../session/session-data.js';
 import type { SessionConcurrency } from './session-concurrency.js';
 
 const ROUTE = `${API_MOUNT}/*`;
@@ -15,11 +17,14 @@ export interface ApiLaneDeps {
   broker: TokenBroker;
   relay: Relay;
   concurrency: SessionConcurrency;
+  /** The same across all sessions of one credential (secret, user, IdP subject) on this instance. */
+  credentialConcurrency: SessionConcurrency;
+  credentialIds: CredentialIds;
   /** The broker of OIDC sessions (IdP access tokens, refreshed with the IdP refresh token); absent without OIDC. */
   oidcBroker?: TokenBroker;
 }
 
-/** The /api handler, after the pipeline: session, per-session concurrency, token, relay. */
+/** The /api handler, after the pipeline: session, per-session and per-credential concurrency, token, relay. */
 export type ApiLane = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void;
 
 const notAuthenticated = () => new AppError('not_authenticated', 'Not logged in');
@@ -29,17 +34,29 @@ const notAuthenticated = () => new AppError('not_authenticated', 'Not logged in'
  * Express's request set-up, router and per-layer calls as the largest cost the BFF adds over a bare relay.
  * The pipeline has run (same steps as for the app); here the per-session concurrency limit comes before
  * the session load, so a session over its limit costs no Redis round trip, then the one gate, then the
- * relay with the session's token source. Errors are answered as the app's error handler answers them.
+ * per-credential limit (the session's credential is in its record), then the relay with the session's
+ * token source. Errors are answered as the app's error handler answers them.
  */
 export function createApiLane(deps: ApiLaneDeps): ApiLane {
-  const { logger, broker, relay, concurrency } = deps;
+  const { logger, broker, relay, concurrency, credentialConcurrency } = deps;
 
   const relayFor = async (req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> => {
     const sid = ctx.session.sid();
     if (sid === null) throw notAuthenticated();
     concurrency.enter(sid);
-    res.once('close', () => concurrency.leave(sid));
+    let closed = false;
+    let credential: string | undefined;
+    res.once('close', () => {
+      closed = true;
+      concurrency.leave(sid);
+      if (credential !== undefined) credentialConcurrency.leave(credential);
+    });
     const live = await ctx.session.live();
+    const id = credentialOf(deps.credentialIds, live.tg, live.secret);
+    credentialConcurrency.enter(id);
+    // A client gone while the session loaded has already left: its count must not outlive it.
+    if (closed) credentialConcurrency.leave(id);
+    else credential = id;
     const oidc = live.tg.oidc !== undefined;
     const source = oidc ? deps.oidcBroker : broker;
     // An OIDC session without OIDC configured (settings changed since login) has nothing to renew with.

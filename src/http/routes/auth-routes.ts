@@ -3,28 +3,37 @@ import { requestContext } from '../pipeline/context.js';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
+import type { CredentialIds } from '../../store/credential-id.js';
 import { sealedAs } from '../../store/crypto.js';
-import type { Cipher, TokenStore, TombstoneStore } from '../../store/types.js';
+import type { Cipher, TokenStore } from '../../store/types.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
 import { httpsRequired } from './https-required.js';
 import { countsAsSecure } from '../pipeline/loopback-secure.js';
 import { strictRoutes } from './routing.js';
 import { cookieClearOptions } from '../session/session.js';
-import { outcomeOf, type GuessLimiter, type GuessTicket } from './guess-limiter.js';
+import { outcomeOf, type GuessLimiter, type GuessOutcome, type GuessTicket } from './guess-limiter.js';
+import type { LoginBudget } from './login-budget.js';
+import type { SessionCap } from './session-cap.js';
+import type { SessionEnding } from './session-end.js';
 import { requireSession, sessionContext, type RequireSessionDeps } from '../session/require-session.js';
 import { jsonBody } from '../schemas/json-body.js';
 import { parseLoginBody, parsePasswordLogin, wantsPasswordLogin } from '../schemas/login.js';
 import type { SessionSecrets } from '../../admin/session-secrets.js';
-import type { SecretDrop } from '../../store/secret-drops.js';
 import type { TgSession } from '../session/session-data.js';
-import type { SessionEnd, SessionEnds } from '../../tokens/session-ends.js';
+import type { SessionEnds } from '../../tokens/session-ends.js';
 import type { OidcSessions } from '../../oidc/oidc-sessions.js';
 
 export interface AuthRoutesDeps extends RequireSessionDeps {
   broker: TokenBroker;
   tokens: TokenStore;
-  tombstones: TombstoneStore;
   guesses: GuessLimiter;
+  /** Logins per address and per credential, successful ones included. */
+  budget: LoginBudget;
+  /** Live sessions per credential. */
+  cap: SessionCap;
+  credentialIds: CredentialIds;
+  /** How a session ends (logout, a login replacing it). */
+  ending: SessionEnding;
   cipher: Cipher;
   logger: Logger;
   metrics: Metrics;
@@ -44,54 +53,29 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
 /** Which login a session came from, as GET /auth/session and GET /auth/methods name them. */
 export const loginKindOf = (tg: TgSession): 'secret' | 'password' | 'oidc' => (tg.oidc ? 'oidc' : tg.secretAlias ? 'password' : 'secret');
 
-export interface AuthRoutes {
-  router: Router;
-  /** Ends a session everywhere (login replacing it, logout), whichever kind of login made it. */
-  endSession(sid: string, tg: TgSession): Promise<void>;
-}
-
 const iso = (epochSec: number) => new Date(epochSec * 1000).toISOString();
 
-/** The drop entry login recorded for a service-created secret. */
-const dropOf = (tg: TgSession): SecretDrop => ({ alias: tg.secretAlias ?? '', graph: tg.graph, sealedSecret: tg.secretDrop ?? tg.secret });
-
-export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
+export function authRoutes(deps: AuthRoutesDeps): Router {
   const routes = strictRoutes('/auth');
   const json = jsonBody();
-  const tombstoneMs = deps.absoluteTimeoutSec * 1000;
-  const endOf = (sid: string, tg: TgSession): SessionEnd => ({
-    sid,
-    endsBy: tg.createdAt + tombstoneMs,
-    sealedSecret: tg.secret,
-    ...(tg.oidc && { kind: 'oidc' as const }),
-  });
+  const { ending } = deps;
 
-  /** Ends a session everywhere: tombstone first so in-flight requests cannot bring it back. */
-  async function endSession(sid: string, tg: TgSession): Promise<void> {
-    if (tg.oidc) {
-      // An OIDC session's credential is an IdP refresh token: it must never reach the TigerGraph broker.
-      if (deps.oidc) await deps.oidc.end(sid, tg);
-      else await deps.tombstones.mark(sid, tombstoneMs);
-      await deps.sessionEnds.forget(endOf(sid, tg)).catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
-      return;
-    }
-    await deps.tombstones.mark(sid, tombstoneMs);
+  /**
+   * The guess limits, then the login budget, as one ticket: a 429 from either takes nothing. Guesses first,
+   * so an address that is past its failures does not even get a budget counter for each secret it tries.
+   */
+  async function admit(req: Request, credential: string, username: string | undefined): Promise<GuessTicket> {
+    const address = requestContext(req).forwarded.clientIp;
     try {
-      await deps.broker.revoke(sid, deps.cipher.decrypt(tg.secret, sealedAs.sessionSecret(sid)));
-    } catch (err) {
-      // The session ends regardless; a token left upstream expires on its own.
-      deps.logger.warn({ err, code: (err as AppError).code }, 'token delete at logout failed');
-      await deps.tokens.delete(sid).catch(() => undefined);
-    }
-    // Left behind, the entry costs the sweeper one look once the session is gone, and nothing else.
-    await deps.sessionEnds.forget(endOf(sid, tg)).catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
-    // After the token: deleting it needs the secret. release() never throws; a failed drop is swept later.
-    if (tg.secretAlias && deps.passwords) await deps.passwords.release(dropOf(tg));
-  }
-
-  async function admit(req: Request, username: string | undefined): Promise<GuessTicket> {
-    try {
-      return await deps.guesses.admit('login', requestContext(req).forwarded.clientIp ?? 'unknown', username);
+      const guess = await deps.guesses.admit('login', address, username);
+      let budget: GuessTicket;
+      try {
+        budget = await deps.budget.take(address, credential);
+      } catch (err) {
+        await guess.settle('unchecked');
+        throw err;
+      }
+      return { settle: async (outcome: GuessOutcome) => void (await Promise.all([guess.settle(outcome), budget.settle(outcome)])) };
     } catch (err) {
       if (err instanceof AppError && err.status === 429) deps.metrics.logins.inc({ result: 'rate_limited' });
       throw err;
@@ -110,7 +94,9 @@ export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
       ? parsePasswordLogin(req.body, { enabled: deps.passwords !== undefined, graphRequired: deps.passwords?.graphRequired ?? true })
       : undefined;
     const bySecret = byPassword === undefined ? parseLoginBody(req.body) : undefined;
-    const ticket = await admit(req, byPassword?.creds.username);
+    // User names compare as the guess limits compare them: one user, however its name is cased.
+    const credential = byPassword ? deps.credentialIds('user', byPassword.creds.username.toLowerCase()) : deps.credentialIds('secret', bySecret?.secret ?? '');
+    const ticket = await admit(req, credential, byPassword?.creds.username);
     const createdAt = deps.now();
     let secret = bySecret?.secret ?? '';
     let created: Awaited<ReturnType<SessionSecrets['create']>> | undefined;
@@ -130,18 +116,22 @@ export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
       await ticket.settle('accepted');
       const current = await session.load();
       const oldSid = session.sid();
-      if (current?.tg && oldSid !== null) await endSession(oldSid, current.tg);
+      if (current?.tg && oldSid !== null) await ending.end(oldSid, current.tg);
       const sid = await session.regenerate();
       const tg: TgSession = {
         // Sealed for the regenerated id: copied into another session's record, it does not open.
         secret: deps.cipher.encrypt(secret, sealedAs.sessionSecret(sid)),
         graph: byPassword?.graph ?? bySecret?.graph ?? null,
         createdAt,
+        cred: credential,
         ...(byPassword && created && { username: byPassword.creds.username, secretAlias: created.drop.alias, secretDrop: created.drop.sealedSecret }),
       };
+      // Counted before it exists, so no saved session is ever missing from its credential's count.
+      const capped = await deps.cap.admit(credential, sid, createdAt);
       await session.save(sid, tg);
       await deps.broker.adopt(sid, grant, deps.absoluteTimeoutSec * 1000);
-      await deps.sessionEnds.watch(endOf(sid, tg), deps.now() + deps.idleTimeoutSec * 1000);
+      await deps.sessionEnds.watch(ending.endOf(sid, tg), deps.now() + deps.idleTimeoutSec * 1000);
+      await capped.enforce(byPassword ? 'password' : 'secret');
       deps.metrics.logins.inc({ result: 'ok' });
       res.json({ authenticated: true, graph: tg.graph, tokenExpiresAt: iso(grant.expiresAt) });
     } catch (err) {
@@ -160,7 +150,7 @@ export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
     if (current?.tg && sid !== null) {
       // Worked out before the session (and its sealed id token) is gone.
       if (current.tg.oidc && deps.oidc) logoutUrl = await deps.oidc.logoutUrl(sid, current.tg);
-      await endSession(sid, current.tg);
+      await ending.end(sid, current.tg);
       await session.destroy();
     }
     res.clearCookie(deps.cookieName, cookieClearOptions(deps));
@@ -195,5 +185,5 @@ export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
     });
   });
 
-  return { router: routes.router, endSession };
+  return routes.router;
 }

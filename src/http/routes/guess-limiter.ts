@@ -31,8 +31,11 @@ export interface GuessTicket {
 }
 
 export interface GuessLimiter {
-  /** Counts the attempt before it is made (so parallel guesses cannot overrun a limit), or throws 429. */
-  admit(route: GuessRoute, address: string, username?: string): Promise<GuessTicket>;
+  /**
+   * Counts the attempt before it is made (so parallel guesses cannot overrun a limit), or throws 429.
+   * `address` is the client address as seen (any spelling; undefined when unknown): it is keyed here.
+   */
+  admit(route: GuessRoute, address: string | undefined, username?: string): Promise<GuessTicket>;
 }
 
 const BACKOFF_BASE_MS = 1000;
@@ -45,7 +48,14 @@ const userKey = (username: string): string => createHash('sha256').update(userna
  * locked out by someone else's guesses from another address: the per (user, address) limit only delays
  * that address, and the per-user ceiling is set well above it.
  */
-export function createGuessLimiter(deps: { limiter: RateLimiter; limits: GuessLimits; metrics: Metrics; logger: Logger }): GuessLimiter {
+export function createGuessLimiter(deps: {
+  limiter: RateLimiter;
+  limits: GuessLimits;
+  /** The one key of a client address (address-key.ts): spellings and an IPv6 prefix fold together. */
+  addressKey: (address: string | undefined) => string;
+  metrics: Metrics;
+  logger: Logger;
+}): GuessLimiter {
   const { limiter, limits, metrics, logger } = deps;
   const windowMs = limits.windowSec * 1000;
   const maxMs = limits.backoffMaxSec * 1000;
@@ -53,7 +63,8 @@ export function createGuessLimiter(deps: { limiter: RateLimiter; limits: GuessLi
   const policy: BackoffPolicy = { free: limits.backoffAfter, baseMs: BACKOFF_BASE_MS, maxMs, forgetMs: Math.max(windowMs, maxMs) };
 
   return {
-    async admit(route, address, username) {
+    async admit(route, seen, username) {
+      const address = deps.addressKey(seen);
       const user = username === undefined ? undefined : userKey(username);
       const steps: Array<[GuessScope, string, (key: string) => Promise<RateLimitResult>]> = [
         ['address', `guess:addr:${address}`, (key) => limiter.hit(key, limits.perAddress, windowMs)],

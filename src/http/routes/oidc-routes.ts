@@ -7,6 +7,7 @@ import { LogoutTokenError } from '../../oidc/logout-token-error.js';
 import type { LogoutTokenVerifier } from '../../oidc/logout-token.js';
 import type { OidcSessions } from '../../oidc/oidc-sessions.js';
 import { sealedAs } from '../../store/crypto.js';
+import type { CredentialIds } from '../../store/credential-id.js';
 import type { Cipher } from '../../store/types.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
 import type { SessionEnds } from '../../tokens/session-ends.js';
@@ -14,7 +15,10 @@ import { requestContext } from '../pipeline/context.js';
 import { countsAsSecure } from '../pipeline/loopback-secure.js';
 import type { TgSession } from '../session/session-data.js';
 import { cookieValue } from '../session/signed-cookie.js';
+import type { GuessTicket } from './guess-limiter.js';
 import { httpsRequired } from './https-required.js';
+import type { LoginBudget } from './login-budget.js';
+import type { SessionCap } from './session-cap.js';
 import { strictRoutes } from './routing.js';
 
 export const BACKCHANNEL_LOGOUT_PATH = '/auth/oidc/backchannel-logout';
@@ -39,6 +43,11 @@ export interface OidcRoutesDeps {
   sessionEnds: SessionEnds;
   /** Ends the request's current session (whatever its login) before a new one replaces it. */
   endCurrent(sid: string, tg: TgSession): Promise<void>;
+  /** Callbacks per address (each one costs an IdP code exchange), successful ones included. */
+  budget: LoginBudget;
+  /** Live sessions per IdP subject. */
+  cap: SessionCap;
+  credentialIds: CredentialIds;
 }
 
 const PRE_LOGIN_MAX_AGE_SEC = 600;
@@ -73,16 +82,21 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
   });
 
   routes.get('/oidc/callback', async (req: Request, res: Response, next: NextFunction) => {
-    const { session } = requestContext(req);
+    const { session, forwarded } = requestContext(req);
     // The pre-login cookie is spent whatever happens next.
     res.appendHeader('Set-Cookie', `${preCookie}=; ${preAttrs(0)}`);
     const preLogin = cookieValue(req.headers.cookie, preCookie) ?? null;
     const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
     let signOn: SignOn;
+    let ticket: GuessTicket | undefined;
     try {
+      // Anyone can get a pre-login cookie, and each callback may cost an IdP code exchange: counted per address.
+      ticket = await deps.budget.take(forwarded.clientIp);
       signOn = await deps.flow.finish(preLogin, query);
     } catch (err) {
-      deps.metrics.logins.inc({ result: isAppError(err) && err.status < 500 ? 'invalid' : 'error' });
+      const limited = isAppError(err) && err.status === 429;
+      await ticket?.settle(isAppError(err) && err.status < 500 ? 'refused' : 'unchecked');
+      deps.metrics.logins.inc({ result: limited ? 'rate_limited' : isAppError(err) && err.status < 500 ? 'invalid' : 'error' });
       return failure(req, res, next, err);
     }
     try {
@@ -91,10 +105,12 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
       const oldSid = session.sid();
       if (current?.tg && oldSid !== null) await deps.endCurrent(oldSid, current.tg);
       const sid = await session.regenerate();
+      const credential = deps.credentialIds('oidc', signOn.sub);
       const tg: TgSession = {
         secret: deps.cipher.encrypt(signOn.refreshToken, sealedAs.sessionSecret(sid)),
         graph: signOn.graph,
         createdAt,
+        cred: credential,
         oidc: {
           sub: signOn.sub,
           ...(signOn.name !== undefined && { name: signOn.name }),
@@ -102,12 +118,14 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
           ...(signOn.idToken !== undefined && { idToken: deps.cipher.encrypt(signOn.idToken, sealedAs.idToken(sid)) }),
         },
       };
-      // Token state and index first: a session record that exists is a complete one.
+      // Token state and indexes first: a session record that exists is a complete one.
       await deps.broker.adopt(sid, { token: signOn.accessToken, expiresAt: signOn.expiresAt }, deps.absoluteTimeoutSec * 1000);
       await deps.sessions.index(sid, tg);
+      const capped = await deps.cap.admit(credential, sid, createdAt);
       await session.save(sid, tg);
       const endsBy = createdAt + deps.absoluteTimeoutSec * 1000;
       await deps.sessionEnds.watch({ sid, endsBy, sealedSecret: tg.secret, kind: 'oidc' }, deps.now() + deps.idleTimeoutSec * 1000);
+      await capped.enforce('oidc');
       deps.metrics.logins.inc({ result: 'ok' });
       res.set('Cache-Control', 'no-store').redirect(303, signOn.returnTo);
     } catch (err) {
@@ -138,7 +156,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     deps.logger[appError.status >= 500 ? 'error' : 'info']({ code: appError.code, err: appError.cause ? { name: (appError.cause as Error).name, code: (appError.cause as { code?: string }).code, message: (appError.cause as Error).message } : undefined }, appError.message);
     const home = escapeHtml(deps.postLoginPath);
     const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in did not complete</title></head><body><h1>Sign-in did not complete</h1><p>${escapeHtml(appError.expose ? appError.message : 'The sign-in service is unavailable; try again shortly')}</p><p><a href="${home}">Back to the start page</a></p></body></html>`;
-    res.status(appError.status).set('Cache-Control', 'no-store').type('html').send(body);
+    res.status(appError.status).set(appError.headers).set('Cache-Control', 'no-store').type('html').send(body);
   }
 
   return routes.router;

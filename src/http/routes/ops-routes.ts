@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import type { Metrics } from '../../observability/metrics.js';
 import { strictRoutes } from './routing.js';
 
 export interface ReadinessCheck {
@@ -18,7 +19,13 @@ export interface OpsRoutesDeps {
   checks: ReadinessCheck[];
   /** Bound on each readiness check, so a hung dependency makes /readyz answer 503, not hang. */
   checkTimeoutMs?: number;
+  /** A check's verdict is reused for this long after its probe ended (default READINESS_PROBE_INTERVAL_MS). */
+  probeIntervalMs?: number;
+  metrics?: Metrics;
 }
+
+/** At most one probe per dependency per this many ms per instance, however many callers ask. */
+export const READINESS_PROBE_INTERVAL_MS = 1000;
 
 function withTimeout(p: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -29,12 +36,44 @@ function withTimeout(p: Promise<void>, ms: number): Promise<void> {
 }
 
 /**
+ * One probe of a dependency shared by every caller (DESIGN §2: anonymous requests never spend upstream
+ * resources): callers during a probe wait for that probe, callers within `intervalMs` of its end get its
+ * verdict, and a probe still running past its timeout (a hung dependency) is never joined by another: it
+ * counts as unavailable until it ends. So a flood of /readyz costs each dependency about one probe a second.
+ */
+function sharedProbe(name: string, check: () => Promise<void>, timeoutMs: number, intervalMs: number, metrics?: Metrics): () => Promise<boolean> {
+  let verdict: Promise<boolean> | undefined;
+  let running = false;
+  let last: { at: number; ok: boolean } | undefined;
+  return () => {
+    if (verdict) return verdict;
+    if (last && (running || performance.now() - last.at < intervalMs)) return Promise.resolve(running ? false : last.ok);
+    running = true;
+    const probe = check().finally(() => {
+      running = false;
+    });
+    verdict = withTimeout(probe, timeoutMs).then(
+      () => true,
+      () => false,
+    ).then((ok) => {
+      last = { at: performance.now(), ok };
+      verdict = undefined;
+      metrics?.readinessProbes.inc({ check: name, result: ok ? 'ok' : 'error' });
+      return ok;
+    });
+    return verdict;
+  };
+}
+
+/**
  * Liveness and readiness. No session, no CSRF: load balancers call these. Metrics are not here: they have
  * their own port (metrics-listener.ts).
  */
 export function opsRoutes(deps: OpsRoutesDeps): Router {
   const routes = strictRoutes();
   const timeoutMs = deps.checkTimeoutMs ?? 1000;
+  const intervalMs = deps.probeIntervalMs ?? READINESS_PROBE_INTERVAL_MS;
+  const probes = deps.checks.map((c) => ({ ...c, probe: sharedProbe(c.name, c.check, timeoutMs, intervalMs, deps.metrics) }));
 
   routes.get('/healthz', (_req: Request, res: Response) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
@@ -47,13 +86,8 @@ export function opsRoutes(deps: OpsRoutesDeps): Router {
       return;
     }
     await Promise.all(
-      deps.checks.map(async ({ name, check }) => {
-        try {
-          await withTimeout(check(), timeoutMs);
-          results[name] = 'ok';
-        } catch {
-          results[name] = 'unavailable';
-        }
+      probes.map(async ({ name, probe }) => {
+        results[name] = (await probe()) ? 'ok' : 'unavailable';
       }),
     );
     const gating = new Set(deps.checks.filter((c) => !c.informational).map((c) => c.name));

@@ -1,3 +1,4 @@
+import type { CredentialIds } from '../../store/credential-id.js';
 import type { SessionRecord } from '../../store/session-store.js';
 
 /** What a logged-in session holds. The secret is sealed with the session Cipher; nothing here is a token. */
@@ -15,6 +16,11 @@ export interface TgSession {
   secretDrop?: string;
   /** Epoch ms of login; the absolute timeout counts from here. */
   createdAt: number;
+  /**
+   * The keyed id of the credential it logged in with (credential-id.ts): what the per-credential session
+   * cap and relay concurrency count by. Absent in sessions from before it existed (credentialOf derives it).
+   */
+  cred?: string;
   /**
    * Set for OIDC logins. Then `secret` is the IdP refresh token (sealed as the session's credential, '' when
    * the IdP gave none) and the token state holds the IdP access token; nothing here goes to TigerGraph as a
@@ -36,4 +42,11 @@ export interface OidcSessionData {
 /** The stored record of a session: the store's JSON shape, whose one application field is `tg`. */
 export interface StoredSession extends SessionRecord {
   tg?: TgSession;
+}
+
+/** The credential id a session counts under: the one login stored, or derived the same way for older sessions. */
+export function credentialOf(ids: CredentialIds, tg: TgSession, secret: string): string {
+  if (tg.cred !== undefined) return tg.cred;
+  if (tg.oidc) return ids('oidc', tg.oidc.sub);
+  return tg.username !== undefined ? ids('user', tg.username.toLowerCase()) : ids('secret', secret);
 }

@@ -26,11 +26,11 @@ describe('client faults (a real service process)', () => {
     prefix = uniquePrefix('faults-client');
     bff = await startServiceProcess({
       ...processEnv(prefix), TG_RESTPP_URL: sim.restppUrl, TG_GSQL_URL: sim.gsqlUrl, TG_VERSION: sim.version, RELAY_SESSION_CONCURRENCY: '200',
-      MAX_BODY_BYTES: '1024',
+      RELAY_CREDENTIAL_CONCURRENCY: '200', MAX_BODY_BYTES: '1024',
     });
-    const secret = sim.createSecret({ alias: 'faults_client' }).value;
-    victim = await login(bff.url, secret);
-    attacker = await login(bff.url, secret);
+    // Another user: with one secret, the attacker's requests in flight would count against the victim too.
+    victim = await login(bff.url, sim.createSecret({ alias: 'faults_client_victim' }).value);
+    attacker = await login(bff.url, sim.createSecret({ alias: 'faults_client' }).value);
   }, 60_000);
   afterAll(async () => {
     for (const s of sockets) s.destroy();

@@ -1,3 +1,4 @@
+import { READINESS_PROBE_INTERVAL_MS } from '../../../src/http/routes/ops-routes.js';
 import { startRig, startRigOnOwnRedis, untilReady, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
 import type { RedisServer } from '../../helpers/redis-server.js';
 
@@ -5,6 +6,21 @@ async function readyz(rig: Rig) {
   const started = performance.now();
   const res = await rig.agent().get('/readyz');
   return { status: res.status, body: res.body, headers: res.headers, ms: performance.now() - started };
+}
+
+/**
+ * The first 503 after a dependency went away. A check's verdict is shared and reused for up to
+ * READINESS_PROBE_INTERVAL_MS after its probe (so a flood of /readyz costs one probe a second), so an
+ * outage shows within that plus the check's own bound; each answer still comes within the check bound.
+ */
+async function untilNotReady(rig: Rig) {
+  const deadline = performance.now() + READINESS_PROBE_INTERVAL_MS + 2000;
+  for (;;) {
+    const answer = await readyz(rig);
+    expect(answer.ms).toBeLessThan(3000);
+    if (answer.status === 503 || performance.now() > deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 describe('readiness when Redis goes away', () => {
@@ -29,10 +45,9 @@ describe('readiness when Redis goes away', () => {
 
   test('when Redis is stopped, then /readyz is 503 naming the store, /healthz stays 200, and readiness returns with Redis', async () => {
     await redis.kill();
-    const down = await readyz(rig);
+    const down = await untilNotReady(rig);
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ status: 'not_ready', reason: 'store unavailable', checks: { store: 'unavailable', upstream: 'ok' } });
-    expect(down.ms).toBeLessThan(3000);
     expect((await rig.agent().get('/healthz')).status).toBe(200);
 
     await redis.restart();
@@ -43,10 +58,9 @@ describe('readiness when Redis goes away', () => {
   test('when Redis hangs (SIGSTOP), then /readyz answers 503 within its check bound instead of hanging', async () => {
     redis.pause();
     try {
-      const hung = await readyz(rig);
+      const hung = await untilNotReady(rig);
       expect(hung.status).toBe(503);
       expect(hung.body.checks.store).toBe('unavailable');
-      expect(hung.ms).toBeLessThan(3000);
     } finally {
       redis.resume();
     }
@@ -77,10 +91,9 @@ describe('readiness when the data server goes away', () => {
   test('when the data server port is closed, then /readyz is 503 naming the upstream while the store stays ok', async () => {
     expect((await readyz(rig)).status).toBe(200);
     await rig.sim.close();
-    const gone = await readyz(rig);
+    const gone = await untilNotReady(rig);
     expect(gone.status).toBe(503);
     expect(gone.body).toEqual({ status: 'not_ready', reason: 'upstream unavailable', checks: { store: 'ok', upstream: 'unavailable' } });
-    expect(gone.ms).toBeLessThan(3000);
   });
 });
 

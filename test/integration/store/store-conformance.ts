@@ -1,4 +1,5 @@
 import type { Stores } from '../../../src/store/types.js';
+import { credentialSessionCases } from './conformance-credential-sessions.js';
 import { leaseCases } from './conformance-leases.js';
 import { limitAndSessionCases } from './conformance-limits-sessions.js';
 import { tokenCases } from './conformance-tokens.js';
@@ -21,6 +22,7 @@ export function storeConformance(label: string, open: () => Promise<StoresUnderT
     tokenCases(stores);
     leaseCases(stores);
     limitAndSessionCases(stores);
+    credentialSessionCases(stores);
 
     test('when storage is up, then ping resolves', async () => {
       await expect(stores().ping()).resolves.toBeUndefined();

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { CONFIG_KEYS, loadConfig } from '../../../src/config.js';
 
 const example = readFileSync(new URL('../../../.env.example', import.meta.url), 'utf8').split('\n');
-const entries = example.filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=', 2) as [string, string]);
+const entries = example.filter((l) => /^[A-Z][A-Z0-9_]*=/.test(l)).map((l) => l.split('=', 2) as [string, string]);
 
 describe('.env.example', () => {
   it('when compared with the keys the config reads, then it lists each exactly once', () => {

@@ -5,12 +5,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { parse } from 'yaml';
 import { REPO, type K8sObject } from './k8s-render.js';
 
 export interface Facts {
   dockerfile: { env: Record<string, string>; expose: number[]; cmd: string[] };
-  compose: { expose: number[]; env: Record<string, string>; stopGraceSeconds: number };
+  compose: {
+    expose: number[];
+    env: Record<string, string>;
+    stopGraceSeconds: number;
+    /** lb's fixed address on the compose network, and that network's subnet and the range Docker hands out. */
+    lbAddress?: string;
+    subnet?: string;
+    ipRange?: string;
+  };
   nginxUpstreamPorts: number[];
   startScript: string;
   k8s: {
@@ -33,6 +42,12 @@ export interface Facts {
 }
 
 const read = (file: string) => readFileSync(join(REPO, file), 'utf8');
+
+const inCidr = (address: string, cidr: string): boolean => {
+  const parsed = ipaddr.parse(address);
+  const range = ipaddr.parseCIDR(cidr);
+  return parsed.kind() === range[0].kind() && parsed.match(range);
+};
 
 export function dockerfileFacts(text: string): Facts['dockerfile'] {
   const joined = text.replace(/\\\n/g, ' ');
@@ -77,6 +92,9 @@ export function gatherFacts(objects: K8sObject[]): Facts {
       expose: (bff.expose as string[]).map(Number),
       env: bff.environment as Record<string, string>,
       stopGraceSeconds: seconds(bff.stop_grace_period),
+      lbAddress: compose.services.lb.networks?.default?.ipv4_address,
+      subnet: compose.networks?.default?.ipam?.config?.[0]?.subnet,
+      ipRange: compose.networks?.default?.ipam?.config?.[0]?.ip_range,
     },
     nginxUpstreamPorts: [...read('deploy/nginx.conf').matchAll(/^\s*(?:server|set\s+\$\w+)\s+bff:(\d+)/gm)].map((m) => Number(m[1])),
     startScript: (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start,
@@ -160,6 +178,15 @@ export async function crossFileProblems(
     out.push(`k8s command ${JSON.stringify(k.command)} differs from the image's CMD ${JSON.stringify(f.dockerfile.cmd)}`);
   }
   if (!f.startScript.includes(flags(f.dockerfile.cmd))) out.push(`npm start (${f.startScript}) lacks the image's node flags`);
+  // The balancer is trusted by address, so nothing that reaches a replica directly can name the client.
+  for (const [where, trust] of Object.entries({ compose: f.compose.env.TRUST_PROXY, 'k8s ConfigMap': k.config.TRUST_PROXY })) {
+    if (trust === undefined || /^\d+$/.test(trust) || /^true$/i.test(trust)) out.push(`${where} TRUST_PROXY ${trust} trusts by hop count (or everyone), not by address`);
+  }
+  const lb = f.compose.lbAddress;
+  if (lb === undefined || f.compose.env.TRUST_PROXY !== lb) out.push(`compose TRUST_PROXY ${f.compose.env.TRUST_PROXY} is not lb's fixed address ${lb}`);
+  else if (!f.compose.subnet || !f.compose.ipRange || !inCidr(lb, f.compose.subnet) || inCidr(lb, f.compose.ipRange)) {
+    out.push(`compose lb address ${lb} is not inside the subnet ${f.compose.subnet} and outside the ip_range ${f.compose.ipRange} Docker hands out`);
+  }
   const heap = /--max-old-space-size=(\d+)/.exec(k.config.NODE_OPTIONS ?? '');
   if (!heap || !(Number(heap[1]) < k.memoryLimitMi * 0.8)) out.push(`heap cap ${heap?.[1]} MB not below 80% of the ${k.memoryLimitMi}Mi memory limit`);
   return out;

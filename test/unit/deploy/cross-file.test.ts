@@ -52,6 +52,10 @@ withKubectl('each cross-file check fails when one value is broken', () => {
     ['node flags', (f) => void (f.k8s.command = ['node', 'dist/main.js']), /differs from the image's CMD/],
     ['npm start flags', (f) => void (f.startScript = 'node dist/main.js'), /npm start/],
     ['heap cap above limit', (f) => void (f.k8s.memoryLimitMi = 128), /heap cap 160 MB not below/],
+    ['compose trusts a hop count', (f) => void (f.compose.env.TRUST_PROXY = '1'), /compose TRUST_PROXY 1 trusts by hop count/],
+    ['k8s trusts everyone', (f) => void (f.k8s.config.TRUST_PROXY = 'true'), /k8s ConfigMap TRUST_PROXY true trusts by hop count/],
+    ['compose trusts another address', (f) => void (f.compose.env.TRUST_PROXY = '10.203.77.11'), /not lb's fixed address/],
+    ['lb address Docker may hand out', (f) => void (f.compose.lbAddress = f.compose.env.TRUST_PROXY = '10.203.77.200'), /outside the ip_range/],
   ];
   it.each(cases)('%s', async (_name, breakIt, expected) => {
     const facts = pristine();
