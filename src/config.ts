@@ -10,6 +10,7 @@ import {
   encryptionKeys, generateEncryptionKeys, generateSessionSecrets, sessionSecrets, type EncryptionKey,
 } from './config/secrets.js';
 import { trustProxy, type TrustProxy } from './config/trust-proxy.js';
+import { nodeEnv } from './config/node-env.js';
 import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
 
 export type { EncryptionKey, HostPort, KeyIssue, OidcConfig, RedisConfig, TrustProxy };
@@ -18,7 +19,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /** Every key the service reads, with its parser and default (DESIGN §2; documented in .env.example). */
 const FIELDS = {
-  NODE_ENV: withDefault(text, 'development'),
+  NODE_ENV: withDefault(nodeEnv, 'development'),
   PORT: withDefault(integer(0, 65535), 8080),
   HOST: withDefault(text, '0.0.0.0'),
   METRICS_PORT: withDefault(portOrOff, 9464 as number | null),

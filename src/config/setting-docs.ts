@@ -35,7 +35,7 @@ export const SETTING_SECTIONS: Readonly<Record<SectionId, SettingSection>> = {
  * A Record over ConfigKey, so a new key does not compile until it is documented here.
  */
 export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
-  NODE_ENV: { section: 'service', doc: '"production" makes TG_RESTPP_URL, a Redis mode and the session secrets mandatory.' },
+  NODE_ENV: { section: 'service', doc: 'development, production or test, exactly (anything else stops the start). "production" makes TG_RESTPP_URL, a Redis mode and the session secrets mandatory, refuses weak secrets and keys and TRUST_PROXY=true.' },
   PORT: { section: 'service', doc: 'Port to listen on.' },
   HOST: { section: 'service', doc: 'Address to bind.' },
   METRICS_PORT: { section: 'service', doc: 'Port of the Prometheus listener, which serves GET /metrics and nothing else; never publish it. 0 picks a free port, off disables it.' },
@@ -68,15 +68,15 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   REDIS_CA_FILE: { section: 'redis', doc: "PEM file with the CA that signed Redis's TLS certificate, trusted besides the public roots; needs TLS.", defaultText: 'system CAs' },
   REDIS_COMMAND_TIMEOUT_MS: { section: 'redis', doc: 'Redis command timeout in ms, so a stalled Redis answers 503 instead of hanging.' },
   REDIS_PREFIX: { section: 'redis', doc: 'Prefix of every Redis key this service writes.' },
-  SESSION_SECRET: { section: 'sessions-and-cookie', doc: 'Cookie signing secrets, comma list, each >= 32 chars, first signs; required in production, else generated per start.', defaultText: 'generated per start (outside production)' },
-  SESSION_ENCRYPTION_KEYS: { section: 'sessions-and-cookie', doc: 'At-rest encryption keys as id:base64key,... (32 bytes: openssl rand -base64 32), first encrypts; required in production, else generated.', defaultText: 'generated per start (outside production)' },
+  SESSION_SECRET: { section: 'sessions-and-cookie', doc: 'Cookie signing secrets, comma list, each >= 32 chars, first signs; required in production, else generated per start. Production refuses a weak one: a short run repeated, fewer than 10 different characters, or under 96 bits estimated (length x entropy of its character frequencies); openssl rand -base64 48 makes a good one.', defaultText: 'generated per start (outside production)' },
+  SESSION_ENCRYPTION_KEYS: { section: 'sessions-and-cookie', doc: 'At-rest encryption keys as id:base64key,... (32 bytes: openssl rand -base64 32), first encrypts; required in production, else generated. Production refuses a weak key by the SESSION_SECRET rule over its bytes (all-zero, one byte repeated, a short pattern).', defaultText: 'generated per start (outside production)' },
   SESSION_IDLE_TIMEOUT: { section: 'sessions-and-cookie', doc: 'Seconds of inactivity after which a session ends.' },
   SESSION_ABSOLUTE_TIMEOUT: { section: 'sessions-and-cookie', doc: 'Seconds after login at which a session ends regardless of activity; at least the idle timeout.' },
   COOKIE_SECURE: { section: 'sessions-and-cookie', doc: 'Mark the cookie Secure; set false only for local plain-http use, never in production.' },
   COOKIE_NAME: { section: 'sessions-and-cookie', doc: 'Cookie name.', defaultText: '__Host-tgbff, or tgbff when COOKIE_SECURE=false (__Host- requires Secure)' },
   ALLOWED_ORIGINS: { section: 'browser-security', doc: 'Other origins (scheme://host[:port], comma list) allowed CORS with credentials and state changes; own origin always allowed. Stored and compared in serialized form (lower case, no default port); anything with a path, query or credentials stops the start.' },
   CSRF_HEADER: { section: 'browser-security', doc: 'Header every /api request and every state-changing request must carry, any value.' },
-  TRUST_PROXY: { section: 'browser-security', doc: 'Proxies to believe for X-Forwarded-*: false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal.' },
+  TRUST_PROXY: { section: 'browser-security', doc: 'Proxies to believe for X-Forwarded-*: false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal. true (every hop) is refused in production: any client could then choose its own address.' },
   PASSWORD_LOGIN: { section: 'features', doc: 'Allow login with username/password: the service creates a per-session secret as that user.' },
   ADMIN_ROUTES: { section: 'features', doc: 'Enable the /admin/secrets routes.' },
   OPENAPI_ROUTE: { section: 'features', doc: 'Serve docs/openapi.yaml as GET /openapi.json; true also stops the start when the file is missing.', defaultText: 'on outside production when the file exists, off in production' },

@@ -53,7 +53,7 @@ describe('OIDC settings', () => {
   });
 
   test('when in production, then the issuer and redirect URI must be https', () => {
-    const prod = { NODE_ENV: 'production', TG_RESTPP_URL: 'http://tg:9000', REDIS_URL: 'redis://r:6379', SESSION_SECRET: 'x'.repeat(32), SESSION_ENCRYPTION_KEYS: 'k1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=' };
+    const prod = { NODE_ENV: 'production', TG_RESTPP_URL: 'http://tg:9000', REDIS_URL: 'redis://r:6379', SESSION_SECRET: 'AQBsNpyKHNxR5En9K1YMmTw3y9MC_Gdn0VOFCmIZ_gjZxr28', SESSION_ENCRYPTION_KEYS: 'k1:lokNLBEwutawgBgZJ0MPtswLlSG6Bsf4WPnKs70nSVg=' };
     expect(() => loadConfig({ ...prod, ...full, OIDC_ISSUER: 'http://idp.example' })).toThrow(/OIDC_ISSUER: must be https in production/);
   });
 });
