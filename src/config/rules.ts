@@ -161,6 +161,27 @@ export const RULES: readonly Rule[] = [
           ),
   },
   {
+    // Without an audience TigerGraph cannot tell an access token for it from any other JWT of the IdP (an ID
+    // token, a token for another API), and a 3.10+ server without Security.JWT.Audience accepts them all.
+    keys: ['OIDC_ISSUER', 'OIDC_AUDIENCE'],
+    check: (v) =>
+      when(
+        v.OIDC_ISSUER !== undefined && v.OIDC_AUDIENCE === undefined,
+        'OIDC_AUDIENCE',
+        "is required when OIDC_ISSUER is set: the resource TigerGraph's Security.JWT.Audience names (set both, the same)",
+      ),
+  },
+  {
+    // An ID token's aud is the client id: with that as the audience, TigerGraph would take ID tokens as bearers.
+    keys: ['OIDC_ISSUER', 'OIDC_AUDIENCE', 'OIDC_CLIENT_ID'],
+    check: (v) =>
+      when(
+        v.OIDC_ISSUER !== undefined && v.OIDC_AUDIENCE !== undefined && v.OIDC_AUDIENCE === v.OIDC_CLIENT_ID,
+        'OIDC_AUDIENCE',
+        'must differ from OIDC_CLIENT_ID: ID tokens carry the client id as aud, so TigerGraph would accept them as bearers',
+      ),
+  },
+  {
     keys: ['OIDC_ISSUER', 'OIDC_SCOPES'],
     check: (v) => when(v.OIDC_ISSUER !== undefined && !v.OIDC_SCOPES.split(' ').includes('openid'), 'OIDC_SCOPES', 'must include openid'),
   },
