@@ -3,7 +3,7 @@ import {
   boolean, cookieName, headerName, hostPort, httpUrl, integer, list, oneOf, optional, origin, pemFile, portOrOff, text, version,
   withDefault, type HostPort, type KeyIssue,
 } from './config/fields.js';
-import { forwardHeader } from './config/forward-header.js';
+import { forwardHeader, responseHeader } from './config/forward-header.js';
 import { redisMode, redisUrl, type RedisConfig } from './config/redis-mode.js';
 import { RULES, type RuleValues } from './config/rules.js';
 import {
@@ -55,6 +55,7 @@ const FIELDS = {
   UPSTREAM_CONNECTIONS: withDefault(integer(1, 65_535), 128),
   RELAY_SESSION_CONCURRENCY: withDefault(integer(1, 65_535), 16),
   RELAY_FORWARD_HEADERS: withDefault(list(forwardHeader), []),
+  RELAY_RESPONSE_HEADERS: withDefault(list(responseHeader), []),
   HEADERS_TIMEOUT_MS: withDefault(integer(1000, 600_000), 10_000),
   REQUEST_TIMEOUT_MS: withDefault(integer(1000, 3_600_000), 30_000),
   PASSWORD_LOGIN: withDefault(boolean, false),
@@ -145,6 +146,8 @@ export interface Config {
   readonly relaySessionConcurrency: number;
   /** Browser headers forwarded upstream besides the default allowlist (lower-case). */
   readonly relayForwardHeaders: readonly string[];
+  /** Upstream answer headers passed to the browser besides the default allowlist (lower-case). */
+  readonly relayResponseHeaders: readonly string[];
   /** Node's headersTimeout and requestTimeout on the listening server: slow clients lose their request. */
   readonly clientTimeouts: Readonly<{ headersMs: number; requestMs: number }>;
   readonly passwordLogin: boolean;
@@ -256,6 +259,7 @@ function build(v: Values, redis: RedisConfig): Config {
     upstreamConnections: v.UPSTREAM_CONNECTIONS,
     relaySessionConcurrency: v.RELAY_SESSION_CONCURRENCY,
     relayForwardHeaders: v.RELAY_FORWARD_HEADERS,
+    relayResponseHeaders: v.RELAY_RESPONSE_HEADERS,
     clientTimeouts: { headersMs: v.HEADERS_TIMEOUT_MS, requestMs: v.REQUEST_TIMEOUT_MS },
     passwordLogin: v.PASSWORD_LOGIN,
     adminRoutes: v.ADMIN_ROUTES,
