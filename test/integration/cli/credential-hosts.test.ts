@@ -80,6 +80,15 @@ describe('tgbff sends stored credentials only to the host they were stored for',
     expect(jsonError(r).message).toContain(`the default entry of netrc file ${netrc} (it serves any host only with --netrc-default)`);
   });
 
+  it('when the user opts in to the netrc default entry (--netrc-default or TGBFF_NETRC_DEFAULT=1), then it serves the admin server in use', async () => {
+    await home.writeFile('.netrc', `default login ops password ${PASSWORD}\n`, 0o600);
+    for (const opt of [{ args: ['--netrc-default'], env: {} }, { args: [], env: { TGBFF_NETRC_DEFAULT: '1' } }]) {
+      const r = await runCli(['secrets', 'list', '--json', ...opt.args], { home: home.dir, env: { TG_GSQL_URL: sim.gsqlUrl, ...opt.env } });
+      expect(r.code).toBe(0);
+    }
+    expect(trap.seen).toEqual([]);
+  });
+
   it('when TG_PASSWORD and --user are set and a .env points at a trap, then the password goes only to the configured server', async () => {
     await home.writeFile('.config/tgbff/config.json', JSON.stringify({ gsqlUrl: sim.gsqlUrl, username: 'someone-else', password: 'unused-here' }), 0o600);
     await home.writeFile('.env', `TG_GSQL_URL=${trap.url}\n`, 0o644);
