@@ -6,6 +6,8 @@ import { nextTickMs, renderSession } from './session-bar.js';
 const $ = (id) => document.getElementById(id);
 let session = null;
 let listedFor;
+/** GET /auth/methods' oidcLogoutUrl, when the service offers single sign-on. */
+let oidcLogoutUrl;
 
 function show(view) {
   $('login-view').hidden = view !== 'login';
@@ -97,10 +99,12 @@ $('query-form').addEventListener('submit', (event) => {
 });
 
 $('logout-button').addEventListener('click', async () => {
+  // A single sign-on session: go to the service's logout URL, which ends this session and sends the browser
+  // on to the identity provider to end that session too (RP-initiated logout). A navigation, not a fetch:
+  // the IdP's logout address carries the id token, and no answer this script can read ever does.
+  if (session?.login === 'oidc' && oidcLogoutUrl) { window.location.assign(oidcLogoutUrl); return; }
   const { status: code, data } = await call('POST', '/auth/logout');
   clearAnswer();
-  // A single sign-on session: end the identity provider's session too (RP-initiated logout).
-  if (code === 200 && data?.logoutUrl) { window.location.assign(data.logoutUrl); return; }
   if (code === 204) status('Logged out.', 'info');
   else status(errorMessage(data) || `Logout failed (${code})`);
   await refresh();
@@ -126,6 +130,7 @@ function scheduleTick() {
 async function offerSso() {
   const { status: code, data } = await call('GET', '/auth/methods');
   if (code !== 200 || !data?.oidc) return;
+  oidcLogoutUrl = data.oidcLogoutUrl;
   $('sso-button').href = data.oidcLoginUrl;
   $('sso').hidden = false;
 }

@@ -3,13 +3,14 @@ import {
   boolean, cookieName, headerName, hostPort, httpUrl, integer, list, oneOf, optional, origin, pemFile, portOrOff, text, version,
   withDefault, type HostPort, type KeyIssue,
 } from './config/fields.js';
-import { forwardHeader } from './config/forward-header.js';
+import { forwardHeader, responseHeader } from './config/forward-header.js';
 import { redisMode, redisUrl, type RedisConfig } from './config/redis-mode.js';
 import { RULES, type RuleValues } from './config/rules.js';
 import {
   encryptionKeys, generateEncryptionKeys, generateSessionSecrets, sessionSecrets, type EncryptionKey,
 } from './config/secrets.js';
 import { trustProxy, type TrustProxy } from './config/trust-proxy.js';
+import { nodeEnv } from './config/node-env.js';
 import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
 
 export type { EncryptionKey, HostPort, KeyIssue, OidcConfig, RedisConfig, TrustProxy };
@@ -18,7 +19,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /** Every key the service reads, with its parser and default (DESIGN §2; documented in .env.example). */
 const FIELDS = {
-  NODE_ENV: withDefault(text, 'development'),
+  NODE_ENV: withDefault(nodeEnv, 'development'),
   PORT: withDefault(integer(0, 65535), 8080),
   HOST: withDefault(text, '0.0.0.0'),
   METRICS_PORT: withDefault(portOrOff, 9464 as number | null),
@@ -55,6 +56,7 @@ const FIELDS = {
   RELAY_SESSION_CONCURRENCY: withDefault(integer(1, 65_535), 16),
   RELAY_CREDENTIAL_CONCURRENCY: withDefault(integer(1, 65_535), 64),
   RELAY_FORWARD_HEADERS: withDefault(list(forwardHeader), []),
+  RELAY_RESPONSE_HEADERS: withDefault(list(responseHeader), []),
   HEADERS_TIMEOUT_MS: withDefault(integer(1000, 600_000), 10_000),
   REQUEST_TIMEOUT_MS: withDefault(integer(1000, 3_600_000), 30_000),
   PASSWORD_LOGIN: withDefault(boolean, false),
@@ -153,6 +155,8 @@ export interface Config {
   readonly relayCredentialConcurrency: number;
   /** Browser headers forwarded upstream besides the default allowlist (lower-case). */
   readonly relayForwardHeaders: readonly string[];
+  /** Upstream answer headers passed to the browser besides the default allowlist (lower-case). */
+  readonly relayResponseHeaders: readonly string[];
   /** Node's headersTimeout and requestTimeout on the listening server: slow clients lose their request. */
   readonly clientTimeouts: Readonly<{ headersMs: number; requestMs: number }>;
   readonly passwordLogin: boolean;
@@ -273,6 +277,7 @@ function build(v: Values, redis: RedisConfig): Config {
     relaySessionConcurrency: v.RELAY_SESSION_CONCURRENCY,
     relayCredentialConcurrency: v.RELAY_CREDENTIAL_CONCURRENCY,
     relayForwardHeaders: v.RELAY_FORWARD_HEADERS,
+    relayResponseHeaders: v.RELAY_RESPONSE_HEADERS,
     clientTimeouts: { headersMs: v.HEADERS_TIMEOUT_MS, requestMs: v.REQUEST_TIMEOUT_MS },
     passwordLogin: v.PASSWORD_LOGIN,
     adminRoutes: v.ADMIN_ROUTES,

@@ -179,6 +179,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     maxBodyBytes: config.maxBodyBytes,
     csrfHeader: config.csrfHeader,
     forwardHeaders: config.relayForwardHeaders,
+    responseHeaders: config.relayResponseHeaders,
     metrics,
     logger,
   });

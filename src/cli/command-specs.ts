@@ -33,6 +33,8 @@ const connection: Record<string, OptionSpec> = {
   'restpp-url': { type: 'string', value: 'URL', description: 'data server (env TG_RESTPP_URL; default http://127.0.0.1:9000)' },
   version: { type: 'string', value: 'X.Y.Z', description: 'TigerGraph version (env TG_VERSION; default 3.9.3)' },
   'timeout-ms': { type: 'string', value: 'MS', description: 'per-request deadline (env TG_TIMEOUT_MS; default 10000)' },
+  dotenv: { type: 'string', value: 'FILE', description: 'read settings from this .env file first (no .env is read otherwise)' },
+  verbose: { type: 'boolean', description: 'say which server and which credential source are used (never the credential)' },
 };
 
 // Secrets belong to a graph on 3.x; tokens follow from their secret, so only secrets commands take it.
@@ -42,6 +44,10 @@ const admin: Record<string, OptionSpec> = {
     type: 'string',
     value: 'NAME',
     description: 'admin user; the password comes from TG_PASSWORD, netrc, the config file or a prompt',
+  },
+  'netrc-default': {
+    type: 'boolean',
+    description: "let netrc's `default` entry serve this server (env TGBFF_NETRC_DEFAULT=1); off: only its own `machine` entry",
   },
 };
 

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ExitCode, CliError } from './cli-error.js';
@@ -30,25 +30,45 @@ export const configPath = (env: Env, homeDir: string): string =>
 const setupError = (message: string): CliError => new CliError(ExitCode.usage, 'config_file', message);
 
 /**
- * Reads the config file if there is one. It holds a password, so a file other users can read is
- * refused outright (like ssh with a private key) rather than used with a warning.
+ * Why a config file may not be used, or undefined. It holds a password and names the server that password
+ * goes to, so, as ssh does with its own files, a file another user could read, change or own is refused
+ * outright (not used with a warning): a group-writable file lets that group point the password at their
+ * own server. Root may own it (a file an administrator put in place).
+ */
+export function unsafeMode(stats: { mode: number; uid: number }, uid: number | undefined): string | undefined {
+  const octal = (stats.mode & 0o777).toString(8);
+  if ((stats.mode & 0o022) !== 0) return `other users can change it (mode ${octal})`;
+  if ((stats.mode & 0o044) !== 0) return `other users can read it (mode ${octal})`;
+  if (uid !== undefined && stats.uid !== uid && stats.uid !== 0) return `it belongs to another user (uid ${stats.uid})`;
+  return undefined;
+}
+
+/**
+ * Reads the config file if there is one, through one open file, so the file checked is the file read.
  */
 export async function loadConfigFile(env: Env, homeDir: string): Promise<LoadedConfig | undefined> {
   const path = configPath(env, homeDir);
-  let mode: number;
+  let file: FileHandle;
   try {
-    mode = (await stat(path)).mode;
+    file = await open(path, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !env.TGBFF_CONFIG) return undefined;
     throw setupError(`cannot read config file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  if ((mode & 0o044) !== 0) {
-    const octal = (mode & 0o777).toString(8);
-    throw setupError(`refusing config file ${path}: other users can read it (mode ${octal}); run: chmod 600 ${path}`);
+  let text: string;
+  try {
+    const unsafe = unsafeMode(await file.stat(), process.getuid?.());
+    if (unsafe !== undefined) {
+      const fix = unsafe.startsWith('it belongs') ? `run: chown $(id -u) ${path}` : `run: chmod 600 ${path}`;
+      throw setupError(`refusing config file ${path}: ${unsafe}; ${fix}`);
+    }
+    text = await file.readFile('utf8');
+  } finally {
+    await file.close();
   }
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(path, 'utf8'));
+    data = JSON.parse(text);
   } catch {
     // The parser's own message quotes file content, which may be the password.
     throw setupError(`config file ${path} is not valid JSON`);

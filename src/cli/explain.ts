@@ -19,8 +19,12 @@ export function explain(err: unknown, where: Situation): CliError {
     return new CliError(ExitCode.other, 'internal', `unexpected failure: ${message}`, { cause: err });
   }
   const server = `the ${where.server} server at ${where.url}`;
-  const make = (exit: (typeof ExitCode)[keyof typeof ExitCode], code: string, message: string): CliError =>
-    new CliError(exit, code, message, { cause: err });
+  // Every admin failure says whose credentials went where, so a surprise (a server or a file nobody meant) shows.
+  const used = where.server === 'admin' ? { user: where.user, source: where.credentialSource } : undefined;
+  const make = (exit: (typeof ExitCode)[keyof typeof ExitCode], code: string, message: string): CliError => {
+    const full = used === undefined || message.includes(`credentials from ${used.source}`) ? message : `${message} [user '${used.user}', credentials from ${used.source}]`;
+    return new CliError(exit, code, full, { cause: err });
+  };
 
   switch (err.kind) {
     case 'unreachable':

@@ -68,14 +68,20 @@ export function parseNetrc(text: string): NetrcEntry[] {
 }
 
 /**
- * The first entry for `host` (case-insensitive), else the `default` entry, as curl and ftp do. With a
- * `login` (from --user) only entries for that login, or naming none, qualify.
+ * The first entry for `host` (case-insensitive). The `default` entry only when asked for (curl and ftp
+ * fall back to it for any host; here that would send one password to whatever server a URL names).
+ * With a `login` (from --user) only entries for that login, or naming none, qualify.
  */
-export function findNetrcEntry(entries: readonly NetrcEntry[], host: string, login?: string): NetrcEntry | undefined {
+export function findNetrcEntry(
+  entries: readonly NetrcEntry[],
+  host: string,
+  login?: string,
+  options: { useDefault?: boolean } = {},
+): NetrcEntry | undefined {
   const wanted = host.toLowerCase();
   const fits = (e: NetrcEntry): boolean => login === undefined || e.login === undefined || e.login === login;
   return (
     entries.find((e) => e.machine?.toLowerCase() === wanted && fits(e)) ??
-    entries.find((e) => e.machine === undefined && fits(e))
+    (options.useDefault === true ? entries.find((e) => e.machine === undefined && fits(e)) : undefined)
   );
 }

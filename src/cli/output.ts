@@ -11,6 +11,8 @@ export interface Output {
   note(text: string): void;
   /** The failure on stderr: one line, or {"error":{code,message}} with --json. */
   error(err: CliError): void;
+  /** With --verbose: what the run uses (servers, where credentials came from), one line on stderr ({"info"} with --json). */
+  info(text: string): void;
 }
 
 interface Writable {
@@ -20,7 +22,7 @@ interface Writable {
 // Shorter values would mask ordinary short words ("to", "or") while protecting nothing worth guessing.
 const MIN_PROTECTED_LENGTH = 4;
 
-export function createOutput(options: { json: boolean; stdout: Writable; stderr: Writable }): Output {
+export function createOutput(options: { json: boolean; verbose?: boolean; stdout: Writable; stderr: Writable }): Output {
   // The actual secret, password and token values this run handled; only these are masked.
   const sensitive = new Set<string>();
 
@@ -34,6 +36,11 @@ export function createOutput(options: { json: boolean; stdout: Writable; stderr:
     },
     note(text) {
       if (!options.json) options.stderr.write(`${text}\n`);
+    },
+    info(text) {
+      if (!options.verbose) return;
+      const message = redact(text, sensitive, MIN_PROTECTED_LENGTH);
+      options.stderr.write(options.json ? `${JSON.stringify({ info: message })}\n` : `tgbff: ${message}\n`);
     },
     error(err) {
       const message = redact(err.message, sensitive, MIN_PROTECTED_LENGTH);

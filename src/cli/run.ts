@@ -5,6 +5,7 @@ import { runServe } from './commands/serve.js';
 import { runSim } from './commands/sim.js';
 import { deleteToken, getToken, refreshToken } from './commands/token.js';
 import type { CommandContext, CommandRunner } from './context.js';
+import { withEnvFile } from './dotenv-option.js';
 import { createOutput } from './output.js';
 import { terminalPrompter, type TerminalInput } from './prompt.js';
 
@@ -34,17 +35,21 @@ export interface CliProcess {
 export async function runCli(proc: CliProcess): Promise<number> {
   // Known before parsing, so even a usage error comes out as JSON for a script that asked for it.
   const json = proc.argv.includes('--json') && proc.argv[0] !== 'sim';
-  const out = createOutput({ json, stdout: proc.stdout, stderr: proc.stderr });
+  const verbose = proc.argv.includes('--verbose') && proc.argv[0] !== 'sim';
+  const out = createOutput({ json, verbose, stdout: proc.stdout, stderr: proc.stderr });
   try {
     const line = parseCommandLine(proc.argv);
     if (line.kind === 'help') {
       proc.stdout.write(`${line.text}\n`);
       return ExitCode.ok;
     }
+    const envFile = typeof line.values.dotenv === 'string' ? line.values.dotenv : undefined;
+    const { env, read } = withEnvFile(proc.env, envFile);
+    if (read !== undefined) out.info(`settings from env file ${read} (variables already set keep their values)`);
     const ctx: CommandContext = {
       values: line.values,
       positionals: line.positionals,
-      env: proc.env,
+      env,
       homeDir: proc.homeDir,
       stdin: proc.stdin,
       out,

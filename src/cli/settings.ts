@@ -11,11 +11,14 @@ export interface ConnectionSettings {
   timeoutMs: number;
   /** Host name of the admin server, the key for netrc look-ups. */
   host: string;
+  /** Where each URL came from, for --verbose: "--gsql-url", "TG_GSQL_URL", "config file", "default". */
+  from: { gsqlUrl: string; restppUrl: string };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const DEFAULT_HOST = '127.0.0.1';
+/** The CLI's own default admin host; a config file that names no host names this one. */
+export const DEFAULT_HOST = '127.0.0.1';
 const DEFAULT_VERSION = '3.9.3';
 
 function checkedUrl(raw: string, name: string): URL {
@@ -32,10 +35,19 @@ function checkedUrl(raw: string, name: string): URL {
 const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
 const trimSlash = (u: string): string => u.replace(/\/+$/, '');
 
+/** netrc and config files name IPv6 hosts without brackets; URL keeps them. */
+export const bareHost = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
+
 /** 4.1+ serves the data API under the admin port's /restpp prefix; port 9000 is gone. */
 function isRestppUnderGsql(version: string): boolean {
   const [major = 0, minor = 0] = version.split('.').map(Number);
   return major > 4 || (major === 4 && minor >= 1);
+}
+
+/** The first value set, and a name for where it came from. */
+function pick(candidates: ReadonlyArray<readonly [string | undefined, string]>): { value: string; from: string } {
+  for (const [value, from] of candidates) if (value !== undefined) return { value, from };
+  throw new Error('no candidate'); // the last candidate is always a default
 }
 
 /** Flags win over env, env over the config file, the config file over defaults. */
@@ -44,17 +56,34 @@ export function resolveSettings(values: OptionValues, env: Env, config: TgbffCon
   if (!/^\d+\.\d+(\.\d+)?$/.test(version)) throw usageError(`version must look like 3.9.3, got '${version}'`);
 
   const host = config?.host ?? DEFAULT_HOST;
-  const gsqlRaw = str(values['gsql-url']) ?? env.TG_GSQL_URL ?? config?.gsqlUrl ?? `http://${host}:14240`;
-  const gsql = checkedUrl(gsqlRaw, str(values['gsql-url']) ? '--gsql-url' : env.TG_GSQL_URL ? 'TG_GSQL_URL' : 'gsqlUrl');
+  const gsqlRaw = pick([
+    [str(values['gsql-url']), '--gsql-url'],
+    [env.TG_GSQL_URL, 'TG_GSQL_URL'],
+    [config?.gsqlUrl, 'config file'],
+    [`http://${host}:14240`, config?.host === undefined ? 'default' : 'config file host'],
+  ]);
+  const gsql = checkedUrl(gsqlRaw.value, gsqlRaw.from === '--gsql-url' || gsqlRaw.from === 'TG_GSQL_URL' ? gsqlRaw.from : 'gsqlUrl');
   const restppDefault = isRestppUnderGsql(version) ? `${trimSlash(gsql.href)}/restpp` : `http://${host}:9000`;
-  const restppRaw = str(values['restpp-url']) ?? env.TG_RESTPP_URL ?? config?.restppUrl ?? restppDefault;
-  checkedUrl(restppRaw, str(values['restpp-url']) ? '--restpp-url' : env.TG_RESTPP_URL ? 'TG_RESTPP_URL' : 'restppUrl');
+  const restppRaw = pick([
+    [str(values['restpp-url']), '--restpp-url'],
+    [env.TG_RESTPP_URL, 'TG_RESTPP_URL'],
+    [config?.restppUrl, 'config file'],
+    [restppDefault, isRestppUnderGsql(version) ? 'admin server URL + /restpp' : config?.host === undefined ? 'default' : 'config file host'],
+  ]);
+  checkedUrl(restppRaw.value, restppRaw.from === '--restpp-url' || restppRaw.from === 'TG_RESTPP_URL' ? restppRaw.from : 'restppUrl');
 
   const timeoutFlag = str(values['timeout-ms']);
   const timeoutMs = positiveInt(timeoutFlag ?? env.TG_TIMEOUT_MS, timeoutFlag ? '--timeout-ms' : 'TG_TIMEOUT_MS') ?? 10_000;
   const graph = str(values.graph) ?? env.TG_GRAPH ?? 'social';
   if (!isName(graph)) throw usageError(`graph must be a plain name, got '${graph}'`);
 
-  const hostname = gsql.hostname.replace(/^\[|\]$/g, ''); // netrc names IPv6 hosts without brackets
-  return { gsqlUrl: trimSlash(gsqlRaw), restppUrl: trimSlash(restppRaw), version, graph, timeoutMs, host: hostname };
+  return {
+    gsqlUrl: trimSlash(gsqlRaw.value),
+    restppUrl: trimSlash(restppRaw.value),
+    version,
+    graph,
+    timeoutMs,
+    host: bareHost(gsql),
+    from: { gsqlUrl: gsqlRaw.from, restppUrl: restppRaw.from },
+  };
 }

@@ -10,8 +10,8 @@ export interface OidcConfig {
   redirectUri: string;
   /** Space-separated, includes openid. */
   scopes: string;
-  /** Resource (RFC 8707) requested for the access token, which TigerGraph checks as `aud`. */
-  audience?: string;
+  /** Resource (RFC 8707) requested for the access token, which TigerGraph checks as `aud` (required). */
+  audience: string;
   postLoginPath: string;
   /** Refresh the IdP access token this many seconds before it expires. */
   refreshBeforeSeconds: number;
@@ -57,7 +57,7 @@ export function oidcFrom(v: OidcValues): { oidc?: OidcConfig } {
       clientSecret: v.OIDC_CLIENT_SECRET ?? '',
       redirectUri: v.OIDC_REDIRECT_URI ?? '',
       scopes: v.OIDC_SCOPES,
-      ...(v.OIDC_AUDIENCE !== undefined && { audience: v.OIDC_AUDIENCE }),
+      audience: v.OIDC_AUDIENCE ?? '',
       postLoginPath: v.OIDC_POST_LOGIN_PATH,
       refreshBeforeSeconds: v.OIDC_REFRESH_BEFORE,
     },

@@ -1,4 +1,6 @@
 import type { KeyIssue } from './fields.js';
+import { bytesOf, charsOf, weakness } from './key-strength.js';
+import type { EncryptionKey } from '../store/crypto.js';
 
 /** The parsed env values rules look at (a subset of the schema's output). */
 export interface RuleValues {
@@ -28,6 +30,8 @@ export interface RuleValues {
   OIDC_CLIENT_SECRET: string | undefined;
   OIDC_REDIRECT_URI: string | undefined;
   OIDC_SCOPES: string;
+  OIDC_AUDIENCE: string | undefined;
+  TRUST_PROXY: unknown;
 }
 
 /** A check across keys; it runs only when every key it reads parsed, so it never sees a bad value. */
@@ -124,9 +128,26 @@ export const RULES: readonly Rule[] = [
       'a Redis mode (REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES) is required in production',
     ),
   ),
-  inProduction(['SESSION_SECRET'], (v) => when(v.SESSION_SECRET === undefined, 'SESSION_SECRET', 'is required in production')),
-  inProduction(['SESSION_ENCRYPTION_KEYS'], (v) =>
-    when(v.SESSION_ENCRYPTION_KEYS === undefined, 'SESSION_ENCRYPTION_KEYS', 'is required in production'),
+  inProduction(['SESSION_SECRET'], (v) => {
+    if (v.SESSION_SECRET === undefined) return [{ key: 'SESSION_SECRET', message: 'is required in production' }];
+    return (v.SESSION_SECRET as readonly string[]).flatMap((secret, i) => {
+      const weak = weakness(charsOf(secret));
+      return when(weak !== undefined, 'SESSION_SECRET', `secret ${i + 1} is too weak for production: ${weak}; make one with: openssl rand -base64 48`);
+    });
+  }),
+  inProduction(['SESSION_ENCRYPTION_KEYS'], (v) => {
+    if (v.SESSION_ENCRYPTION_KEYS === undefined) return [{ key: 'SESSION_ENCRYPTION_KEYS', message: 'is required in production' }];
+    return (v.SESSION_ENCRYPTION_KEYS as readonly EncryptionKey[]).flatMap(({ id, key }) => {
+      const weak = weakness(bytesOf(key));
+      return when(weak !== undefined, 'SESSION_ENCRYPTION_KEYS', `key "${id}" is too weak for production: ${weak?.replace('character', 'byte')}; make one with: openssl rand -base64 32`);
+    });
+  }),
+  inProduction(['TRUST_PROXY'], (v) =>
+    when(
+      v.TRUST_PROXY === true,
+      'TRUST_PROXY',
+      'must not be true in production: it trusts every hop, so any client sets its own address (and login budget) with X-Forwarded-For; name your proxies instead, by address or subnet (e.g. TRUST_PROXY=10.0.0.0/8) or by count (e.g. TRUST_PROXY=1)',
+    ),
   ),
   inProduction(['COOKIE_SECURE'], (v) => when(!v.COOKIE_SECURE, 'COOKIE_SECURE', 'must not be false in production')),
   {
@@ -138,6 +159,27 @@ export const RULES: readonly Rule[] = [
         : (['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI'] as const).flatMap((key) =>
             when(v[key] === undefined, key, 'is required when OIDC_ISSUER is set'),
           ),
+  },
+  {
+    // Without an audience TigerGraph cannot tell an access token for it from any other JWT of the IdP (an ID
+    // token, a token for another API), and a 3.10+ server without Security.JWT.Audience accepts them all.
+    keys: ['OIDC_ISSUER', 'OIDC_AUDIENCE'],
+    check: (v) =>
+      when(
+        v.OIDC_ISSUER !== undefined && v.OIDC_AUDIENCE === undefined,
+        'OIDC_AUDIENCE',
+        "is required when OIDC_ISSUER is set: the resource TigerGraph's Security.JWT.Audience names (set both, the same)",
+      ),
+  },
+  {
+    // An ID token's aud is the client id: with that as the audience, TigerGraph would take ID tokens as bearers.
+    keys: ['OIDC_ISSUER', 'OIDC_AUDIENCE', 'OIDC_CLIENT_ID'],
+    check: (v) =>
+      when(
+        v.OIDC_ISSUER !== undefined && v.OIDC_AUDIENCE !== undefined && v.OIDC_AUDIENCE === v.OIDC_CLIENT_ID,
+        'OIDC_AUDIENCE',
+        'must differ from OIDC_CLIENT_ID: ID tokens carry the client id as aud, so TigerGraph would accept them as bearers',
+      ),
   },
   {
     keys: ['OIDC_ISSUER', 'OIDC_SCOPES'],

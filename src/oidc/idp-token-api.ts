@@ -24,7 +24,7 @@ export function createIdpTokenApi(deps: { idp: Idp; now: () => number }): TokenA
     const audience = idp.settings.audience;
     let answer: Awaited<ReturnType<typeof client.refreshTokenGrant>>;
     try {
-      answer = await client.refreshTokenGrant(config, refreshToken, audience ? { resource: audience } : undefined);
+      answer = await client.refreshTokenGrant(config, refreshToken, { resource: audience });
     } catch (err) {
       if (isIdpOutage(err)) throw idpUnavailable(err);
       throw new AppError('session_expired', 'The identity provider ended the sign-on; log in again', { cause: err });

@@ -86,7 +86,7 @@ export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Ci
         code_challenge: await client.calculatePKCECodeChallenge(pre.verifier),
         code_challenge_method: 'S256',
         ...(settings.scopes.split(' ').includes('offline_access') && { prompt: 'consent' }),
-        ...(settings.audience && { resource: settings.audience }),
+        resource: settings.audience,
       };
       const preLogin = `${id}.${cipher.encrypt(JSON.stringify(pre), sealedAs.preLogin(id))}`;
       return { preLogin, url: client.buildAuthorizationUrl(config, params).href };
@@ -122,7 +122,7 @@ export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Ci
           config,
           current,
           { pkceCodeVerifier: pre.verifier, expectedState: pre.state, expectedNonce: pre.nonce, idTokenExpected: true },
-          settings.audience ? { resource: settings.audience } : undefined,
+          { resource: settings.audience },
         );
       } catch (err) {
         if (isIdpOutage(err)) throw idpUnavailable(err);
@@ -131,7 +131,7 @@ export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Ci
       const claims = answer.claims();
       const access = accessClaims(answer.access_token);
       if (!claims || !access) throw failed('The identity provider did not issue a JWT access token with a subject');
-      if (settings.audience && !access.aud.includes(settings.audience)) {
+      if (!access.aud.includes(settings.audience)) {
         throw failed('The access token is not for the configured audience (OIDC_AUDIENCE)');
       }
       if (!(await stores.firstUse(spent, PRE_LOGIN_TTL_MS))) throw failed('The login was already completed; start the login again');

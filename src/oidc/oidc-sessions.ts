@@ -70,13 +70,17 @@ export function createOidcSessions(deps: {
       return accessRevoked || refreshRevoked;
     },
 
-    /** Where the browser goes to end the IdP session too, when the IdP offers RP-initiated logout. */
-    async logoutUrl(sid: string, tg: OidcSessionView): Promise<string | undefined> {
+    /**
+     * Where the browser goes to end the IdP session too (RP-initiated logout), when the IdP offers it. The
+     * id token rides as `id_token_hint` only when `hint` (a top-level navigation, so no page script can read
+     * where the redirect goes); without it the IdP asks the user to confirm.
+     */
+    async logoutUrl(sid: string, tg: OidcSessionView | undefined, options: { hint: boolean }): Promise<string | undefined> {
       const config = await idp.configuration().catch(() => undefined);
       if (!config?.serverMetadata().end_session_endpoint) return undefined;
       let idToken: string | undefined;
       try {
-        idToken = tg.oidc?.idToken ? deps.cipher.decrypt(tg.oidc.idToken, sealedAs.idToken(sid)) : undefined;
+        idToken = options.hint && tg?.oidc?.idToken ? deps.cipher.decrypt(tg.oidc.idToken, sealedAs.idToken(sid)) : undefined;
       } catch {
         idToken = undefined;
       }

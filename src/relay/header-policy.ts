@@ -8,9 +8,12 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
  * (X-Forwarded-For = the client address as the trust-proxy setting sees it). A denylist let any header
  * nobody thought of through (X-HTTP-Method-Override, X-Original-URL, X-Rewrite-URL, …), which a proxy in
  * front of TigerGraph may honour. Content-Length is not forwarded: the body is buffered and undici frames it.
- * Downstream drops Set-Cookie (the data server must never set cookies on the BFF's origin), hop-by-hop
- * headers, Authorization, CORS headers (the BFF owns CORS), any header the BFF already set (its security
- * headers win), and any header whose value contains the token.
+ * Downstream, by allowlist too (DEFAULT_RESPONSE_HEADERS plus RELAY_RESPONSE_HEADERS): what describes the
+ * body, caching, a download's name and a retry hint. A block list let through whatever nobody listed:
+ * Clear-Site-Data (logs the user out of the BFF's origin), Refresh and Location (send the page elsewhere),
+ * Alt-Svc, WWW-Authenticate (a browser login prompt), Strict-Transport-Security (max-age=0 over http), Server.
+ * Even an allowed header is dropped when the BFF already set it (its security headers win), when the
+ * Connection header names it, or when its value contains the token.
  */
 export interface ForwardedFor {
   readonly clientIp: string | undefined;
@@ -61,21 +64,87 @@ export const NEVER_FORWARDED: readonly string[] = [
   'x-rewrite-url',
   'x-original-method',
 ];
-const DOWNSTREAM_DROP = [...HOP_BY_HOP, 'set-cookie', 'set-cookie2', 'authorization'];
+/**
+ * Upstream answer headers the browser gets. TigerGraph documents no informative headers of its own (RESTPP
+ * answers JSON through nginx; tigergraph-wire.md has none, the simulator sends only Content-Type and
+ * Content-Length), so this is the generic list: the body's type, size, encoding, language and range, a
+ * download's file name, caching and validators, and Retry-After. RELAY_RESPONSE_HEADERS adds to it.
+ */
+export const DEFAULT_RESPONSE_HEADERS: readonly string[] = [
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'content-language',
+  'content-range',
+  'accept-ranges',
+  'content-disposition',
+  'cache-control',
+  'expires',
+  'last-modified',
+  'etag',
+  'age',
+  'pragma',
+  'vary',
+  'retry-after',
+];
+
+/**
+ * Never passed to the browser, whatever RELAY_RESPONSE_HEADERS says (config refuses them by name, and any
+ * name starting access-control- or proxy-): cookies, credentials and login prompts, headers that navigate,
+ * clear or pin the BFF's origin, the BFF's own security and reporting headers, and hop-by-hop framing.
+ */
+export const NEVER_RETURNED: readonly string[] = [
+  ...HOP_BY_HOP,
+  'set-cookie',
+  'set-cookie2',
+  'authorization',
+  'www-authenticate',
+  'proxy-authenticate',
+  'clear-site-data',
+  'refresh',
+  'location',
+  'link',
+  'alt-svc',
+  'strict-transport-security',
+  'content-security-policy',
+  'content-security-policy-report-only',
+  'permissions-policy',
+  'cross-origin-opener-policy',
+  'cross-origin-embedder-policy',
+  'cross-origin-resource-policy',
+  'origin-agent-cluster',
+  'referrer-policy',
+  'x-frame-options',
+  'x-content-type-options',
+  'x-xss-protection',
+  'x-dns-prefetch-control',
+  'x-permitted-cross-domain-policies',
+  'report-to',
+  'reporting-endpoints',
+  'nel',
+  'service-worker-allowed',
+  'x-request-id',
+];
+export const NEVER_RETURNED_PREFIXES: readonly string[] = ['access-control-', 'proxy-'];
 /** Connection values that name no other header; the common case skips parsing. */
 const PLAIN_CONNECTION = new Set(['keep-alive', 'close', 'Keep-Alive', 'Close']);
 
+/** Whether RELAY_RESPONSE_HEADERS may name `name` (lower-case). */
+export const mayReturn = (name: string): boolean => !NEVER_RETURNED.includes(name) && !NEVER_RETURNED_PREFIXES.some((p) => name.startsWith(p));
+
 export class HeaderPolicy {
   private readonly forward: ReadonlySet<string>;
-  private readonly downstreamDrop: ReadonlySet<string> = new Set(DOWNSTREAM_DROP);
+  private readonly returned: ReadonlySet<string>;
 
   /**
    * `csrfHeader`: the configured CSRF header name, any case (never forwarded: it is the BFF's business).
    * `extra`: RELAY_FORWARD_HEADERS, lower-case, already checked against NEVER_FORWARDED by config.
+   * `extraReturned`: RELAY_RESPONSE_HEADERS, lower-case, already checked with mayReturn by config.
    */
-  constructor(csrfHeader: string, extra: readonly string[] = []) {
+  constructor(csrfHeader: string, extra: readonly string[] = [], extraReturned: readonly string[] = []) {
     const never = new Set([...NEVER_FORWARDED, csrfHeader.toLowerCase()]);
     this.forward = new Set([...DEFAULT_FORWARD_HEADERS, ...extra].filter((name) => !never.has(name)));
+    this.returned = new Set([...DEFAULT_RESPONSE_HEADERS, ...extraReturned].filter(mayReturn));
   }
 
   /** Flat [name, value, …] list for undici (no object to build, no key normalisation). */
@@ -99,9 +168,9 @@ export class HeaderPolicy {
   downstream(upstream: IncomingHttpHeaders, res: ServerResponse, token: string): void {
     const named = connectionNamed(upstream.connection);
     for (const name in upstream) {
+      if (!this.returned.has(name)) continue;
       const value = upstream[name];
-      if (value === undefined || this.downstreamDrop.has(name)) continue;
-      if (name.startsWith('proxy-') || name.startsWith('access-control-')) continue;
+      if (value === undefined) continue;
       if (named !== null && named.has(name)) continue;
       if (res.hasHeader(name) || mentions(value, token)) continue;
       res.setHeader(name, value);

@@ -53,6 +53,8 @@ export interface RelayOptions {
   csrfHeader: string;
   /** RELAY_FORWARD_HEADERS: browser headers forwarded besides the default allowlist. */
   forwardHeaders?: readonly string[];
+  /** RELAY_RESPONSE_HEADERS: upstream answer headers passed to the browser besides the default allowlist. */
+  responseHeaders?: readonly string[];
   metrics?: Metrics;
   logger?: Logger;
   /** Where the relay is mounted; default '/api'. */
@@ -74,7 +76,7 @@ class UndiciRelay implements Relay {
     this.origin = url.origin;
     this.basePath = url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
     this.mount = opts.mountPath ?? '/api';
-    this.policy = new HeaderPolicy(opts.csrfHeader, opts.forwardHeaders);
+    this.policy = new HeaderPolicy(opts.csrfHeader, opts.forwardHeaders, opts.responseHeaders);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, call: RelayCall): Promise<void> {

@@ -1,3 +1,5 @@
+import { timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 import { sendJson } from './http-server.js';
 import { parseLenientObject } from './lenient-json.js';
 import type { Sim, SimRequest } from './sim-context.js';
@@ -10,8 +12,45 @@ export interface AdminActions {
 }
 
 /**
+ * Who may use /__sim/: anyone who can connect (`open`: the simulator listens on loopback only and has no
+ * key), holders of the key (`key`), or nobody (`off`: it listens beyond loopback without a key). The surface
+ * hands out live tokens, creates secrets and injects faults, so on a network it must not be open.
+ */
+export type AdminAccess = { mode: 'open' } | { mode: 'key'; key: Buffer } | { mode: 'off'; host: string };
+
+/** 127.0.0.0/8, ::1, IPv4-mapped loopback and the name localhost; 0.0.0.0 and :: (every interface) are not. */
+export function isLoopbackBind(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bare === 'localhost') return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  if (bare === '::1') return true;
+  return bare.startsWith('::ffff:') && isIP(bare.slice(7)) === 4 && bare.slice(7).startsWith('127.');
+}
+
+export function adminAccess(host: string, key: string | undefined): AdminAccess {
+  if (key !== undefined && key !== '') return { mode: 'key', key: Buffer.from(key) };
+  return isLoopbackBind(host) ? { mode: 'open' } : { mode: 'off', host };
+}
+
+/** True when the request may use the surface; otherwise it has been answered (404 off, 401 wrong key). */
+export function admitAdmin(access: AdminAccess, r: SimRequest): boolean {
+  if (access.mode === 'open') return true;
+  if (access.mode === 'off') {
+    sendJson(r.res, 404, {
+      error: `the simulator's control surface is off: it listens on ${access.host}, beyond loopback, and was started without --admin-key`,
+    });
+    return false;
+  }
+  const raw = r.req.headers['x-sim-key'];
+  const given = Buffer.from(typeof raw === 'string' ? raw : '');
+  if (given.length === access.key.length && timingSafeEqual(given, access.key)) return true;
+  sendJson(r.res, 401, { error: 'the simulator control surface needs the X-Sim-Key header with its --admin-key' });
+  return false;
+}
+
+/**
  * The simulator's own test surface under /__sim/ on the restpp port, for callers in another process
- * (benchmark, child-process tests). Not counted, not recorded, no latency.
+ * (benchmark, child-process tests). Not counted, not recorded, no latency. Guarded by admitAdmin.
  */
 export function handleAdmin(sim: Sim, r: SimRequest, actions: AdminActions): void {
   const route = `${r.method} ${r.path}`;

@@ -18,6 +18,8 @@ Starts like a fresh TigerGraph: user tigergraph/tigergraph, graph "social" with 
   --jwt-issuer <iss>           with a JWT key: the iss claim must equal this
   --jwt-audience <aud>         with a JWT key: the aud claim must contain this (case-sensitive)
   --latency-ms <n>             fixed latency added to every answer (default 0)
+  --admin-key <v|@file>        key for the /__sim/ control surface (header X-Sim-Key); without one the
+                               surface answers only on a loopback --host, and is off on any other
   --omit-token-expiration      3.6+: leave "expiration" out of token answers
   --config <file.json>         extra {"users":[…],"graphs":[…],"secrets":[…],"jwt":{…},"authFailureStatus":403}
   --help                       this text
@@ -50,6 +52,7 @@ export function parseSimArgs(argv: string[]): CliParse {
         'auth-disabled': { type: 'boolean' },
         'auth-failure-status': { type: 'string' },
         'latency-ms': { type: 'string' },
+        'admin-key': { type: 'string' },
         'jwt-hmac-secret': { type: 'string' },
         'jwt-rsa-public-key': { type: 'string' },
         'jwt-issuer': { type: 'string' },
@@ -90,6 +93,7 @@ export function parseSimArgs(argv: string[]): CliParse {
         authFailureStatus: status === '403' ? 403 : 401,
         latencyMs: latency,
         omitTokenExpiration: values['omit-token-expiration'] ?? false,
+        ...(values['admin-key'] !== undefined && { adminKey: values['admin-key'] }),
         ...(Object.keys(jwt).length > 0 && { jwt }),
       },
     };

@@ -50,11 +50,18 @@ export async function runSimulatorCli(argv: string[], io: CliIo): Promise<number
       `TigerGraph simulator ${handle.version} (${auth})`,
       `  RESTPP (data):   ${handle.restppUrl}`,
       `  GSQL (admin):    ${handle.gsqlUrl}`,
-      `  Sim admin:       http://${new URL(handle.gsqlUrl).hostname}:${handle.restppPort}/__sim/counts`,
+      `  Sim admin:       ${simAdminLine(handle, options.host ?? '127.0.0.1')}`,
       `  Admin user:      tigergraph (default password)`,
       `  Demo secret:     ${demo.value}  (alias ${demo.alias}, user tigergraph${graph ? `, graph ${graph}` : ''})`,
       '',
     ].join('\n'),
   );
   return handle;
+}
+
+function simAdminLine(handle: SimulatorHandle, host: string): string {
+  const url = `http://${new URL(handle.gsqlUrl).hostname}:${handle.restppPort}/__sim/counts`;
+  if (handle.adminSurface === 'open') return url;
+  if (handle.adminSurface === 'key') return `${url} (send the --admin-key as header X-Sim-Key)`;
+  return `off (listening on ${host}, beyond loopback; --admin-key turns it on)`;
 }

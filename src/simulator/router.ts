@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { handleAdmin, type AdminActions } from './admin-surface.js';
+import { admitAdmin, handleAdmin, type AdminActions } from './admin-surface.js';
 import { handleRestpp } from './data-endpoints.js';
 import { handleGsql } from './gsql-endpoint.js';
 import { applyDataFaults } from './faults.js';
@@ -26,7 +26,9 @@ export function createDispatcher(sim: Sim, port: 'restpp' | 'gsql', now: () => n
     const body = await readBody(req);
 
     if (port === 'restpp' && path.startsWith('/__sim/')) {
-      return handleAdmin(sim, request(req, res, method, path, rawQuery, body, undefined), actions);
+      const r = request(req, res, method, path, rawQuery, body, undefined);
+      if (admitAdmin(sim.adminAccess, r)) handleAdmin(sim, r, actions);
+      return;
     }
     let restpp = port === 'restpp';
     if (!restpp && (path === '/restpp' || path.startsWith('/restpp/'))) {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AdminAccess } from './admin-surface.js';
 import type { DemoGraph } from './demo-graph.js';
 import type { ExternalJwtVerifier } from './external-jwt.js';
 import type { JwtSigner } from './jwt.js';
@@ -29,6 +30,8 @@ export interface Sim {
   /** RESTPP's `version` object: {api, schema} on 3.x, with `edition` first on 4.x. */
   envelopeVersion: Record<string, unknown>;
   log: ((line: string) => void) | undefined;
+  /** Who may use /__sim/ (admin-surface.ts). */
+  adminAccess: AdminAccess;
 }
 
 /** One request as the handlers see it. */

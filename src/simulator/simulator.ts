@@ -1,5 +1,6 @@
 import { createDemoGraph, type DemoGraph } from './demo-graph.js';
-import { loadExternalJwtVerifier } from './external-jwt.js';
+import { adminAccess } from './admin-surface.js';
+import { loadExternalJwtVerifier, readKeyValue } from './external-jwt.js';
 import { closeServer, createRawServer, listen } from './http-server.js';
 import { createJwtSigner } from './jwt.js';
 import { Recorder } from './recorder.js';
@@ -23,6 +24,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     throw new Error(`authFailureStatus must be 401 or 403, got ${String(options.authFailureStatus)}`);
   }
   const externalJwt = options.jwt === undefined ? undefined : await loadExternalJwtVerifier(options.jwt);
+  // A key file usually ends in a newline that is not part of the key.
+  const adminKey = options.adminKey === undefined ? undefined : (await readKeyValue(options.adminKey, 'adminKey')).replace(/\r?\n$/, '');
   const jwt = createJwtSigner();
   const state = new SimState(now, jwt);
   const graphs = new Map<string, DemoGraph>([[DEMO_GRAPH, createDemoGraph(true)]]);
@@ -52,6 +55,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     faults: {},
     envelopeVersion: version.v4 ? { edition: 'enterprise', api: 'v2', schema: 0 } : { api: 'v2', schema: 0 },
     log: options.log,
+    adminAccess: adminAccess(host, adminKey),
   };
 
   const createSecret = (opts: { user?: string; graph?: string; alias?: string; value?: string } = {}) => {
@@ -89,6 +93,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const gsqlUrl = `http://${urlHost}:${gsqlPort}`;
   return {
     version: version.text,
+    adminSurface: sim.adminAccess.mode,
     restppPort,
     gsqlPort,
     restppUrl: version.era === 'jwt' ? `${gsqlUrl}/restpp` : `http://${urlHost}:${restppPort}`,

@@ -25,6 +25,12 @@ export interface SimulatorOptions {
   secrets?: Array<{ user?: string; graph?: string; alias: string; value: string }>;
   /** Fixed added latency on every answer, ms. */
   latencyMs?: number;
+  /**
+   * Key for the simulator's own /__sim/ control surface (secrets, tokens, faults, counts), sent as the
+   * `X-Sim-Key` header; `@/path/file` reads it from a file. Without one the surface answers only while the
+   * simulator listens on a loopback address: on any other address (0.0.0.0 in a container) it is off.
+   */
+  adminKey?: string;
   /** Clock in epoch ms (tests may pass a controllable one). */
   now?: () => number;
   /** Quiet by default; pass a function to see one line per request. */
@@ -78,6 +84,8 @@ export interface SeenRequest {
 
 export interface SimulatorHandle {
   readonly version: string;
+  /** Who may use /__sim/: `open` (loopback, no key), `key` (X-Sim-Key), `off` (beyond loopback, no key). */
+  readonly adminSurface: 'open' | 'key' | 'off';
   readonly restppPort: number;
   readonly gsqlPort: number;
   /** Data server base URL: http://host:restppPort (3.x) or http://host:gsqlPort/restpp (4.1+). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer as createNetServer } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import type { Page } from 'playwright-core';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -18,8 +18,9 @@ import { Redis } from 'ioredis';
  * redirects to a real OpenID provider (oidc-provider, its own login and consent pages), comes back through
  * the callback, and the demo console relays a query whose bearer is the IdP's JWT, verified by the
  * simulator as TigerGraph 3.11 would (Security.JWT.RSA.PublicKey = the IdP's JWKS, Security.JWT.Audience).
- * Logging out follows the IdP's end-session page back to the service. Nothing of the IdP's tokens is in
- * the page's reach (cookies readable by script, storage).
+ * Logging out navigates to the service's GET /auth/oidc/logout, which follows on to the IdP's end-session
+ * page (id token as hint) and back. Nothing of the IdP's tokens is in the page's reach (cookies readable by
+ * script, storage, any fetch/XHR answer), and another site's <img> or link cannot log the user out.
  */
 const availability = chromiumAvailability();
 if (!availability.run) console.warn(`Skipping the SSO browser test: ${availability.reason}`);
@@ -32,6 +33,22 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as { port: number };
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
+}
+
+/** A page of another site (http://localhost:<port>, not the same site as 127.0.0.1). */
+async function startPage(html: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createHttpServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end(html));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://localhost:${port}/`,
+    // The browser keeps its connection open; close() alone would wait for it.
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
 }
 
 describeInBrowser('single sign-on in headless Chromium', () => {
@@ -111,8 +128,15 @@ describeInBrowser('single sign-on in headless Chromium', () => {
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     const relayed: string[] = [];
+    // Every answer the page's scripts could read (fetch and XHR), kept to search for the IdP's tokens (the
+    // page's own fetches below read their bodies, else Chromium need not finish loading them).
+    const scriptReadable: Promise<string>[] = [];
     page.on('response', (res) => {
       if (res.url().startsWith(`${url}/api/`)) relayed.push(`${res.status()} ${new URL(res.url()).pathname}`);
+      const type = res.request().resourceType();
+      if (type === 'fetch' || type === 'xhr') {
+        scriptReadable.push(res.text().catch(() => '').then((body) => `${res.url()} ${JSON.stringify(res.headers())} ${body}`));
+      }
     });
 
     await page.goto(url);
@@ -148,14 +172,45 @@ describeInBrowser('single sign-on in headless Chromium', () => {
     const sessionCookie = cookies.find((c) => c.name === 'tgbff' || c.name === '__Host-tgbff');
     expect(sessionCookie?.httpOnly).toBe(true);
 
-    // Log out: the page follows the IdP's end-session page and comes back logged out.
+    // Another site (localhost is not the same site as 127.0.0.1) tries to log the user out: an <img> and a
+    // link the user follows. The session cookie is SameSite=Strict and the route wants a same-origin
+    // navigation, so neither ends the session.
+    const evil = await startPage(
+      `<!doctype html><img src="${url}/auth/oidc/logout"><a id="go" href="${url}/auth/oidc/logout">win a prize</a>`,
+    );
+    try {
+      const imgRefused = page.waitForEvent('requestfailed', (r) => r.url() === `${url}/auth/oidc/logout`);
+      await page.goto(evil.url);
+      await imgRefused; // blocked by CORP after the service answered 403 (the session lives on, checked below)
+      await page.click('#go');
+      await page.waitForURL((u) => u.toString().startsWith(`${url}/auth/oidc/logout`));
+      expect(await page.content()).toContain('<h1>Logout did not happen</h1>');
+    } finally {
+      await evil.close();
+    }
+    await page.goto(url);
+    await page.locator('#app-view').waitFor({ state: 'visible' });
+    // This page's own script cannot use the logout URL either (it could read where a redirect goes).
+    const scripted = await page.evaluate<number>("fetch('/auth/oidc/logout').then(async (res) => { await res.text(); return res.status; })");
+    expect(scripted).toBe(403);
+    expect(await page.evaluate<number>("fetch('/auth/session').then(async (res) => { await res.text(); return res.status; })")).toBe(200);
+
+    // Log out: the page navigates to the service's logout URL, goes on to the IdP's end-session page with the
+    // id token as hint, and comes back logged out.
     await page.click('#logout-button');
     await page.waitForURL((u) => u.toString().startsWith(idp.issuer));
+    const idToken = new URL(page.url()).searchParams.get('id_token_hint');
+    expect(idToken?.split('.')).toHaveLength(3);
     await page.locator('button[name="logout"]').click();
     await page.waitForURL((u) => u.toString().startsWith(url));
     await page.locator('#login-view').waitFor({ state: 'visible' });
-    const after = await page.evaluate<number>("fetch('/auth/session').then((res) => res.status)");
+    const after = await page.evaluate<number>("fetch('/auth/session').then(async (res) => { await res.text(); return res.status; })");
     expect(after).toBe(401);
+    const readable = await Promise.all(scriptReadable);
+    expect(readable.length).toBeGreaterThan(3);
+    for (const needle of [jwt, jwt.split('.')[2]!, idToken!, idToken!.split('.')[2]!]) {
+      expect(readable.filter((r) => r.includes(needle))).toEqual([]);
+    }
     expect(errors).toEqual([]);
   }, 60_000);
 });

@@ -14,8 +14,20 @@ async function withSecretApi<T>(
 ): Promise<T> {
   const { settings, config } = await loadSettings(ctx);
   const user = typeof ctx.values.user === 'string' ? ctx.values.user : undefined;
-  const resolved = await resolveCredentials({ user, env: ctx.env, homeDir: ctx.homeDir, host: settings.host, config, prompter: ctx.prompter });
+  ctx.out.info(`admin server ${settings.gsqlUrl} (from ${settings.from.gsqlUrl})`);
+  const resolved = await resolveCredentials({
+    user,
+    env: ctx.env,
+    homeDir: ctx.homeDir,
+    server: settings.gsqlUrl,
+    host: settings.host,
+    netrcDefault: ctx.values['netrc-default'] === true || ctx.env.TGBFF_NETRC_DEFAULT === '1',
+    config,
+    prompter: ctx.prompter,
+  });
   ctx.out.protect(resolved.creds.password);
+  for (const passed of resolved.skipped) ctx.out.info(`not used: ${passed}`);
+  ctx.out.info(`credentials: user '${resolved.creds.username}' from ${resolved.source}`);
   const where: Situation = {
     server: 'admin',
     url: settings.gsqlUrl,

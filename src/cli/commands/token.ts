@@ -1,6 +1,7 @@
 import { createTokenApi, type TokenClient } from '../../tigergraph/restpp-client.js';
 import { maskSecret, TigerGraphError } from '../../tigergraph/errors.js';
 import type { TokenGrant } from '../../tigergraph/types.js';
+import { wireEraOf } from '../../tigergraph/version.js';
 import { positiveInt } from '../args.js';
 import { ExitCode, usageError } from '../cli-error.js';
 import { loadSettings, type CommandContext, type CommandRunner } from '../context.js';
@@ -28,8 +29,11 @@ async function withTokenApi<T>(ctx: CommandContext, needsToken: boolean, work: (
   const lifetime = positiveInt(typeof ctx.values.lifetime === 'string' ? ctx.values.lifetime : undefined, '--lifetime');
   const { settings } = await loadSettings(ctx);
   if (token !== undefined) ctx.out.protect(token);
+  ctx.out.info(`data server ${settings.restppUrl} (from ${settings.from.restppUrl})`);
+  if (wireEraOf(settings.version) === 'jwt') ctx.out.info(`admin server ${settings.gsqlUrl} (from ${settings.from.gsqlUrl}): 4.1+ issues tokens there`);
   const { secret, source } = await readSecret(ctx.env, ctx.stdin, ctx.prompter);
   ctx.out.protect(secret);
+  ctx.out.info(`secret from ${source}`);
   const api = createTokenApi({ restppUrl: settings.restppUrl, gsqlUrl: settings.gsqlUrl, version: settings.version, timeoutMs: settings.timeoutMs });
   try {
     return await work({ api, secret, token, lifetime });

@@ -142,21 +142,19 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     }
   });
 
+  // Ends this service's session of any kind (an SSO session's IdP tokens revoked too). To end the IdP's own
+  // session as well, a page navigates to GET /auth/oidc/logout instead (oidc-routes.ts): the IdP's logout URL
+  // carries the id token, and no answer a script can read ever does.
   routes.post('/logout', async (req: Request, res: Response) => {
     const { session } = requestContext(req);
     const current = await session.load();
     const sid = session.sid();
-    let logoutUrl: string | undefined;
     if (current?.tg && sid !== null) {
-      // Worked out before the session (and its sealed id token) is gone.
-      if (current.tg.oidc && deps.oidc) logoutUrl = await deps.oidc.logoutUrl(sid, current.tg);
       await ending.end(sid, current.tg);
       await session.destroy();
     }
     res.clearCookie(deps.cookieName, cookieClearOptions(deps));
-    // RP-initiated logout: the SPA sends the browser there to end the IdP session too.
-    if (logoutUrl !== undefined) res.status(200).set('Cache-Control', 'no-store').json({ logoutUrl });
-    else res.status(204).end();
+    res.status(204).end();
   });
 
   routes.get('/session', requireSession(), async (_req: Request, res: Response) => {
@@ -181,7 +179,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       secret: true,
       password: deps.passwords !== undefined,
       oidc: deps.oidc !== undefined,
-      ...(deps.oidc && { oidcLoginUrl: '/auth/oidc/login' }),
+      ...(deps.oidc && { oidcLoginUrl: '/auth/oidc/login', oidcLogoutUrl: '/auth/oidc/logout' }),
     });
   });
 

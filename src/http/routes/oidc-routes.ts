@@ -14,11 +14,13 @@ import type { SessionEnds } from '../../tokens/session-ends.js';
 import { requestContext } from '../pipeline/context.js';
 import { countsAsSecure } from '../pipeline/loopback-secure.js';
 import type { TgSession } from '../session/session-data.js';
+import { cookieClearOptions } from '../session/session.js';
 import { cookieValue } from '../session/signed-cookie.js';
 import type { GuessTicket } from './guess-limiter.js';
 import { httpsRequired } from './https-required.js';
 import type { LoginBudget } from './login-budget.js';
 import type { SessionCap } from './session-cap.js';
+import { checkNavigation } from './same-site-navigation.js';
 import { strictRoutes } from './routing.js';
 
 export const BACKCHANNEL_LOGOUT_PATH = '/auth/oidc/backchannel-logout';
@@ -61,7 +63,8 @@ function wantsJson(req: Request): boolean {
 
 /**
  * `GET /auth/oidc/login` and `GET /auth/oidc/callback` (authorization code + PKCE, state and nonce kept
- * sealed in this browser's pre-login cookie, one use through the IdP's one-use code), and
+ * sealed in this browser's pre-login cookie, one use through the IdP's one-use code), `GET /auth/oidc/logout`
+ * (RP-initiated logout by navigation), and
  * `POST /auth/oidc/backchannel-logout` (server to server, exempt from the CSRF header by exact path).
  */
 export function oidcRoutes(deps: OidcRoutesDeps): Router {
@@ -133,6 +136,38 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     }
   });
 
+  // RP-initiated logout by navigation: ends this session (its IdP tokens revoked) and sends the browser to the
+  // IdP's end_session_endpoint with the id token as hint. A GET, so a page can simply go there; only a
+  // top-level navigation from this site counts (same-site-navigation.ts), and the id token appears only in
+  // the redirect of such a navigation, never in an answer a page script can read.
+  routes.get('/oidc/logout', async (req: Request, res: Response, next: NextFunction) => {
+    res.set('Cache-Control', 'no-store');
+    const check = checkNavigation(req.headers);
+    if (check.kind === 'refused') {
+      deps.logger.info({ why: check.why }, 'SSO logout refused: not a navigation from this site');
+      const refusal = new AppError('csrf_rejected', "Log out with this site's own logout button: a request from another site, a script or a prefetch cannot end the session");
+      return failure(req, res, next, refusal, 'Logout did not happen');
+    }
+    try {
+      const { session } = requestContext(req);
+      const current = await session.load();
+      const sid = session.sid();
+      let target = deps.postLoginPath;
+      if (current?.tg && sid !== null) {
+        // Worked out before the session (and its sealed id token) is gone.
+        if (current.tg.oidc) target = (await deps.sessions.logoutUrl(sid, current.tg, { hint: check.kind === 'navigation' })) ?? target;
+        await deps.endCurrent(sid, current.tg);
+        await session.destroy();
+      }
+      res.clearCookie(deps.cookieName, cookieClearOptions(deps));
+      res.redirect(303, target);
+    } catch (err) {
+      // As POST /auth/logout: a store outage still makes this browser forget the session.
+      res.clearCookie(deps.cookieName, cookieClearOptions(deps));
+      return failure(req, res, next, err, 'Logout did not complete');
+    }
+  });
+
   routes.post('/oidc/backchannel-logout', express.urlencoded({ extended: false, limit: '16kb' }), async (req: Request, res: Response) => {
     res.set('Cache-Control', 'no-store');
     const token = typeof req.body?.logout_token === 'string' ? (req.body.logout_token as string) : undefined;
@@ -150,12 +185,12 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     res.status(200).end();
   });
 
-  function failure(req: Request, res: Response, next: NextFunction, err: unknown): void {
+  function failure(req: Request, res: Response, next: NextFunction, err: unknown, title = 'Sign-in did not complete'): void {
     const appError = isAppError(err) ? err : new AppError('internal_error', { cause: err });
     if (wantsJson(req)) return next(appError);
     deps.logger[appError.status >= 500 ? 'error' : 'info']({ code: appError.code, err: appError.cause ? { name: (appError.cause as Error).name, code: (appError.cause as { code?: string }).code, message: (appError.cause as Error).message } : undefined }, appError.message);
     const home = escapeHtml(deps.postLoginPath);
-    const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in did not complete</title></head><body><h1>Sign-in did not complete</h1><p>${escapeHtml(appError.expose ? appError.message : 'The sign-in service is unavailable; try again shortly')}</p><p><a href="${home}">Back to the start page</a></p></body></html>`;
+    const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><p>${escapeHtml(appError.expose ? appError.message : 'The sign-in service is unavailable; try again shortly')}</p><p><a href="${home}">Back to the start page</a></p></body></html>`;
     res.status(appError.status).set(appError.headers).set('Cache-Control', 'no-store').type('html').send(body);
   }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import supertest from 'supertest';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 import { isLoopbackAddress, isLoopbackHost } from '../../../src/http/pipeline/loopback-secure.js';
@@ -51,8 +52,8 @@ describe('in production', () => {
       env: {
         NODE_ENV: 'production',
         COOKIE_SECURE: 'true',
-        SESSION_SECRET: 'a'.repeat(40),
-        SESSION_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+        SESSION_SECRET: randomBytes(32).toString('base64'),
+        SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
       },
     });
   });
@@ -67,7 +68,7 @@ describe('in production', () => {
 });
 
 test('when COOKIE_SECURE is false or NODE_ENV is production, then loopback is not treated as secure', () => {
-  const base = { SESSION_SECRET: 'a'.repeat(40), SESSION_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`, TG_RESTPP_URL: 'http://127.0.0.1:9000', REDIS_URL: 'redis://127.0.0.1:6379' };
+  const base = { SESSION_SECRET: randomBytes(32).toString('base64'), SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`, TG_RESTPP_URL: 'http://127.0.0.1:9000', REDIS_URL: 'redis://127.0.0.1:6379' };
   expect(loadConfig({ ...base, NODE_ENV: 'development' }).session.loopbackIsSecure).toBe(true);
   expect(loadConfig({ ...base, NODE_ENV: 'development', COOKIE_SECURE: 'false' }).session.loopbackIsSecure).toBe(false);
   expect(loadConfig({ ...base, NODE_ENV: 'production' }).session.loopbackIsSecure).toBe(false);

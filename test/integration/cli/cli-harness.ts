@@ -4,7 +4,8 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-export const CLI = path.resolve('dist/cli/main.js');
+// TGBFF_CLI runs another build (e.g. an older commit's dist/cli/main.js, to show a regression test fails there).
+export const CLI = path.resolve(process.env.TGBFF_CLI ?? 'dist/cli/main.js');
 
 export interface CliResult {
   code: number | null;

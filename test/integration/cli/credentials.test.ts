@@ -44,10 +44,10 @@ describe('tgbff admin credentials, as a child process against the simulator', ()
     expect(lastAdminUser()).toBe('alice');
   });
 
-  it('when NETRC names a file, then its entry for the host is used instead of ~/.netrc', async () => {
+  it('when NETRC names a file, then its entry (here the default, opted into) is used instead of ~/.netrc', async () => {
     await home.writeFile('.netrc', 'machine 127.0.0.1 login tigergraph password tigergraph', 0o600);
     const file = await home.writeFile('alt/netrc', `default login alice password ${ALICE_PASSWORD}`, 0o600);
-    const r = await runCli(['secrets', 'list', '--json'], { home: home.dir, env: { ...env, NETRC: file } });
+    const r = await runCli(['secrets', 'list', '--json', '--netrc-default'], { home: home.dir, env: { ...env, NETRC: file } });
     expect(r.code).toBe(0);
     expect(lastAdminUser()).toBe('alice');
   });

@@ -76,19 +76,35 @@ describe('.env for the tgbff CLI', () => {
   });
   afterAll(() => sim.close());
 
-  it('when .env names the data server and the secret, then tgbff token get uses them', async () => {
+  it('when --dotenv names a file with the data server and the secret, then tgbff token get uses them', async () => {
     const secret = sim.createSecret({ graph: 'social', alias: 'dotenv_cli' }).value;
-    await writeFile(path.join(dir, '.env'), `TG_RESTPP_URL=${sim.restppUrl}\nTG_GSQL_URL=${sim.gsqlUrl}\nTG_SECRET=${secret}\n`);
-    const r = await runToExit(CLI, ['token', 'get', '--json'], { HOME: dir });
+    await writeFile(path.join(dir, 'tg.env'), `TG_RESTPP_URL=${sim.restppUrl}\nTG_GSQL_URL=${sim.gsqlUrl}\nTG_SECRET=${secret}\n`);
+    const r = await runToExit(CLI, ['token', 'get', '--json', '--dotenv', 'tg.env'], { HOME: dir });
     expect(r.code).toBe(0);
     const token = (JSON.parse(r.out) as { token: string }).token;
     expect(sim.tokens().map((t) => t.token)).toContain(token);
   });
 
-  it('when .env is malformed, then tgbff exits 2 naming the file', async () => {
-    await writeFile(path.join(dir, '.env'), '"TG_SECRET"=x\n');
+  it('when a .env sits in the working directory and no --dotenv names it, then the CLI reads nothing from it', async () => {
+    const secret = sim.createSecret({ graph: 'social', alias: 'dotenv_ignored' }).value;
+    await writeFile(path.join(dir, '.env'), `TG_RESTPP_URL=${sim.restppUrl}\nTG_SECRET=${secret}\n`);
+    const before = sim.tokens().length;
     const r = await runToExit(CLI, ['token', 'get', '--json'], { HOME: dir });
     expect(r.code).toBe(2);
+    expect(JSON.parse(r.out)).toEqual({ error: { code: 'usage', message: 'no secret given: set TG_SECRET or pipe the secret on standard input' } });
+    expect(sim.tokens().length).toBe(before);
+  });
+
+  it('when the --dotenv is malformed, then tgbff exits 2 naming the file', async () => {
+    await writeFile(path.join(dir, '.env'), '"TG_SECRET"=x\n');
+    const r = await runToExit(CLI, ['token', 'get', '--json', '--dotenv', '.env'], { HOME: dir });
+    expect(r.code).toBe(2);
     expect(JSON.parse(r.out)).toEqual({ error: { code: 'usage', message: `${path.join(dir, '.env')}, line 1: expected KEY=value (KEY: letters, digits and _, not starting with a digit)` } });
+  });
+
+  it('when --dotenv names a missing file, then tgbff exits 2 naming it', async () => {
+    const r = await runToExit(CLI, ['token', 'get', '--json', '--dotenv', 'nope.env'], { HOME: dir });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.out)).toEqual({ error: { code: 'usage', message: `--dotenv ${path.join(dir, 'nope.env')} cannot be read (ENOENT)` } });
   });
 });

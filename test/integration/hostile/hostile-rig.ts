@@ -50,6 +50,7 @@ export async function startStandIn(): Promise<StandIn> {
     req.on('end', () => {
       if (req.url?.startsWith('/query/social/hang')) return; // held until the BFF gives up or close()
       if (req.url?.startsWith('/query/social/drip')) return drip(res);
+      if (req.url?.startsWith('/query/social/headers')) return hostileHeaders(res);
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ error: false, message: '', results: [{ bytes: entry.bytes }] }));
     });
@@ -66,6 +67,39 @@ export async function startStandIn(): Promise<StandIn> {
       await sim.close();
     },
   };
+}
+
+/**
+ * Headers a compromised or misbehaving data server (or a proxy in front of it) could send to take over the
+ * BFF's origin in the browser, beside ones that may pass. `/query/social/headers` answers with all of them.
+ */
+export const HOSTILE_ANSWER_HEADERS: Readonly<Record<string, string | string[]>> = {
+  'set-cookie': ['tgbff=forged; Path=/', '__Host-tgbff=forged; Path=/; Secure'],
+  'clear-site-data': '"cookies", "storage", "cache"',
+  refresh: '0; url=https://evil.example/',
+  location: 'https://evil.example/',
+  'alt-svc': 'h2="evil.example:443"; ma=86400',
+  'www-authenticate': 'Basic realm="TigerGraph"',
+  'proxy-authenticate': 'Basic realm="proxy"',
+  'strict-transport-security': 'max-age=0',
+  server: 'nginx/1.22.1 (TigerGraph)',
+  link: '<https://evil.example/x.css>; rel=stylesheet',
+  'content-security-policy': "default-src *; script-src * 'unsafe-inline'",
+  'access-control-allow-origin': '*',
+  'access-control-allow-credentials': 'true',
+  'x-frame-options': 'ALLOWALL',
+  'report-to': '{"group":"x","max_age":1,"endpoints":[{"url":"https://evil.example/r"}]}',
+  'x-powered-by': 'Express',
+  // may pass
+  'content-type': 'application/json',
+  'cache-control': 'no-cache',
+  'content-disposition': 'inline',
+};
+
+function hostileHeaders(res: ServerResponse): void {
+  for (const [name, value] of Object.entries(HOSTILE_ANSWER_HEADERS)) res.setHeader(name, value);
+  res.writeHead(200);
+  res.end(JSON.stringify({ error: false, message: '', results: [] }));
 }
 
 function drip(res: ServerResponse): void {

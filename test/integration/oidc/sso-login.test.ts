@@ -86,10 +86,10 @@ describe('single sign-on: login through the redirects and the relay', () => {
     expect(setCookies(res).some((c) => /^tgbff-sso=;/.test(c) && /Max-Age=0/.test(c))).toBe(true);
   });
 
-  test('when the demo page asks which logins exist, then it learns that SSO is on', async () => {
+  test('when the demo page asks which logins exist, then it learns that SSO is on and where to log out of it', async () => {
     const res = await supertest(svc.service.app).get('/auth/methods');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ secret: true, password: false, oidc: true, oidcLoginUrl: '/auth/oidc/login' });
+    expect(res.body).toEqual({ secret: true, password: false, oidc: true, oidcLoginUrl: '/auth/oidc/login', oidcLogoutUrl: '/auth/oidc/logout' });
   });
 
   test('when the login starts, then the IdP request carries PKCE S256, state, nonce and the audience as resource', async () => {

@@ -32,19 +32,76 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
   const backchannel = (svc: SsoService, token: string | undefined, headers: Record<string, string> = {}) =>
     supertest(svc.service.app).post(BACKCHANNEL).type('form').set(headers).send(token === undefined ? {} : { logout_token: token });
 
-  test('when an SSO session logs out, then it ends locally, the refresh token is revoked at the IdP, and the answer says where to end the IdP session', async () => {
+  test('when an SSO session logs out by POST, then it ends locally, its refresh token is revoked at the IdP, and the answer is an empty 204 (no URL, no token)', async () => {
     const { cookie } = await ssoLogin(a.service.app, 'alice');
     const destroyedBefore = idp.destroyedRefreshTokens();
     const res = await supertest(a.service.app).post('/auth/logout').set(CSRF).set('Cookie', cookie);
-    expect(res.status).toBe(200);
-    const url = new URL(res.body.logoutUrl as string);
-    expect(url.origin).toBe(idp.issuer);
-    expect(url.searchParams.get('post_logout_redirect_uri')).toBe('http://bff.test/');
-    expect(url.searchParams.get('client_id')).toBe(idp.clientId);
-    expect(url.searchParams.get('id_token_hint')?.split('.')).toHaveLength(3);
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
     expect(idp.destroyedRefreshTokens()).toBeGreaterThan(destroyedBefore);
     expect(await alive(a, cookie)).toBe(false);
     expect((await supertest(b.service.app).get('/api/echo').set(CSRF).set('Cookie', cookie)).status).toBe(401);
+  });
+
+  /** What a browser sends when the page's own logout button navigates to the URL. */
+  const NAVIGATION = { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document', 'Sec-Fetch-User': '?1' };
+  const oidcLogout = (svc: SsoService, cookie: string | undefined, headers: Record<string, string>) => {
+    const req = supertest(svc.service.app).get('/auth/oidc/logout').set(headers);
+    return cookie === undefined ? req : req.set('Cookie', cookie);
+  };
+
+  test("when the page navigates to GET /auth/oidc/logout, then the session ends everywhere and the browser goes to the IdP's end-session endpoint with the id token as hint", async () => {
+    const { cookie } = await ssoLogin(a.service.app, 'alice');
+    const destroyedBefore = idp.destroyedRefreshTokens();
+    const res = await oidcLogout(a, cookie, NAVIGATION);
+    expect(res.status).toBe(303);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const url = new URL(res.headers.location as string);
+    expect(url.origin).toBe(idp.issuer);
+    expect(url.searchParams.get('post_logout_redirect_uri')).toBe('http://bff.test/');
+    expect(url.searchParams.get('client_id')).toBe(idp.clientId);
+    const hint = url.searchParams.get('id_token_hint')!;
+    expect(JSON.parse(Buffer.from(hint.split('.')[1]!, 'base64url').toString())).toMatchObject({ sub: 'alice', aud: idp.clientId });
+    expect(String(res.headers['set-cookie'])).toMatch(/^tgbff=;/);
+    expect(idp.destroyedRefreshTokens()).toBeGreaterThan(destroyedBefore);
+    expect(await alive(a, cookie)).toBe(false);
+    expect((await supertest(b.service.app).get('/api/echo').set(CSRF).set('Cookie', cookie)).status).toBe(401);
+  });
+
+  test.each([
+    ['a cross-site link or form (top-level navigation)', { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' }],
+    ['a cross-site <img>', { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'image' }],
+    ['a sibling subdomain (same-site)', { 'Sec-Fetch-Site': 'same-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' }],
+    ["this page's own script (fetch)", { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Dest': 'empty' }],
+    ['an <img> on this origin', { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'image' }],
+    ['a frame', { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'iframe' }],
+    ['a prefetch or prerender', { ...NAVIGATION, 'Sec-Purpose': 'prefetch;prerender' }],
+  ])('when GET /auth/oidc/logout comes from %s, then 403 csrf_rejected, nothing is revealed and the session lives on', async (_what, headers) => {
+    const { cookie } = await ssoLogin(a.service.app, 'gina');
+    const res = await oidcLogout(a, cookie, headers);
+    expect(res.status).toBe(403);
+    expect(res.headers.location).toBeUndefined();
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(res.text).toContain("Log out with this site&#39;s own logout button");
+    expect((await oidcLogout(a, cookie, { ...headers, Accept: 'application/json' })).body.error.code).toBe('csrf_rejected');
+    expect(await alive(a, cookie)).toBe(true);
+  });
+
+  test('when a browser sends no Fetch Metadata (older ones), then the session ends and the IdP is asked to log out without an id token hint', async () => {
+    const { cookie } = await ssoLogin(a.service.app, 'hank');
+    const res = await oidcLogout(a, cookie, {});
+    expect(res.status).toBe(303);
+    const url = new URL(res.headers.location as string);
+    expect(url.origin).toBe(idp.issuer);
+    expect(url.searchParams.get('client_id')).toBe(idp.clientId);
+    expect(url.searchParams.has('id_token_hint')).toBe(false);
+    expect(await alive(a, cookie)).toBe(false);
+  });
+
+  test('when there is no session, then the navigation lands on the post-login path without asking the IdP anything', async () => {
+    const res = await oidcLogout(a, undefined, NAVIGATION);
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/');
   });
 
   test('when the IdP posts a valid logout token for the IdP session, then that session ends on the OTHER instance too', async () => {

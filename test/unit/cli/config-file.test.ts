@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../../../src/cli/cli-error.js';
-import { loadConfigFile } from '../../../src/cli/config-file.js';
+import { loadConfigFile, unsafeMode } from '../../../src/cli/config-file.js';
 
 let home: string;
 beforeEach(async () => {
@@ -55,6 +55,19 @@ describe('config file', () => {
     expect(err.code).toBe('config_file');
     expect(err.message).toContain(`run: chmod 600 ${path}`);
     expect(err.message).toContain(`mode ${mode}`);
+  });
+
+  it.each(['620', '602', '660', '622'])('when the file is mode %s (others can change it), then it is refused: they could point the password at their own server', async (mode) => {
+    const path = await writeConfig('{"username":"u","password":"pw"}', parseInt(mode, 8));
+    const err = await failure(loadConfigFile({}, home));
+    expect(err.code).toBe('config_file');
+    expect(err.message).toBe(`refusing config file ${path}: other users can change it (mode ${mode}); run: chmod 600 ${path}`);
+  });
+
+  it('when the file belongs to another user (not root), then it is refused like ssh does; root-owned passes', () => {
+    expect(unsafeMode({ mode: 0o100600, uid: 4242 }, 1000)).toBe('it belongs to another user (uid 4242)');
+    expect(unsafeMode({ mode: 0o100600, uid: 0 }, 1000)).toBeUndefined();
+    expect(unsafeMode({ mode: 0o100400, uid: 1000 }, 1000)).toBeUndefined();
   });
 
   it('when the file is not JSON, then the message does not quote its content', async () => {

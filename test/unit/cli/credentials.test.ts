@@ -14,7 +14,7 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-const config: LoadedConfig = { path: '/etc/cfg.json', config: { username: 'cfg-user', password: 'cfg-pass' } };
+const config: LoadedConfig = { path: '/etc/cfg.json', config: { host: 'db.example', username: 'cfg-user', password: 'cfg-pass' } };
 
 /** Scripted answers stand in for a person here; the real terminal prompt is driven through a pty in test/integration/cli. */
 function scripted(answers: string[]): Prompter & { asked: string[] } {
@@ -29,6 +29,7 @@ function scripted(answers: string[]): Prompter & { asked: string[] } {
 const inputs = (over: Partial<CredentialInputs>): CredentialInputs => ({
   env: {},
   homeDir: home,
+  server: 'http://db.example:14240',
   host: 'db.example',
   config: undefined,
   prompter: undefined,
@@ -47,22 +48,49 @@ describe('admin credential resolution', () => {
     await writeNetrc('machine db.example login n password np');
     const prompter = scripted(['x', 'y']);
     const got = await resolveCredentials(inputs({ user: 'flag-user', env: { TG_PASSWORD: 'env-pass' }, config, prompter }));
-    expect(got).toEqual({ creds: { username: 'flag-user', password: 'env-pass' }, source: '--user and TG_PASSWORD' });
+    expect(got).toEqual({ creds: { username: 'flag-user', password: 'env-pass' }, source: '--user and TG_PASSWORD', skipped: [] });
     expect(prompter.asked).toEqual([]);
   });
 
   it('when ~/.netrc has an entry for the host, then it wins over the config file', async () => {
     const path = await writeNetrc('machine other login o password op\nmachine db.example login n password np');
     const got = await resolveCredentials(inputs({ config }));
-    expect(got).toEqual({ creds: { username: 'n', password: 'np' }, source: `netrc file ${path} (machine db.example)` });
+    expect(got).toEqual({ creds: { username: 'n', password: 'np' }, source: `netrc file ${path} (machine db.example)`, skipped: [] });
   });
 
-  it('when NETRC names a file, then it is read instead of ~/.netrc, and its default entry serves any host', async () => {
+  it('when NETRC names a file and --netrc-default is given, then it is read instead of ~/.netrc, and its default entry serves any host', async () => {
     await writeNetrc('machine db.example login home password hp');
     const path = await writeNetrc('default login d password dp', 'custom-netrc');
-    const got = await resolveCredentials(inputs({ env: { NETRC: path } }));
+    const got = await resolveCredentials(inputs({ env: { NETRC: path }, netrcDefault: true }));
     expect(got.creds).toEqual({ username: 'd', password: 'dp' });
     expect(got.source).toContain('default entry');
+  });
+
+  it('when netrc has only a default entry and no opt-in, then it is passed over and the error says how to opt in', async () => {
+    const path = await writeNetrc('default login d password dp-secret');
+    const err = await resolveCredentials(inputs({})).catch((e: unknown) => e);
+    expect(err).toMatchObject({ exitCode: ExitCode.usage, code: 'no_credentials' });
+    expect((err as Error).message).toContain(`the default entry of netrc file ${path} (it serves any host only with --netrc-default)`);
+    expect((err as Error).message).not.toContain('dp-secret');
+  });
+
+  it.each([
+    ['a gsqlUrl of another port', { gsqlUrl: 'http://db.example:9999' }, 'http://db.example:9999'],
+    ['a gsqlUrl of another scheme', { gsqlUrl: 'https://db.example:14240' }, 'https://db.example:14240'],
+    ['another host', { host: 'tg.internal.example' }, 'tg.internal.example'],
+    ['no host (so the default 127.0.0.1)', {}, '127.0.0.1'],
+  ])('when the config file names %s, then its credentials are not sent to db.example', async (_what, where, named) => {
+    const stored: LoadedConfig = { path: '/etc/cfg.json', config: { ...where, username: 'cfg-user', password: 'cfg-pass' } };
+    const err = await resolveCredentials(inputs({ config: stored })).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'no_credentials' });
+    expect((err as Error).message).toContain(`config file /etc/cfg.json (its credentials are for ${named}, not http://db.example:14240)`);
+  });
+
+  it('when the config file names the host (any case) or the same origin, then its credentials are used', async () => {
+    for (const where of [{ host: 'DB.example' }, { gsqlUrl: 'http://db.example:14240/' }]) {
+      const stored: LoadedConfig = { path: '/etc/cfg.json', config: { ...where, username: 'cfg-user', password: 'cfg-pass' } };
+      expect((await resolveCredentials(inputs({ config: stored }))).source).toBe('config file /etc/cfg.json');
+    }
   });
 
   it('when NETRC names a missing file, then it is a setup error rather than a silent skip', async () => {
@@ -82,13 +110,14 @@ describe('admin credential resolution', () => {
     expect(await resolveCredentials(inputs({ config }))).toEqual({
       creds: { username: 'cfg-user', password: 'cfg-pass' },
       source: 'config file /etc/cfg.json',
+      skipped: [],
     });
   });
 
   it('when --user names someone else than the config file, then the config is skipped for the prompt', async () => {
     const prompter = scripted(['typed-pass']);
     const got = await resolveCredentials(inputs({ user: 'someone', config, prompter }));
-    expect(got).toEqual({ creds: { username: 'someone', password: 'typed-pass' }, source: 'the prompt' });
+    expect(got).toEqual({ creds: { username: 'someone', password: 'typed-pass' }, source: 'the prompt', skipped: [] });
     expect(prompter.asked).toEqual(['Password for someone@db.example: ']);
   });
 

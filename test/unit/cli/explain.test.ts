@@ -28,6 +28,14 @@ describe('failure explanations', () => {
     expect(explain(new TigerGraphError('protocol', 'odd'), admin).message).toContain("check that graph 'g' exists and 'bob' may use it");
   });
 
+  it('when an admin call fails, then the message names the user and where the credentials came from, once', () => {
+    for (const kind of ['unreachable', 'timeout', 'bad_request', 'protocol', 'invalid_credentials'] as const) {
+      const message = explain(new TigerGraphError(kind, 'boom.'), admin).message;
+      expect(message.split('credentials from netrc file /h/.netrc')).toHaveLength(2);
+    }
+    expect(explain(new TigerGraphError('unreachable', 'x'), admin).message).toMatch(/at http:\/\/a:14240.*\[user 'bob', credentials from netrc file \/h\/\.netrc\]$/);
+  });
+
   it('when the failure is already a CLI error, then it passes through unchanged', () => {
     const original = new CliError(ExitCode.usage, 'usage', 'x');
     expect(explain(original, admin)).toBe(original);

@@ -32,15 +32,21 @@ describe('netrc parsing', () => {
 
   it('when a host has an entry, then it wins over the default entry, matched case-insensitively', () => {
     const entries = parseNetrc('default login d password dp\nmachine DB.Example login u password p');
+    expect(findNetrcEntry(entries, 'db.example', undefined, { useDefault: true })?.login).toBe('u');
+    expect(findNetrcEntry(entries, 'other.example', undefined, { useDefault: true })?.login).toBe('d');
+  });
+
+  it('when the default entry is not asked for, then another host finds nothing (the default serves no host on its own)', () => {
+    const entries = parseNetrc('default login d password dp\nmachine db.example login u password p');
     expect(findNetrcEntry(entries, 'db.example')?.login).toBe('u');
-    expect(findNetrcEntry(entries, 'other.example')?.login).toBe('d');
+    expect(findNetrcEntry(entries, 'trap.example')).toBeUndefined();
   });
 
   it('when a login is wanted, then only entries for that login (or naming none) qualify', () => {
     const entries = parseNetrc('machine h login a password pa\nmachine h password anyone\ndefault login b password pb');
     expect(findNetrcEntry(entries, 'h', 'a')?.password).toBe('pa');
     expect(findNetrcEntry(entries, 'h', 'c')?.password).toBe('anyone');
-    expect(findNetrcEntry(parseNetrc('machine h login a password pa\ndefault login b password pb'), 'h', 'b')?.password).toBe('pb');
+    expect(findNetrcEntry(parseNetrc('machine h login a password pa\ndefault login b password pb'), 'h', 'b', { useDefault: true })?.password).toBe('pb');
   });
 
   it('when nothing matches and there is no default, then there is no entry', () => {

@@ -25,6 +25,19 @@ describe('CLI output', () => {
     expect(stderr).toEqual([]);
   });
 
+  it('when --verbose is on, then info lines go to stderr (JSON with --json), masked like errors; off, they are silent', () => {
+    const stderr: string[] = [];
+    const w = { write: (t: string) => stderr.push(t) };
+    const human = createOutput({ json: false, verbose: true, stdout: w, stderr: w });
+    human.protect('hunter22');
+    human.info('credentials: user bob (hunter22)');
+    const json = createOutput({ json: true, verbose: true, stdout: w, stderr: w });
+    json.info('admin server http://h');
+    createOutput({ json: false, stdout: w, stderr: w }).info('quiet');
+    expect(stderr.join('')).not.toContain('hunter22');
+    expect(stderr).toEqual(['tgbff: credentials: user bob (hun****r22)\n', '{"info":"admin server http://h"}\n']);
+  });
+
   it('when an error is printed, then it is one line, JSON with code and message under --json', () => {
     const human = capture(false);
     human.out.error(new CliError(ExitCode.notFound, 'not_found', 'no such alias'));

@@ -12,6 +12,7 @@ describe('connection settings', () => {
       graph: 'social',
       timeoutMs: 10000,
       host: '127.0.0.1',
+      from: { gsqlUrl: 'default', restppUrl: 'default' },
     });
   });
 
@@ -24,6 +25,9 @@ describe('connection settings', () => {
     });
     expect(resolveSettings({}, env, config)).toMatchObject({ gsqlUrl: 'http://env:1', version: '3.6.0', graph: 'envg', timeoutMs: 5 });
     expect(resolveSettings({}, {}, config)).toMatchObject({ gsqlUrl: 'http://cfg:1', restppUrl: 'http://cfg:2', version: '3.5.0' });
+    expect(resolveSettings(flags, env, config).from).toEqual({ gsqlUrl: '--gsql-url', restppUrl: '--restpp-url' });
+    expect(resolveSettings({}, env, config).from).toEqual({ gsqlUrl: 'TG_GSQL_URL', restppUrl: 'TG_RESTPP_URL' });
+    expect(resolveSettings({}, {}, config).from).toEqual({ gsqlUrl: 'config file', restppUrl: 'config file' });
   });
 
   it('when the config file names a host, then both default URLs point at it', () => {

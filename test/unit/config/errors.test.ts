@@ -104,6 +104,16 @@ describe('config errors', () => {
     expect(loadConfig({ RELAY_FORWARD_HEADERS: 'GSQL-Replica, x-tenant' }).relayForwardHeaders).toEqual(['gsql-replica', 'x-tenant']);
   });
 
+  it('when RELAY_RESPONSE_HEADERS names a cookie, credential, navigating, origin-clearing or BFF-owned header, then it is rejected by name', () => {
+    for (const name of ['Set-Cookie', 'Clear-Site-Data', 'Refresh', 'Location', 'Alt-Svc', 'WWW-Authenticate', 'Strict-Transport-Security', 'Connection', 'Transfer-Encoding', 'Link', 'Content-Security-Policy', 'Access-Control-Allow-Origin', 'Proxy-Authenticate']) {
+      const err = configErrorOf({ RELAY_RESPONSE_HEADERS: `x-tg-elapsed, ${name}` });
+      expect(keysOf(err)).toEqual(['RELAY_RESPONSE_HEADERS']);
+      expect(err.message).toContain(`must not name ${name.toLowerCase()}: the relay never passes it to the browser`);
+    }
+    expect(loadConfig({ RELAY_RESPONSE_HEADERS: 'X-TG-Elapsed, Server' }).relayResponseHeaders).toEqual(['x-tg-elapsed', 'server']);
+    expect(loadConfig({}).relayResponseHeaders).toEqual([]);
+  });
+
   it('when HEADERS_TIMEOUT_MS is longer than REQUEST_TIMEOUT_MS, then it is rejected (Node would refuse to listen)', () => {
     expect(keysOf(configErrorOf({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }))).toEqual(['HEADERS_TIMEOUT_MS']);
   });

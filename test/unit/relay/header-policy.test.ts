@@ -75,7 +75,48 @@ describe('HeaderPolicy', () => {
       'x-frame-options': 'DENY',
       'content-type': 'application/json',
       'content-length': '10',
-      'x-tg-elapsed': '3',
     });
+  });
+
+  it('when the upstream answer carries headers off the allowlist, then only listed ones pass, RELAY_RESPONSE_HEADERS adding names', () => {
+    const upstream: IncomingHttpHeaders = {
+      'content-type': 'text/csv',
+      'content-disposition': 'attachment; filename="people.csv"',
+      'cache-control': 'no-cache',
+      etag: '"v1"',
+      'retry-after': '5',
+      'clear-site-data': '"*"',
+      refresh: '0; url=https://evil.example',
+      location: 'https://evil.example',
+      'alt-svc': 'h3=":443"',
+      'www-authenticate': 'Basic realm="tg"',
+      'strict-transport-security': 'max-age=0',
+      server: 'nginx/1.22',
+      'x-tg-elapsed': '3',
+    };
+    const plain = new http.ServerResponse(new http.IncomingMessage(null as never));
+    policy.downstream(upstream, plain, 'tok-123');
+    expect(plain.getHeaders()).toEqual({
+      'content-type': 'text/csv',
+      'content-disposition': 'attachment; filename="people.csv"',
+      'cache-control': 'no-cache',
+      etag: '"v1"',
+      'retry-after': '5',
+    });
+    const widened = new http.ServerResponse(new http.IncomingMessage(null as never));
+    new HeaderPolicy('x-requested-with', [], ['x-tg-elapsed', 'server']).downstream(upstream, widened, 'tok-123');
+    expect(widened.getHeader('x-tg-elapsed')).toBe('3');
+    expect(widened.getHeader('server')).toBe('nginx/1.22');
+    expect(widened.getHeader('clear-site-data')).toBeUndefined();
+  });
+
+  it('when a refused name reaches the policy anyway (config is the gate), then it still never passes', () => {
+    const res = new http.ServerResponse(new http.IncomingMessage(null as never));
+    new HeaderPolicy('x-requested-with', [], ['set-cookie', 'location', 'access-control-allow-origin']).downstream(
+      { 'set-cookie': ['a=1'], location: '/x', 'access-control-allow-origin': '*' },
+      res,
+      'tok',
+    );
+    expect(res.getHeaders()).toEqual({});
   });
 });

@@ -66,3 +66,15 @@ describe('simulator CLI flags', () => {
     expect(parseSimArgs(['--help'])).toEqual({ kind: 'help' });
   });
 });
+
+describe('the /__sim/ surface access rule', () => {
+  it('when the simulator binds loopback it is open, beyond loopback it is off, and a key always decides', async () => {
+    const { adminAccess, isLoopbackBind } = await import('../../../src/simulator/admin-surface.js');
+    for (const host of ['127.0.0.1', '127.9.9.9', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1']) expect(isLoopbackBind(host)).toBe(true);
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', '::ffff:10.0.0.5', 'simulator', '']) expect(isLoopbackBind(host)).toBe(false);
+    expect(adminAccess('0.0.0.0', undefined)).toEqual({ mode: 'off', host: '0.0.0.0' });
+    expect(adminAccess('127.0.0.1', undefined)).toEqual({ mode: 'open' });
+    expect(adminAccess('127.0.0.1', 'k').mode).toBe('key');
+    expect(parseSimArgs(['--admin-key', '@/run/key'])).toMatchObject({ kind: 'run', options: { adminKey: '@/run/key' } });
+  });
+});
