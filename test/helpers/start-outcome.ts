@@ -7,7 +7,22 @@ export interface StartOutcome {
   code: number | null;
   listened: boolean;
   output: string;
+  /** The output with each JSON log line replaced by its `msg` (production writes only JSON lines). */
+  said: string;
 }
+
+const unwrap = (output: string): string =>
+  output
+    .split('\n')
+    .map((line) => {
+      try {
+        const parsed = JSON.parse(line) as { msg?: unknown };
+        return typeof parsed.msg === 'string' ? parsed.msg : line;
+      } catch {
+        return line;
+      }
+    })
+    .join('\n');
 
 // TGBFF_MAIN runs another build (e.g. an older commit's dist/main.js, to show a regression test fails there).
 const MAIN = path.resolve(process.env.TGBFF_MAIN ?? 'dist/main.js');
@@ -41,7 +56,7 @@ export function startOutcome(env: Record<string, string>, timeoutMs = 20_000): P
     }, timeoutMs);
     proc.once('close', (code) => {
       clearTimeout(timer);
-      resolve({ code: listened ? null : code, listened, output });
+      resolve({ code: listened ? null : code, listened, output, said: unwrap(output) });
     });
   });
 }
