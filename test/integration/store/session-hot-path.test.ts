@@ -5,9 +5,11 @@ import { createRedisClient, type RedisClient } from '../../../src/store/redis.js
 import type { Stores } from '../../../src/store/types.js';
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
 import { watchCommands, type CommandWatch } from '../../helpers/redis-monitor.js';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { sessionExpiringIn } from '../../helpers/session-records.js';
 
-const URL = 'redis://127.0.0.1:6379';
+// A redis-server of its own: MONITOR on the shared one would see (and slow) every other test's commands.
+let server: RedisServer;
 const prefix = uniquePrefix('hot-path');
 const cipher = createCipher([{ id: 'k1', key: randomBytes(32) }]);
 let clock = 0;
@@ -17,6 +19,8 @@ let other: Stores;
 let watch: CommandWatch;
 
 beforeAll(async () => {
+  server = await startRedisServer();
+  const URL = server.url;
   redis = createRedisClient({ mode: 'standalone', url: URL });
   await redis.connect();
   const hot = { touchFraction: 0.01, maxTouchSkipMs: 60_000, clock: () => clock };
@@ -32,6 +36,7 @@ afterAll(async () => {
   await deleteKeysWithPrefix(redis, prefix);
   await other.close();
   await stores.close();
+  await server.stop();
 });
 beforeEach(() => watch.reset());
 
