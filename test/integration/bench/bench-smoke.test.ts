@@ -1,3 +1,6 @@
+/**
+ * @serial runs the whole benchmark (--quick): its timed load phases take both cores
+ */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,6 @@
+/**
+ * @serial bounds the slowest request across a Cluster failover under load
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';
 import { sidOf, startCluster, type Cluster } from '../multi-instance/cluster.js';

@@ -1,3 +1,6 @@
+/**
+ * @serial bounds the slowest request across a Sentinel failover under load
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';

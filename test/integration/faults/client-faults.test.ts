@@ -1,3 +1,6 @@
+/**
+ * @serial other clients' latency while 50 misbehaving clients hold connections
+ */
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startSimulator } from '../../../src/simulator/index.js';

@@ -1,3 +1,6 @@
+/**
+ * @serial answer times while the data server is slow, failing or reset
+ */
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startSimulator } from '../../../src/simulator/index.js';

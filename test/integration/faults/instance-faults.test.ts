@@ -1,3 +1,6 @@
+/**
+ * @serial lease timing while a service process is frozen or killed mid-refresh
+ */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SeenRequest } from '../../../src/simulator/types.js';

@@ -1,3 +1,6 @@
+/**
+ * @serial cluster formation and a master kill with six redis-server processes, within bounds
+ */
 import type { Server } from 'node:http';
 import { Cluster } from 'ioredis';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';

@@ -1,3 +1,6 @@
+/**
+ * @serial failover and error-window bounds with five redis-server processes
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { poll } from '../../helpers/poll.js';

@@ -1,3 +1,6 @@
+/**
+ * @serial sweep intervals must elapse on time on Sentinel and Cluster
+ */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
