@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { poll } from './poll.js';
-import { freePort, startRedisServer, type RedisServer } from './redis-server.js';
+import { startRedisServer, type RedisServer } from './redis-server.js';
+import { freePort } from './ports.js';
 import type { TlsCert } from './tls-cert.js';
 
 const run = promisify(execFile);

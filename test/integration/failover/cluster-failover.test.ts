@@ -3,10 +3,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';
-import { sidOf, startCluster, type Cluster } from '../multi-instance/cluster.js';
+import { sidOf } from '../../helpers/cookies.js';
+import { startCluster, type Cluster } from '../multi-instance/cluster.js';
 import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';
 import { startReplicatedCluster, type ReplicatedCluster } from './replicated-cluster.js';
 import { figures, steadyLoad } from './steady-load.js';
+import { sessionKey } from '../../helpers/redis-prefix.js';
 
 const SESSIONS = 30;
 // A replica starts its election after the node timeout (1 s here) plus a short random delay.
@@ -32,7 +34,7 @@ describe('failover under load: a Redis Cluster master killed while three instanc
 
   test('when a master is SIGKILLed and its replica promoted, then no session is lost, failures fall only in the failover window, and a re-mint is still one per session', async () => {
     const cookies = await loginSessions(cluster, SESSIONS);
-    const owners = await Promise.all(cookies.map((c) => redis.ownerOf(`${cluster.prefix}sess:{${sidOf(c)}}`)));
+    const owners = await Promise.all(cookies.map((c) => redis.ownerOf(sessionKey(cluster.prefix, sidOf(c)))));
     const roles = await redis.roles();
     // The master holding the most sessions dies; its sessions must come through on its replica.
     const doomed = roles.map((r) => ({ ...r, held: owners.filter((o) => o === r.master).length })).sort((a, b) => b.held - a.held)[0]!;
@@ -65,7 +67,7 @@ describe('failover under load: a Redis Cluster master killed while three instanc
     expect(f.slowestMs).toBeLessThan(REQUEST_BOUND_MS);
     expect((await sessionAnswers(cluster, cookies)).filter((a) => a.status !== 200 || a.authenticated !== true)).toEqual([]);
     expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(mintsBefore);
-    const moved = cookies.filter((_c, i) => owners[i] === doomed.master).map((c) => `${cluster.prefix}sess:{${sidOf(c)}}`);
+    const moved = cookies.filter((_c, i) => owners[i] === doomed.master).map((c) => sessionKey(cluster.prefix, sidOf(c)));
     const heir = redis.client(doomed.replica!);
     expect(await Promise.all(moved.map((key) => heir.exists(key)))).toEqual(moved.map(() => 1));
 

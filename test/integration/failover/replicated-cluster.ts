@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { poll } from '../../helpers/poll.js';
-import { freePort, startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { freePort } from '../../helpers/ports.js';
 
 const run = promisify(execFile);
 

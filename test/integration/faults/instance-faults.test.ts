@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SeenRequest } from '../../../src/simulator/types.js';
-import { call, login, sidOf, startCluster, waitFor, type Cluster } from '../multi-instance/cluster.js';
+import { sidOf } from '../../helpers/cookies.js';
+import { call, login, startCluster, waitFor, type Cluster } from '../multi-instance/cluster.js';
 
 /**
  * Service processes failing next to each other on one Redis: a lease holder frozen past its lease and

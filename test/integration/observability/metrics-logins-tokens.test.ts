@@ -1,5 +1,5 @@
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
-import { testClock } from './log-lines.js';
+import { testClock } from '../../helpers/clock.js';
 import { scrape } from './prom-text.js';
 
 describe('login metrics after real logins', () => {

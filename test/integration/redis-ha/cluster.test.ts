@@ -7,18 +7,14 @@ import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
 import { createService, type Service } from '../../../src/service.js';
 import { silentLogger } from '../../../src/observability/logger.js';
+import { testClock } from '../../helpers/clock.js';
 import { loginWithSid } from './ha-load.js';
-
-/** One clock for the simulator and every service instance, so a test can move time without waiting. */
-function testClock(start = Date.now()) {
-  let offset = 0;
-  return { now: () => start + offset + (Date.now() - start), advance: (ms: number) => void (offset += ms) };
-}
 
 describe('Redis Cluster: three masters', () => {
   let cluster: RedisClusterRig;
   let rig: Rig;
   let admin: Cluster;
+  // One clock for the simulator and every service instance, so a test can move time without waiting.
   const clock = testClock();
   const keyOf = (kind: string, sid: string) => `${rig.prefix}${kind}:{${sid}}`;
   const mints = () => rig.sim.counts()['POST /requesttoken'] ?? 0;

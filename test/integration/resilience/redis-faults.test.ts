@@ -10,7 +10,7 @@ import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { login } from '../multi-instance/cluster.js';
-import { percentile, recovery, rssMb, startLoad, timeUntilStatus } from './load.js';
+import { percentile, recovery, rssMb, startLoad, timeUntilStatus } from '../faults/load.js';
 
 /**
  * Redis failing under a steady load of logged-in sessions, on a private redis-server behind a fault
