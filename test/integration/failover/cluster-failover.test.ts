@@ -9,6 +9,7 @@ import { loginSessions, remintEverySession, sessionAnswers } from './failover-ch
 import { startReplicatedCluster, type ReplicatedCluster } from './replicated-cluster.js';
 import { figures, steadyLoad } from './steady-load.js';
 import { sessionKey } from '../../helpers/redis-prefix.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 const SESSIONS = 30;
 // A replica starts its election after the node timeout (1 s here) plus a short random delay.
@@ -51,7 +52,7 @@ describe('failover under load: a Redis Cluster master killed while three instanc
     const healthyAt = Date.now();
     await sleep(1000);
     const f = figures(await load.stop());
-    console.log(
+    recordFigure(
       `cluster failover under load: ${SESSIONS} sessions (${doomed.held} on the killed master) on 3 instances, ${f.requests} requests (${f.rps}/s), ` +
         `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure ` +
         `(${f.sessionsHit.filter((i) => owners[i] !== doomed.master).length} of them on surviving masters: the whole cluster refuses while a slot has no master, cluster-require-full-coverage), failover window ${f.windowSec} s, healthy again ${(healthyAt - killedAt) / 1000} s after the kill, slowest request ${f.slowestMs} ms`,

@@ -9,6 +9,7 @@ import { createService, type Service } from '../../../src/service.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { testClock } from '../../helpers/clock.js';
 import { loginWithSid } from './ha-load.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 describe('Redis Cluster: three masters', () => {
   let cluster: RedisClusterRig;
@@ -124,7 +125,7 @@ describe('Redis Cluster: three masters', () => {
       }),
     );
     const failed = answers.filter((a) => a.status !== 200);
-    console.log(`cluster master killed: ${failed.length} of ${answers.length} sessions failed, all answered within ${Date.now() - started} ms`);
+    recordFigure(`cluster master killed: ${failed.length} of ${answers.length} sessions failed, all answered within ${Date.now() - started} ms`);
     // Sessions on the other masters may still work until the cluster marks itself failed (node timeout).
     expect(answers[0]).toEqual(expect.objectContaining({ status: 503, code: 'store_unavailable' }));
     expect(failed.filter((a) => a.status !== 503 || a.code !== 'store_unavailable')).toEqual([]);
