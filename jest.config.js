@@ -32,9 +32,4 @@ export default {
   // Most test time is waiting on sockets, child processes and Redis, not CPU: twice the cores keeps both
   // cores busy (jest's default, cores - 1, is a single worker on a 2-core machine). --maxWorkers overrides.
   maxWorkers: Math.max(2, availableParallelism() * 2),
-  // Node itself can spin at exit: seen intermittently after data-server-faults (all tests passed, no JS
-  // handle left open), the main thread loops in Environment::CleanupHandles -> uv_run(UV_RUN_ONCE) at
-  // 100% CPU (gdb stack, 2026-11-25), i.e. inside Node's teardown, not in a leftover of a test. jest's
-  // forceExit ends the process with process.exit(), which does not take that path.
-  forceExit: true,
 };
