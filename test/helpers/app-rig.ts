@@ -26,7 +26,7 @@ export interface RigOptions {
    * 'redis' (default: the machine's Redis, unique prefix), 'memory', a Redis URL of the test's own, or
    * the Redis environment of a test's own Sentinel group or Cluster (`{env: {REDIS_SENTINELS: …}}`).
    */
-  store?: 'redis' | 'memory' | string | { env: Record<string, string> };
+  store?: string | { env: Record<string, string> };
   now?: () => number;
   leaseTtlMs?: number;
   /** Secret sweeper timing (PASSWORD_LOGIN tests). */

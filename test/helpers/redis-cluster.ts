@@ -68,7 +68,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     }, 20_000, 'cluster_state:ok on every node');
   } catch (err) {
     await stop();
-    throw new Error(`could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`);
+    throw new Error(`could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`, { cause: err });
   }
 
   return {

@@ -61,7 +61,7 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
     }, 20_000, 'cluster_state:ok and every replica in sync');
   } catch (err) {
     await stop();
-    throw new Error(`could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`);
+    throw new Error(`could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`, { cause: err });
   }
 
   const rig: ReplicatedCluster = {
