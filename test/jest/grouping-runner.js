@@ -32,7 +32,7 @@ export default class GroupingRunner extends TestRunner {
     };
   }
 
-  async runTests(tests, watcher, options) {
+  async runTests(tests, watcher) {
     const serial = tests.filter((test) => isSerial(test.path));
     const parallel = tests.filter((test) => !serial.includes(test));
     const inBand = this.#globalConfig.runInBand === true;
