@@ -1,16 +1,35 @@
 // ESM throughout: ESM-only dependencies load as they are, no transforms of node_modules needed.
-/** @type {import('jest').Config} */
-export default {
+// One jest run, four projects: `npm run test:unit|test:integration|test:e2e|test:property` pick one
+// (--selectProjects), `npm test` runs them all. CONTRIBUTING.md says which kind of test goes where.
+import { availableParallelism } from 'node:os';
+
+const BUILD_DIST = '<rootDir>/test/jest/build-dist.js';
+
+/** @param {string} name @param {import('jest').Config} extra @returns {import('jest').Config} */
+const project = (name, extra = {}) => ({
+  displayName: name,
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // tsconfig.json has isolatedModules, so ts-jest transpiles file by file; `npm run lint` type-checks.
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
+  // Parallel workers first, then the files marked `@serial <reason>` one at a time (test/jest/grouping-runner.js).
+  runner: '<rootDir>/test/jest/grouping-runner.js',
+  ...extra,
+});
+
+/** @type {import('jest').Config} */
+export default {
+  projects: [
+    project('unit'),
+    // Their tests start dist/main.js, the CLI or the simulator as child processes: build dist/ first.
+    project('integration', { globalSetup: BUILD_DIST }),
+    project('e2e', { globalSetup: BUILD_DIST }),
+    project('property'),
+  ],
   testTimeout: 30000,
-  globalSetup: '<rootDir>/test/global-setup.js',
-  // Node itself can spin at exit: seen intermittently after data-server-faults (all tests passed, no JS
-  // handle left open), the main thread loops in Environment::CleanupHandles -> uv_run(UV_RUN_ONCE) at
-  // 100% CPU (gdb stack, 2026-11-25), i.e. inside Node's teardown, not in a leftover of a test. jest's
-  // forceExit ends the process with process.exit(), which does not take that path.
-  forceExit: true,
+  // Most test time is waiting on sockets, child processes and Redis, not CPU: twice the cores keeps both
+  // cores busy (jest's default, cores - 1, is a single worker on a 2-core machine). --maxWorkers overrides.
+  maxWorkers: Math.max(2, availableParallelism() * 2),
 };

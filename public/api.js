@@ -13,7 +13,7 @@ export async function call(method, url, body) {
     body: body === undefined || typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
-  let data = null;
+  let data;
   try { data = text ? JSON.parse(text) : null; } catch { data = text; }
   return { status: res.status, statusText: res.statusText, data, ms: Math.round(performance.now() - started) };
 }

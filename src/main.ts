@@ -20,7 +20,7 @@ import type { SimulatorHandle } from './simulator/index.js';
 async function main(): Promise<void> {
   let config: Config;
   const envFile = path.resolve('.env');
-  let envFileRead = false;
+  let envFileRead: boolean;
   try {
     envFileRead = loadEnvFileIfPresent(envFile, (file) => process.loadEnvFile(file));
     config = loadConfig(process.env);

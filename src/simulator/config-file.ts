@@ -47,7 +47,7 @@ export async function loadSimConfig(path: string): Promise<SimConfigFile> {
   try {
     raw = JSON.parse(await readFile(path, 'utf8'));
   } catch (err) {
-    throw new Error(`cannot read simulator config ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`cannot read simulator config ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {

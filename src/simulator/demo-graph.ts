@@ -90,7 +90,7 @@ export class DemoGraph {
 
   private side(id: string): Map<string, Record<string, unknown>> {
     let side = this.friends.get(id);
-    if (!side) this.friends.set(id, (side = new Map()));
+    if (!side) this.friends.set(id, (side = new Map<string, Record<string, unknown>>()));
     return side;
   }
 }

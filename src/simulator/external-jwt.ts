@@ -44,7 +44,7 @@ export async function readKeyValue(value: string, what: string): Promise<string>
   try {
     return await readFile(value.slice(1), 'utf8');
   } catch (err) {
-    throw new Error(`cannot read ${what} from ${value.slice(1)}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`cannot read ${what} from ${value.slice(1)}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }
 

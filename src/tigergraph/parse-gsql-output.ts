@@ -1,6 +1,7 @@
 import { TigerGraphError } from './errors.js';
 import type { SecretRecord } from './types.js';
 
+// eslint-disable-next-line no-control-regex -- matching the terminal's escape sequences (ESC [) is the point
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 const RETURN_CODE = /^__GSQL__RETURN__CODE__,(-?\d+)/;
 

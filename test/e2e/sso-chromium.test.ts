@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer as createNetServer } from 'node:net';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { Page } from 'playwright-core';
 import { loadConfig } from '../../src/config.js';
@@ -10,8 +9,9 @@ import { startSimulator } from '../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../src/simulator/types.js';
 import { chromiumAvailability, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { startTestIdp, type TestIdp } from '../helpers/oidc-provider.js';
-import { deleteKeysWithPrefix } from '../helpers/redis-prefix.js';
+import { deleteKeysWithPrefix, uniquePrefix } from '../helpers/redis-prefix.js';
 import { Redis } from 'ioredis';
+import { freePort } from '../helpers/ports.js';
 
 /**
  * Single sign-on in a real browser, once, end to end: the demo page offers SSO, Chromium follows the
@@ -25,15 +25,6 @@ import { Redis } from 'ioredis';
 const availability = chromiumAvailability();
 if (!availability.run) console.warn(`Skipping the SSO browser test: ${availability.reason}`);
 const describeInBrowser = availability.run ? describe : describe.skip;
-
-async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** A page of another site (http://localhost:<port>, not the same site as 127.0.0.1). */
 async function startPage(html: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -52,7 +43,7 @@ async function startPage(html: string): Promise<{ url: string; close(): Promise<
 }
 
 describeInBrowser('single sign-on in headless Chromium', () => {
-  const prefix = `tgbff-test:sso-e2e:${randomUUID()}:`;
+  const prefix = uniquePrefix('sso-e2e');
   let idp: TestIdp;
   let sim: SimulatorHandle;
   let service: Service;

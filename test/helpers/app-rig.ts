@@ -1,15 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Redis } from 'ioredis';
 import supertest from 'supertest';
 import { loadConfig, type Config } from '../../src/config.js';
+import { READINESS_PROBE_INTERVAL_MS } from '../../src/http/routes/ops-routes.js';
 import { createLogger } from '../../src/observability/logger.js';
 import type { SweepOptions } from '../../src/admin/admin-parts.js';
 import { createService, type Service } from '../../src/service.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../src/simulator/types.js';
+import { uniquePrefix } from './redis-prefix.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
+
+// parseSetCookie lives in cookies.ts; re-exported for the test files that import it from here.
+export { parseSetCookie } from './cookies.js';
 
 export const CSRF = { 'X-Requested-With': 'XMLHttpRequest' } as const;
 
@@ -21,22 +27,32 @@ export interface RigOptions {
    * 'redis' (default: the machine's Redis, unique prefix), 'memory', a Redis URL of the test's own, or
    * the Redis environment of a test's own Sentinel group or Cluster (`{env: {REDIS_SENTINELS: …}}`).
    */
-  store?: 'redis' | 'memory' | string | { env: Record<string, string> };
+  store?: string | { env: Record<string, string> };
   now?: () => number;
   leaseTtlMs?: number;
   /** Secret sweeper timing (PASSWORD_LOGIN tests). */
   secretSweep?: SweepOptions;
   /** Admin-server URL the service uses instead of the simulator's (e.g. a closed port). */
   gsqlUrl?: string;
+  /**
+   * Something between the service and the simulator's data server (a tap, a fault proxy): given the
+   * simulator, it returns the URL the service is to use as TG_RESTPP_URL; closed after the service.
+   */
+  dataServer?: (sim: SimulatorHandle) => Promise<{ url: string; close(): Promise<void> }>;
+  /** Names the key prefix on the shared Redis (`test:<label>:<random>:`), for a reader of its keys. */
+  label?: string;
 }
 
 export interface Rig {
   sim: SimulatorHandle;
   service: Service;
   config: Config;
-  /** A secret the simulator accepts for graph `social`. */
+  /** A secret the simulator accepts for graph `social`, and its alias. */
   secret: string;
+  alias: string;
   prefix: string;
+  /** The data server URL the service was configured with: the simulator's, or `dataServer`'s. */
+  restppUrl: string;
   /** Every log line the service wrote, as text. */
   logs(): string;
   /** A cookie-keeping client that always sends the CSRF header. */
@@ -45,6 +61,7 @@ export interface Rig {
   login(secret?: string): Promise<supertest.Agent>;
   /** Listens on an ephemeral loopback port, for tests that need a real socket (streaming, aborts). */
   listen(): Promise<string>;
+  /** A client of the rig's Redis (closed with the rig). */
   redis(): Redis;
   close(): Promise<void>;
 }
@@ -52,14 +69,16 @@ export interface Rig {
 export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const now = options.now ?? Date.now;
   const sim = await startSimulator({ ...(options.now && { now }), ...options.sim });
-  const secret = sim.createSecret({ alias: `rig_${randomUUID().slice(0, 8)}` }).value;
-  const prefix = `tgbff-test:${randomUUID()}:`;
+  const { alias, value: secret } = sim.createSecret({ alias: `rig_${randomUUID().slice(0, 8)}` });
+  const prefix = uniquePrefix(options.label ?? 'rig');
+  const between = await options.dataServer?.(sim);
+  const restppUrl = between?.url ?? sim.restppUrl;
   const store = options.store ?? 'redis';
   const redisUrl =
     typeof store !== 'string' || store === 'memory' ? undefined : store === 'redis' ? 'redis://127.0.0.1:6379' : store;
   const config = loadConfig({
     NODE_ENV: 'test',
-    TG_RESTPP_URL: sim.restppUrl,
+    TG_RESTPP_URL: restppUrl,
     TG_GSQL_URL: options.gsqlUrl ?? sim.gsqlUrl,
     TG_VERSION: sim.version,
     ...(redisUrl && { REDIS_URL: redisUrl }),
@@ -75,7 +94,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const logger = createLogger({ level: config.logLevel, destination: sink });
   const service = await createService({
     config,
-    upstream: { restppUrl: sim.restppUrl, gsqlUrl: options.gsqlUrl ?? sim.gsqlUrl, version: sim.version },
+    upstream: { restppUrl, gsqlUrl: options.gsqlUrl ?? sim.gsqlUrl, version: sim.version },
     logger,
     now,
     ...(options.leaseTtlMs !== undefined && { leaseTtlMs: options.leaseTtlMs }),
@@ -90,7 +109,9 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     service,
     config,
     secret,
+    alias,
     prefix,
+    restppUrl,
     logs: () => logText,
     agent,
     async login(other = secret) {
@@ -103,8 +124,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
       const server = service.app.listen(0, '127.0.0.1');
       servers.push(server);
       await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-      const address = server.address();
-      return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
     redis() {
       if (typeof store === 'object') throw new Error('rig.redis() needs a URL store; connect to your own servers');
@@ -120,6 +140,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
       if (redisUrl) await deleteByPrefix(redisUrl, prefix, config.redis.mode === 'memory' ? {} : config.redis).catch(() => undefined);
       for (const client of clients) client.disconnect();
       await service.close();
+      await between?.close();
       await sim.close();
     },
   };
@@ -163,6 +184,28 @@ export async function untilReady(rig: Rig, timeoutMs = 10_000): Promise<number> 
   return status;
 }
 
+/** One GET /readyz, timed: status, body, headers and how long the answer took. */
+export async function readyz(rig: Rig) {
+  const started = performance.now();
+  const res = await rig.agent().get('/readyz');
+  return { status: res.status, body: res.body, headers: res.headers, ms: performance.now() - started };
+}
+
+/**
+ * The first 503 after a dependency went away. A check's verdict is shared and reused for up to
+ * READINESS_PROBE_INTERVAL_MS after its probe (so a flood of /readyz costs one probe a second), so an
+ * outage shows within that plus the check's own bound; each answer still comes within the check bound.
+ */
+export async function untilNotReady(rig: Rig): Promise<Awaited<ReturnType<typeof readyz>>> {
+  const deadline = performance.now() + READINESS_PROBE_INTERVAL_MS + 2000;
+  for (;;) {
+    const answer = await readyz(rig);
+    if (answer.ms >= 3000) throw new Error(`/readyz took ${Math.round(answer.ms)} ms, past its check bound`);
+    if (answer.status === 503 || performance.now() > deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function deleteByPrefix(url: string, prefix: string, auth: { username?: string; password?: string }): Promise<void> {
   const client = new Redis(url, {
     maxRetriesPerRequest: 1,
@@ -181,17 +224,4 @@ async function deleteByPrefix(url: string, prefix: string, auth: { username?: st
   } finally {
     client.disconnect();
   }
-}
-
-/** Splits a Set-Cookie header into its name=value and lower-cased attributes. */
-export function parseSetCookie(header: string): { name: string; value: string; attributes: Record<string, string | true> } {
-  const [pair, ...attrs] = header.split(';').map((part) => part.trim());
-  const eq = pair!.indexOf('=');
-  const attributes: Record<string, string | true> = {};
-  for (const attr of attrs) {
-    const i = attr.indexOf('=');
-    if (i < 0) attributes[attr.toLowerCase()] = true;
-    else attributes[attr.slice(0, i).toLowerCase()] = attr.slice(i + 1);
-  }
-  return { name: pair!.slice(0, eq), value: pair!.slice(eq + 1), attributes };
 }

@@ -153,7 +153,7 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
   const handler = provider.callback();
   server.on('request', (req, res) => {
     if (req.url?.startsWith('/token')) tokenRequests++;
-    handler(req, res);
+    void handler(req, res); // koa answers its own errors
   });
 
   const sockets = new Set<import('node:net').Socket>();

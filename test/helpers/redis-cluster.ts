@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { poll } from './poll.js';
-import { freePort, startRedisServer, type RedisServer } from './redis-server.js';
+import { startRedisServer, type RedisServer } from './redis-server.js';
+import { freePort } from './ports.js';
 import type { TlsCert } from './tls-cert.js';
 
 const run = promisify(execFile);
@@ -67,7 +68,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     }, 20_000, 'cluster_state:ok on every node');
   } catch (err) {
     await stop();
-    throw new Error(`could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`);
+    throw new Error(`could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`, { cause: err });
   }
 
   return {

@@ -11,8 +11,9 @@ export interface CommandWatch {
 }
 
 /**
- * MONITOR on a shared Redis: only commands naming a key under `prefix` are kept, so other test files'
- * traffic does not count. A marker GET under the prefix tells when the feed has caught up.
+ * MONITOR: only commands naming a key under `prefix` are kept. Use it on a redis-server of the test's own
+ * (startRedisServer): on the shared one it would carry, and slow, every other test's commands too. A marker
+ * GET under the prefix tells when the feed has caught up.
  */
 export async function watchCommands(url: string, prefix: string): Promise<CommandWatch> {
   const control = new Redis(url);

@@ -13,3 +13,6 @@ export async function deleteKeysWithPrefix(redis: RedisClient, prefix: string): 
     cursor = next;
   } while (cursor !== '0');
 }
+
+/** A session's record key, as the README documents it: `<prefix>sess:{<sid>}` (the hash tag keeps a session's keys in one Cluster slot). */
+export const sessionKey = (prefix: string, sid: string): string => `${prefix}sess:{${sid}}`;

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './ports.js';
 import type { TlsCert } from './tls-cert.js';
 
 export interface RedisServerOptions {
@@ -108,15 +109,6 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
 function tlsArgs(cert: TlsCert, tlsPort: number): string[] {
   return ['--tls-port', String(tlsPort), '--tls-cert-file', cert.certFile, '--tls-key-file', cert.keyFile,
     '--tls-ca-cert-file', cert.certFile, '--tls-auth-clients', 'no'];
-}
-
-/** A loopback port nothing listens on right now (for a second listener, e.g. --tls-port). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Raw RESP so the helper does not depend on the client under test. */

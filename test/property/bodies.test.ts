@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { FUZZ_TIMEOUT_MS, holds, runs, tallyLeaks } from './fuzz-budget.js';
 import { dumpKeys, leaked } from './leak-scan.js';
-import { rawRequest, startPropertyRig, type PropertyRig } from './property-rig.js';
+import { rawRoundTrip } from '../helpers/raw-request.js';
+import { startPropertyRig, type PropertyRig } from './property-rig.js';
 
 /** The simulator's superuser: the admin routes' Basic auth passes with it, so valid bodies go through too. */
 const ADMIN = Buffer.from('tigergraph:tigergraph').toString('base64');
@@ -88,7 +89,7 @@ describe('login, admin and password bodies (real app)', () => {
         const framed = frame === 'chunked' && payload.length > 0
           ? Buffer.concat([Buffer.from(`${payload.length.toString(16)}\r\n`), payload, Buffer.from('\r\n0\r\n\r\n')])
           : frame === 'chunked' ? Buffer.from('0\r\n\r\n') : payload;
-        const answer = await rawRequest(rig.port, Buffer.concat([Buffer.from(`${head}\r\n\r\n`), framed]));
+        const answer = await rawRoundTrip(rig.port, Buffer.concat([Buffer.from(`${head}\r\n\r\n`), framed]));
         expect(answer.status).toBeGreaterThanOrEqual(200);
         expect(answer.status).toBeLessThan(500);
         if (answer.status < 300 && path === '/admin/secrets') created.push(...Object.values(JSON.parse(answer.body) as object).filter((v): v is string => typeof v === 'string'));
@@ -98,7 +99,7 @@ describe('login, admin and password bodies (real app)', () => {
       }),
       { numRuns: runs(150, 1) },
     );
-    const health = await rawRequest(rig.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const health = await rawRoundTrip(rig.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(health.status).toBe(200);
   }, FUZZ_TIMEOUT_MS);
 

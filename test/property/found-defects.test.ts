@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loginCookie, rawRequest, startPropertyRig, type PropertyRig } from './property-rig.js';
+import { rawRoundTrip } from '../helpers/raw-request.js';
+import { loginCookie, startPropertyRig, type PropertyRig } from './property-rig.js';
 
 /** Defects the properties found, each pinned by its shrunk counterexample. */
 describe('found by the header-map property', () => {
@@ -13,7 +14,7 @@ describe('found by the header-map property', () => {
   afterAll(async () => rig?.close());
 
   it('when Node drops a relayed request\'s connection while its session loads (counterexample: "Transfer-Encoding: identity"), then the relay stops at once instead of waiting for its deadline on a body that never comes', async () => {
-    const answer = await rawRequest(
+    const answer = await rawRoundTrip(
       rig.port,
       `GET /api/echo HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nX-Requested-With: XMLHttpRequest\r\nTransfer-Encoding: identity\r\n\r\n`,
     );

@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { DEFAULT_FORWARD_HEADERS, DEFAULT_RESPONSE_HEADERS, HeaderPolicy, NEVER_FORWARDED, NEVER_RETURNED } from '../../src/relay/header-policy.js';
 import { FUZZ_TIMEOUT_MS, holds, runs, tallyLeaks } from './fuzz-budget.js';
 import { dumpKeys, leaked } from './leak-scan.js';
-import { bearers, loginCookie, rawRequest, startPropertyRig, type PropertyRig } from './property-rig.js';
+import { rawRoundTrip } from '../helpers/raw-request.js';
+import { bearers, loginCookie, startPropertyRig, type PropertyRig } from './property-rig.js';
 
 const CSRF_HEADER = 'X-Requested-With';
 
@@ -120,7 +121,7 @@ describe('header maps (real app): what crosses the relay each way', () => {
         rig.inject.push(['X-Echo', 'token {token}']);
         const before = rig.tapped.length;
         const extra = lines.map((l) => `${l}\r\n`).join('');
-        const answer = await rawRequest(
+        const answer = await rawRoundTrip(
           rig.port,
                     // Content-Length: 0 ends the request whatever framing the lines claim (a claimed body would be waited for).
           `GET /api/echo HTTP/1.1\r\nHost: 127.0.0.1\r\n${extra}Cookie: ${cookie}\r\nX-Requested-With: XMLHttpRequest\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,

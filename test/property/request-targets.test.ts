@@ -9,7 +9,8 @@ import { guardRelayRequest } from '../../src/relay/path-guard.js';
 import { anyTarget, method, plausibleTarget } from './arbitraries.js';
 import { FUZZ_TIMEOUT_MS, holds, runs, tallyLeaks } from './fuzz-budget.js';
 import { dumpKeys, leaked } from './leak-scan.js';
-import { bearers, errorCode, loginCookie, rawRequest, startPropertyRig, type PropertyRig } from './property-rig.js';
+import { rawRoundTrip } from '../helpers/raw-request.js';
+import { bearers, errorCode, loginCookie, startPropertyRig, type PropertyRig } from './property-rig.js';
 
 const rules = parseRelayAllow(DEFAULT_RELAY_ALLOW);
 const DATA_ORIGIN = 'http://127.0.0.1:9000';
@@ -118,7 +119,7 @@ describe('request targets (real app): what reaches the data server', () => {
           (csrf ? 'X-Requested-With: XMLHttpRequest\r\n' : '') +
           (crossOrigin ? 'Origin: http://evil.example\r\n' : '') +
           'Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}';
-        const answer = await rawRequest(rig.port, Buffer.from(head, 'utf8'));
+        const answer = await rawRoundTrip(rig.port, Buffer.from(head, 'utf8'));
         const data = rig.tapped.slice(before).filter((t) => !t.url.startsWith('/requesttoken'));
         const guarded = csrf && !crossOrigin;
         if (data.length === 0) {
@@ -147,7 +148,7 @@ describe('request targets (real app): what reaches the data server', () => {
       }),
       { numRuns: runs(200, 0.2) },
     );
-    const session = await rawRequest(rig.port, `GET /auth/session HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
+    const session = await rawRoundTrip(rig.port, `GET /auth/session HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
     expect(session.status).toBe(200);
   }, FUZZ_TIMEOUT_MS);
 

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
-import { manualClock } from '../helpers/manual-clock.js';
+import { manualClock } from '../helpers/clock.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { FUZZ_TIMEOUT_MS, holds, runs, tallyLeaks } from './fuzz-budget.js';
 import { dumpKeys, leaked } from './leak-scan.js';
-import { bearers, errorCode, loginCookie, rawRequest, startPropertyRig, type PropertyRig, type RawAnswer } from './property-rig.js';
+import { sidOf } from '../helpers/cookies.js';
+import { rawRoundTrip, type RawRoundTrip } from '../helpers/raw-request.js';
+import { bearers, errorCode, loginCookie, startPropertyRig, type PropertyRig } from './property-rig.js';
+import { sessionKey } from '../helpers/redis-prefix.js';
 
 const IDLE_S = 600;
 const ABSOLUTE_S = 3600;
@@ -37,10 +40,9 @@ let redis: RedisServer;
 const secrets: string[] = [];
 let commandsRun = 0;
 
-const relay = (cookie: string | undefined): Promise<RawAnswer> =>
-  rawRequest(rig.port, `GET /api/echo HTTP/1.1\r\nHost: x\r\n${cookie ? `Cookie: ${cookie}\r\n` : ''}X-Requested-With: XMLHttpRequest\r\nConnection: close\r\n\r\n`);
+const relay = (cookie: string | undefined): Promise<RawRoundTrip> =>
+  rawRoundTrip(rig.port, `GET /api/echo HTTP/1.1\r\nHost: x\r\n${cookie ? `Cookie: ${cookie}\r\n` : ''}X-Requested-With: XMLHttpRequest\r\nConnection: close\r\n\r\n`);
 
-const sidOf = (cookie: string): string => decodeURIComponent(cookie.slice(cookie.indexOf('=') + 1)).slice(2).split('.')[0]!;
 
 /** Sessions past their absolute timeout are over in the model too. */
 function expire(m: Model): void {
@@ -102,7 +104,7 @@ class Logout implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, r: Real) {
     expire(m);
     const slot = m.slots[this.i]!;
-    const answer = await rawRequest(
+    const answer = await rawRoundTrip(
       r.rig.port,
       `POST /auth/logout HTTP/1.1\r\nHost: x\r\nCookie: ${slot.cookie}\r\nX-Requested-With: XMLHttpRequest\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
     );
@@ -136,7 +138,7 @@ class IdleExpiry implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.slots[this.i]!.live;
   async run(m: Model, r: Real) {
     const slot = m.slots[this.i]!;
-    await r.rig.redis.pexpire(`${r.rig.prefix}sess:{${sidOf(slot.cookie!)}}`, 1);
+    await r.rig.redis.pexpire(sessionKey(r.rig.prefix, sidOf(slot.cookie!)), 1);
     await sleep(5);
     clock.advance(IDLE_S * 1000 + 1000);
     end(r, slot);

@@ -170,7 +170,8 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
 
   routes.post('/oidc/backchannel-logout', express.urlencoded({ extended: false, limit: '16kb' }), async (req: Request, res: Response) => {
     res.set('Cache-Control', 'no-store');
-    const token = typeof req.body?.logout_token === 'string' ? (req.body.logout_token as string) : undefined;
+    const body = req.body as { logout_token?: unknown } | undefined;
+    const token = typeof body?.logout_token === 'string' ? body.logout_token : undefined;
     if (token === undefined) throw new AppError('invalid_request', 'logout_token is required');
     let subject;
     try {

@@ -40,12 +40,6 @@ export function gsqlUsersSeen(sim: SimulatorHandle): string[] {
   });
 }
 
-/** A clock tests move by hand; service, broker and simulator all read it. */
-export function manualClock(start = Date.now()) {
-  let at = start;
-  return { now: () => at, advance: (ms: number) => void (at += ms) };
-}
-
 /**
  * A TCP gate in front of the admin server: open, it forwards; shut, it cuts every connection, so the
  * service sees an unreachable admin server while the simulator itself keeps running.
@@ -83,15 +77,6 @@ export async function startGate(target: string) {
         server.close(() => resolve());
       }),
   };
-}
-
-/** A loopback port nothing listens on (for a server started next, or to stay closed). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Every value under the rig's prefix, whatever its type, as one string. */

@@ -1,7 +1,8 @@
 import supertest from 'supertest';
 import { maskSecret } from '../../../src/tigergraph/errors.js';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
-import { ALICE, basic, BOB, everythingStored, freePort, secretsOf, SIM_USERS } from './admin-harness.js';
+import { ALICE, basic, BOB, everythingStored, secretsOf, SIM_USERS } from './admin-harness.js';
+import { freePort } from '../../helpers/ports.js';
 
 const CHALLENGE = 'Basic realm="tigergraph-bff admin"';
 const asAlice = basic(ALICE.name, ALICE.password);

@@ -1,6 +1,7 @@
 import supertest from 'supertest';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
-import { ALICE, basic, BOB, dropsSeen, manualClock, secretsOf, SIM_USERS } from './admin-harness.js';
+import { ALICE, basic, BOB, dropsSeen, secretsOf, SIM_USERS } from './admin-harness.js';
+import { manualClock } from '../../helpers/clock.js';
 
 /** 4.1+: secrets are not bound to a graph and the admin server has a REST secrets API. */
 describe('password login, sweep and admin routes on 4.1', () => {

@@ -1,12 +1,11 @@
 import type { Redis } from 'ioredis';
-import supertest from 'supertest';
 import { createCipher, sealedAs } from '../../../src/store/crypto.js';
 import { maskSecret } from '../../../src/tigergraph/errors.js';
-import { parseSetCookie, startRig, type Rig } from '../../helpers/app-rig.js';
+import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { sidOf } from '../../helpers/cookies.js';
 import { ALICE, dropsSeen, everythingStored, gsqlUsersSeen, secretsOf, SIM_USERS } from './admin-harness.js';
+import { sessionKey } from '../../helpers/redis-prefix.js';
 
-const sidOf = (res: supertest.Response): string =>
-  decodeURIComponent(parseSetCookie(String(res.headers['set-cookie']?.[0])).value).slice(2).split('.')[0]!;
 
 describe('password login end to end (3.x, Redis)', () => {
   let rig: Rig;
@@ -47,12 +46,12 @@ describe('password login end to end (3.x, Redis)', () => {
   test('when alice logs in, then neither her password nor the clear secret is in Redis, the logs or the answer', async () => {
     const { res } = await login();
     expect(res.status).toBe(200);
-    const sid = sidOf(res);
+    const sid = sidOf(String(res.headers['set-cookie']?.[0]));
     const stored = await everythingStored(redis, rig.prefix);
     expect(stored).toContain(`sess:{${sid}}`);
     expect(stored).toContain('secret-drops');
     // The session holds the secret sealed; opening it with the service's keys proves which secret it is.
-    const tg = JSON.parse((await redis.get(`${rig.prefix}sess:{${sid}}`))!).tg;
+    const tg = JSON.parse((await redis.get(sessionKey(rig.prefix, sid)))!).tg;
     const secret = createCipher([...rig.config.session.encryptionKeys]).decrypt(tg.secret, sealedAs.sessionSecret(sid));
     const upstream = (await secretsOf(rig.sim, ALICE)).find((s) => s.alias === tg.secretAlias);
     expect(upstream?.secret).toBe(maskSecret(secret));

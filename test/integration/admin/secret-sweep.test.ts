@@ -4,7 +4,9 @@ import { createLogger } from '../../../src/observability/logger.js';
 import { createService, type Service } from '../../../src/service.js';
 import { createSecretApi } from '../../../src/tigergraph/secret-api.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
-import { ALICE, dropsSeen, freePort, manualClock, secretsOf, SIM_USERS, startGate } from './admin-harness.js';
+import { ALICE, dropsSeen, secretsOf, SIM_USERS, startGate } from './admin-harness.js';
+import { freePort } from '../../helpers/ports.js';
+import { manualClock } from '../../helpers/clock.js';
 
 const ABSOLUTE_S = 60;
 const HOUR = 3_600_000;

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 // The benchmark is not a timed test: this only checks that `npm run bench -- --quick` works end to end
-// (every subject starts, logs in, takes load and lands in the report), never what the numbers are.
+// (every subject starts, logs in, takes load and lands in the report), never what the numbers are. So it runs
+// beside other files (slower, not wrong); it compiles dist-bench/ itself, as soak-smoke does, which is serial
+// and so never compiles at the same time.
 const run = promisify(execFile);
 const SUBJECTS = ['direct', 'floor', 'plain-peer', 'bff-redis', 'bff-memory', 'bff-refresh'];
 const REDIS_SUBJECTS = ['plain-peer', 'bff-redis', 'bff-refresh'];

@@ -1,3 +1,6 @@
+/**
+ * @serial runs the soak (10 s of load with churn): its timed phases take both cores
+ */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,8 @@
 import { Redis } from 'ioredis';
 import supertest from 'supertest';
-import { CSRF, parseSetCookie, startRig, type Rig } from '../../helpers/app-rig.js';
+import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
+import { parseSetCookie, sidOf } from '../../helpers/cookies.js';
+import { sessionKey } from '../../helpers/redis-prefix.js';
 
 describe('login, session and logout', () => {
   let rig: Rig;
@@ -11,11 +13,7 @@ describe('login, session and logout', () => {
   });
   afterAll(() => rig.close());
 
-  const sidOf = (agent: supertest.Agent, res: supertest.Response): string => {
-    void agent;
-    const cookie = parseSetCookie(String(res.headers['set-cookie']?.[0]));
-    return decodeURIComponent(cookie.value).slice(2).split('.')[0]!;
-  };
+  const sidOfAnswer = (res: supertest.Response): string => sidOf(String(res.headers['set-cookie']?.[0]));
 
   test('when the secret works, then login answers who is logged in and nothing secret', async () => {
     const agent = rig.agent();
@@ -33,8 +31,8 @@ describe('login, session and logout', () => {
   test('when logged in, then the session keys exist in Redis with TTLs and hold no secret or token in clear', async () => {
     const agent = rig.agent();
     const res = await agent.post('/auth/login').send({ secret: rig.secret });
-    const sid = sidOf(agent, res);
-    const sessKey = `${rig.prefix}sess:{${sid}}`;
+    const sid = sidOfAnswer(res);
+    const sessKey = sessionKey(rig.prefix, sid);
     const tokKey = `${rig.prefix}tok:{${sid}}`;
     const sess = await redis.get(sessKey);
     const tok = JSON.stringify(await redis.hgetall(tokKey));
@@ -101,7 +99,7 @@ describe('login, session and logout', () => {
   test('when a session logs out, then the token is deleted upstream, the cookie cleared and the session stays dead', async () => {
     const agent = rig.agent();
     const login = await agent.post('/auth/login').send({ secret: rig.secret });
-    const sid = sidOf(agent, login);
+    const sid = sidOfAnswer(login);
     const cookie = String(login.headers['set-cookie']?.[0]).split(';')[0]!;
     const before = rig.sim.counts()['DELETE /requesttoken'] ?? 0;
     const tokensBefore = rig.sim.tokens().length;
@@ -112,7 +110,7 @@ describe('login, session and logout', () => {
     expect(new Date(String(cleared.attributes.expires)).getTime()).toBeLessThan(Date.now());
     expect(rig.sim.counts()['DELETE /requesttoken']).toBe(before + 1);
     expect(rig.sim.tokens().length).toBe(tokensBefore - 1);
-    expect(await redis.exists(`${rig.prefix}sess:{${sid}}`, `${rig.prefix}tok:{${sid}}`)).toBe(0);
+    expect(await redis.exists(sessionKey(rig.prefix, sid), `${rig.prefix}tok:{${sid}}`)).toBe(0);
     expect(await redis.exists(`${rig.prefix}dead:{${sid}}`)).toBe(1);
     // The old cookie replayed by hand gets nowhere.
     const again = await supertest(rig.service.app).get('/api/echo').set(CSRF).set('Cookie', cookie);
@@ -129,8 +127,8 @@ describe('login, session and logout', () => {
     const agent = rig.agent();
     const first = await agent.post('/auth/login').send({ secret: rig.secret });
     const second = await agent.post('/auth/login').send({ secret: rig.secret });
-    expect(sidOf(agent, first)).not.toBe(sidOf(agent, second));
-    expect(await redis.exists(`${rig.prefix}sess:{${sidOf(agent, first)}}`)).toBe(0);
+    expect(sidOfAnswer(first)).not.toBe(sidOfAnswer(second));
+    expect(await redis.exists(sessionKey(rig.prefix, sidOfAnswer(first)))).toBe(0);
   });
 });
 

@@ -1,20 +1,23 @@
 import { performance } from 'node:perf_hooks';
-import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { startRigOnOwnRedis, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
 import { watchCommands, type CommandWatch } from '../../helpers/redis-monitor.js';
 
 // What a relayed request costs in Redis once the session is logged in (the benchmark's target is at
 // most 1.2 commands per request): one MGET of session + tombstone each, the token state read once per
 // memo period (30 s), and one touch per 1% of the idle timeout.
 describe('Redis commands on the relay hot path', () => {
+  // A redis-server of its own: MONITOR on the shared one would see (and slow) every other test's commands.
+  let own: OwnRedisRig;
   let rig: Rig;
   let watch: CommandWatch;
   beforeAll(async () => {
-    rig = await startRig();
-    watch = await watchCommands('redis://127.0.0.1:6379', rig.prefix);
+    own = await startRigOnOwnRedis();
+    rig = own.rig;
+    watch = await watchCommands(own.redis.url, rig.prefix);
   });
   afterAll(async () => {
     watch.stop();
-    await rig.close();
+    await own.close();
   });
 
   test('when a logged-in session makes 20 requests, then each costs one MGET and the token and touch are not per request', async () => {

@@ -22,6 +22,7 @@ const listeners = (e: EventEmitter): number => e.eventNames().reduce<number>((n,
 beforeAll(async () => {
   const original = Redis.prototype.connect;
   const spy = jest.spyOn(Redis.prototype, 'connect').mockImplementation(function (this: Redis, ...args) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- capturing the service's own client is the point
     client ??= this;
     return original.apply(this, args);
   });

@@ -3,6 +3,7 @@ import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
 import { loadContract, loadDocument, type Answer } from '../../helpers/openapi-contract.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
+import { uniquePrefix } from '../../helpers/redis-prefix.js';
 
 const contract = loadContract();
 
@@ -20,7 +21,7 @@ describe('GET /openapi.json from the built service', () => {
     TG_RESTPP_URL: sim.restppUrl,
     TG_VERSION: sim.version,
     REDIS_URL: 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: `test:openapi:${randomBytes(4).toString('hex')}:`,
+    REDIS_PREFIX: uniquePrefix('openapi'),
     SESSION_SECRET: randomBytes(32).toString('hex'),
     SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
   });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { poll } from '../../helpers/poll.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 const SWEEP_MS = 200;
 
@@ -65,7 +66,7 @@ describe.each(['redis', 'memory'] as const)('tokens die with their session (%s s
     });
     expect((await agent.get('/api/echo')).status).toBe(401);
     expect(rig.logs()).not.toContain(token);
-    process.stdout.write(`[measure] ${store}: idle-expired token deleted ${delay} ms after the idle deadline (sweep ${SWEEP_MS} ms)\n`);
+    recordFigure(`${store}: idle-expired token deleted ${delay} ms after the idle deadline (sweep ${SWEEP_MS} ms)`);
   });
 
   test('when a session ends by absolute timeout while in use, then a token minted mid-session is deleted upstream at that timeout', async () => {
@@ -90,7 +91,7 @@ describe.each(['redis', 'memory'] as const)('tokens die with their session (%s s
     expect(diedAt).toBeLessThan(tokenEnd - 500); // not its own expiry (nor the idle end, which is as late)
     expect(delay).toBeLessThan(SWEEP_MS + 800);
     expect(deletedUpstream(rig, token)).toBe(1);
-    process.stdout.write(`[measure] ${store}: absolute-timeout token deleted ${delay} ms after the absolute deadline (sweep ${SWEEP_MS} ms)\n`);
+    recordFigure(`${store}: absolute-timeout token deleted ${delay} ms after the absolute deadline (sweep ${SWEEP_MS} ms)`);
   });
 
   test('when an administrator removes a session from the store, then its token is deleted upstream by the next due check (the idle deadline at the latest)', async () => {

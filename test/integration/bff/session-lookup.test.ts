@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import signature from 'cookie-signature';
 import express, { type ErrorRequestHandler } from 'express';
 import request from 'supertest';
 import { RequestSession } from '../../../src/http/session/request-session.js';
@@ -9,18 +8,13 @@ import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createCipher } from '../../../src/store/crypto.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis.js';
 import type { Stores } from '../../../src/store/types.js';
-import {
-  expressSessionCookie,
-  expressSessionId,
-  getAsConnectRedis,
-  RECORDED,
-  setAsConnectRedis,
-} from '../../helpers/express-session-era.js';
-import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
+import { connectRedisStore, expressSessionApp, RECORDED } from '../../helpers/express-session-era.js';
+import { deleteKeysWithPrefix, uniquePrefix, sessionKey } from '../../helpers/redis-prefix.js';
 
 // The session reader against what express-session and connect-redis 8 wrote in 0.1.x (recorded bytes, and
-// their algorithms redone in test/helpers/express-session-era.ts): whatever cookie and record they issued,
-// the reader must accept, nothing else; and what our layer writes, they must read (a downgrade keeps it).
+// the two libraries running for real as 0.1.x configured them, test/helpers/express-session-era.ts):
+// whatever cookie and record they issued, the reader must accept, nothing else; and what our layer writes,
+// they must read (a downgrade keeps it).
 const prefix = uniquePrefix('session-lookup');
 const NAME = 'tgbff';
 let redis: RedisClient;
@@ -36,7 +30,7 @@ afterAll(async () => {
   await stores.close();
 });
 
-const sessionKey = (sid: string): string => `${prefix}sess:{${sid}}`;
+const sessionKeyOf = (sid: string): string => sessionKey(prefix, sid);
 const standalone = (): import('ioredis').Redis => redis as import('ioredis').Redis;
 
 function app(secrets: string[]) {
@@ -55,16 +49,18 @@ function app(secrets: string[]) {
   return a;
 }
 
-/** A login as 0.1.x did it: express-session's id and signed cookie, connect-redis's record (ttl 60). */
+/** A login on 0.1.x: express-session issues the id and signed cookie, connect-redis (ttl 60) writes the record. */
 async function login(secrets: string[]): Promise<{ sid: string; cookie: string }> {
-  const sid = expressSessionId();
-  const cookie = { originalMaxAge: null, expires: null, secure: false, httpOnly: true, path: '/', sameSite: 'strict' };
-  await setAsConnectRedis(standalone(), sessionKey(sid), { cookie, graph: 'social' }, 60);
-  return { sid, cookie: expressSessionCookie(NAME, sid, secrets[0]!) };
+  const res = await request(expressSessionApp(connectRedisStore(standalone(), prefix, 60), secrets, NAME))
+    .post('/login')
+    .send({ graph: 'social' })
+    .expect(200);
+  const cookie = String(res.headers['set-cookie']?.[0]).split(';')[0]!;
+  return { sid: (res.body as { sid: string }).sid, cookie };
 }
 
 test('when the cookie and record are the very bytes express-session and connect-redis 8 wrote, then the reader loads that session', async () => {
-  await standalone().set(sessionKey(RECORDED.sid), RECORDED.record, 'EX', RECORDED.ttlSeconds);
+  await standalone().set(sessionKeyOf(RECORDED.sid), RECORDED.record, 'EX', RECORDED.ttlSeconds);
   const lookup = sessionLookup({ store: stores.sessionStore, cookieName: NAME, secrets: [RECORDED.secret] });
   const cookie = RECORDED.setCookie.split(';')[0]!;
   expect(lookup.sid(`other=1; ${cookie}`)).toBe(RECORDED.sid);
@@ -89,13 +85,13 @@ test('when the signature is altered or the id is sent unsigned, then there is no
 
 test('when the session was destroyed in the store, then the cookie alone gives no session', async () => {
   const { sid, cookie } = await login(['first-secret']);
-  await redis.del(`${prefix}sess:{${sid}}`);
+  await redis.del(sessionKey(prefix, sid));
   expect((await request(app(['first-secret'])).get('/read').set('Cookie', cookie)).body.sid).toBeNull();
 });
 
 test('when the answer has gone out, then the session TTL slides back to the idle timeout', async () => {
   const { sid, cookie } = await login(['first-secret']);
-  const key = `${prefix}sess:{${sid}}`;
+  const key = sessionKey(prefix, sid);
   await redis.pexpire(key, 5_000);
   await request(app(['first-secret'])).get('/read').set('Cookie', cookie).expect(200);
   // The touch is sent when the answer finishes; a round trip later it has landed.
@@ -127,17 +123,18 @@ test('when our session layer wrote the cookie and record at login, then a 0.1.x 
   const login = await request(ours).post('/login').expect(200);
   const sid = login.text;
   const setCookie = String(login.headers['set-cookie']?.[0]);
-  // express-session's reading of the cookie: decode, strip `s:`, cookie-signature unsign.
-  const value = decodeURIComponent(setCookie.split(';')[0]!.slice(NAME.length + 1));
-  expect(signature.unsign(value.slice(2), RECORDED.secret)).toBe(sid);
+  // express-session itself reads the cookie and connect-redis the record: the same session, as it was saved.
+  const downgraded = expressSessionApp(connectRedisStore(standalone(), prefix, 60), [RECORDED.secret], NAME);
+  const read = await request(downgraded).get('/read').set('Cookie', setCookie.split(';')[0]!).expect(200);
+  expect(read.body).toEqual({ sid, graph: null, tg });
   // Byte for byte what express-session set, apart from the id and its signature.
   const shape = (header: string) => header.replace(/^tgbff=[^;]*/, 'tgbff=<value>');
   expect(shape(setCookie)).toBe(shape(RECORDED.setCookie));
   expect(setCookie).toMatch(/^tgbff=s%3A[A-Za-z0-9_-]{32}\.[A-Za-z0-9%]+; /);
   // connect-redis's reading of the record, and the record byte for byte as it wrote it, SET with EX.
-  expect(await getAsConnectRedis(standalone(), sessionKey(sid))).toEqual({ ...JSON.parse(RECORDED.record), tg });
-  expect(await redis.get(sessionKey(sid))).toBe(RECORDED.record);
-  const ttl = await redis.ttl(sessionKey(sid));
+  expect(await connectRedisStore(standalone(), prefix, 60).get(sid)).toEqual({ ...JSON.parse(RECORDED.record), tg });
+  expect(await redis.get(sessionKeyOf(sid))).toBe(RECORDED.record);
+  const ttl = await redis.ttl(sessionKeyOf(sid));
   expect(ttl).toBeGreaterThan(58);
   expect(ttl).toBeLessThanOrEqual(60);
 });

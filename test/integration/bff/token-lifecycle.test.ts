@@ -1,5 +1,5 @@
 import { startRig, type Rig } from '../../helpers/app-rig.js';
-import { manualClock } from '../../helpers/manual-clock.js';
+import { manualClock } from '../../helpers/clock.js';
 
 
 describe('token refresh and replay through the app', () => {

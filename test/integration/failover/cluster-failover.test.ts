@@ -1,9 +1,15 @@
+/**
+ * @serial bounds the slowest request across a Cluster failover under load
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';
-import { sidOf, startCluster, type Cluster } from '../multi-instance/cluster.js';
+import { sidOf } from '../../helpers/cookies.js';
+import { startCluster, type Cluster } from '../multi-instance/cluster.js';
 import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';
 import { startReplicatedCluster, type ReplicatedCluster } from './replicated-cluster.js';
 import { figures, steadyLoad } from './steady-load.js';
+import { sessionKey } from '../../helpers/redis-prefix.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 const SESSIONS = 30;
 // A replica starts its election after the node timeout (1 s here) plus a short random delay.
@@ -29,7 +35,7 @@ describe('failover under load: a Redis Cluster master killed while three instanc
 
   test('when a master is SIGKILLed and its replica promoted, then no session is lost, failures fall only in the failover window, and a re-mint is still one per session', async () => {
     const cookies = await loginSessions(cluster, SESSIONS);
-    const owners = await Promise.all(cookies.map((c) => redis.ownerOf(`${cluster.prefix}sess:{${sidOf(c)}}`)));
+    const owners = await Promise.all(cookies.map((c) => redis.ownerOf(sessionKey(cluster.prefix, sidOf(c)))));
     const roles = await redis.roles();
     // The master holding the most sessions dies; its sessions must come through on its replica.
     const doomed = roles.map((r) => ({ ...r, held: owners.filter((o) => o === r.master).length })).sort((a, b) => b.held - a.held)[0]!;
@@ -46,7 +52,7 @@ describe('failover under load: a Redis Cluster master killed while three instanc
     const healthyAt = Date.now();
     await sleep(1000);
     const f = figures(await load.stop());
-    console.log(
+    recordFigure(
       `cluster failover under load: ${SESSIONS} sessions (${doomed.held} on the killed master) on 3 instances, ${f.requests} requests (${f.rps}/s), ` +
         `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure ` +
         `(${f.sessionsHit.filter((i) => owners[i] !== doomed.master).length} of them on surviving masters: the whole cluster refuses while a slot has no master, cluster-require-full-coverage), failover window ${f.windowSec} s, healthy again ${(healthyAt - killedAt) / 1000} s after the kill, slowest request ${f.slowestMs} ms`,
@@ -62,7 +68,7 @@ describe('failover under load: a Redis Cluster master killed while three instanc
     expect(f.slowestMs).toBeLessThan(REQUEST_BOUND_MS);
     expect((await sessionAnswers(cluster, cookies)).filter((a) => a.status !== 200 || a.authenticated !== true)).toEqual([]);
     expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(mintsBefore);
-    const moved = cookies.filter((_c, i) => owners[i] === doomed.master).map((c) => `${cluster.prefix}sess:{${sidOf(c)}}`);
+    const moved = cookies.filter((_c, i) => owners[i] === doomed.master).map((c) => sessionKey(cluster.prefix, sidOf(c)));
     const heir = redis.client(doomed.replica!);
     expect(await Promise.all(moved.map((key) => heir.exists(key)))).toEqual(moved.map(() => 1));
 

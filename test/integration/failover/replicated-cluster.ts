@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { poll } from '../../helpers/poll.js';
-import { freePort, startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { freePort } from '../../helpers/ports.js';
 
 const run = promisify(execFile);
 
@@ -60,7 +61,7 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
     }, 20_000, 'cluster_state:ok and every replica in sync');
   } catch (err) {
     await stop();
-    throw new Error(`could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`);
+    throw new Error(`could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`, { cause: err });
   }
 
   const rig: ReplicatedCluster = {

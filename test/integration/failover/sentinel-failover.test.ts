@@ -1,9 +1,13 @@
+/**
+ * @serial bounds the slowest request across a Sentinel failover under load
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
 import { startCluster, type Cluster } from '../multi-instance/cluster.js';
 import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';
 import { figures, steadyLoad } from './steady-load.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 const SESSIONS = 30;
 // Sentinels call the master down after 1 s, then elect and promote; the bound is generous for a busy 2-core machine.
@@ -46,7 +50,7 @@ describe('failover under load: Sentinel master killed while three instances serv
     const healthyAt = Date.now();
     await sleep(1000);
     const f = figures(await load.stop());
-    console.log(
+    recordFigure(
       `sentinel failover under load: ${SESSIONS} sessions on 3 instances, ${f.requests} requests (${f.rps}/s), ` +
         `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure, failover window ${f.windowSec} s, healthy again ${(healthyAt - killedAt) / 1000} s after the kill, slowest request ${f.slowestMs} ms`,
     );

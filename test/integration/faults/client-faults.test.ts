@@ -1,3 +1,6 @@
+/**
+ * @serial other clients' latency while 50 misbehaving clients hold connections
+ */
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startSimulator } from '../../../src/simulator/index.js';
@@ -6,6 +9,7 @@ import { uniquePrefix } from '../../helpers/redis-prefix.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { dropPrefix, processEnv } from '../hostile/process-env.js';
 import { call, login } from '../multi-instance/cluster.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 /**
  * Client faults the hostile suite does not already cover (it has aborts mid-body, during a streamed
@@ -52,7 +56,7 @@ describe('client faults (a real service process)', () => {
   async function stillServing(what: string, started: number): Promise<void> {
     const start = Date.now();
     const answers = await Promise.all(Array.from({ length: 10 }, () => call(bff.url, '/api/echo', victim)));
-    console.log(`client ${what}: process up, 10/10 other requests ${answers.every((a) => a.status === 200) ? 'ok' : 'NOT ok'} in ${Date.now() - start} ms (case took ${start - started} ms)`);
+    recordFigure(`client ${what}: process up, 10/10 other requests ${answers.every((a) => a.status === 200) ? 'ok' : 'NOT ok'} in ${Date.now() - start} ms (case took ${start - started} ms)`);
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     expect(bff.proc.exitCode).toBeNull();
     expect(bff.output()).not.toMatch(/uncaught|unhandled|MaxListenersExceededWarning/i);
@@ -126,7 +130,7 @@ describe('client faults (a real service process)', () => {
       socket.write('0\r\n\r\n');
       await sleep(20);
     }
-    console.log(`client 15 over-cap bodies on one keep-alive connection: ${answered()} answered 413, connection ${socket.destroyed ? 'closed' : 'open'}`);
+    recordFigure(`client 15 over-cap bodies on one keep-alive connection: ${answered()} answered 413, connection ${socket.destroyed ? 'closed' : 'open'}`);
     expect(answered()).toBe(15);
     await stillServing('15 over-cap bodies on one connection', started);
   });

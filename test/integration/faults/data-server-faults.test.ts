@@ -1,3 +1,6 @@
+/**
+ * @serial answer times while the data server is slow, failing or reset
+ */
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startSimulator } from '../../../src/simulator/index.js';
@@ -7,6 +10,7 @@ import { uniquePrefix } from '../../helpers/redis-prefix.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { dropPrefix, processEnv } from '../hostile/process-env.js';
 import { call, CSRF, login } from '../multi-instance/cluster.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 /**
  * The data server failing in the ways a network and a struggling TigerGraph do, behind a fault proxy
@@ -64,7 +68,7 @@ describe('data server faults (a real service process behind a fault proxy)', () 
     proxy.set({ kind: 'pass' });
     const again = Date.now();
     const next = await call(bff.url, '/api/echo', cookie);
-    console.log(`data server ${name}: ${answer.status} ${answer.body.error?.code ?? ''} in ${ms} ms; next request ${next.status} in ${Date.now() - again} ms`);
+    recordFigure(`data server ${name}: ${answer.status} ${answer.body.error?.code ?? ''} in ${ms} ms; next request ${next.status} in ${Date.now() - again} ms`);
     expect(next.status).toBe(200);
     return { answer, ms };
   }
@@ -109,7 +113,7 @@ describe('data server faults (a real service process behind a fault proxy)', () 
     const burst = await Promise.all(Array.from({ length: 20 }, () => call(bff.url, '/api/echo', cookie)));
     sim.setFaults({});
     const after = await Promise.all(Array.from({ length: 20 }, () => call(bff.url, '/api/echo', cookie)));
-    console.log(`data server 5xx burst: ${burst.filter((a) => a.status === 503).length}/20 relayed as 503, then ${after.filter((a) => a.status === 200).length}/20 ok`);
+    recordFigure(`data server 5xx burst: ${burst.filter((a) => a.status === 503).length}/20 relayed as 503, then ${after.filter((a) => a.status === 200).length}/20 ok`);
     expect(burst.map((a) => a.status)).toEqual(Array(20).fill(503));
     expect(burst[0]!.body).toMatchObject({ error: true, code: 'SIM-FORCED' });
     expect(after.map((a) => a.status)).toEqual(Array(20).fill(200));
@@ -129,7 +133,7 @@ describe('data server faults (a real service process behind a fault proxy)', () 
       const failing = await call(bff.url, '/api/echo', fresh);
       sim.setFaults({});
       const healed = await call(bff.url, '/api/echo', fresh);
-      console.log(`data server token endpoint: slow ${slow.status} ${slow.body.error?.code}, failing ${failing.status} ${failing.body.error?.code}, then ${healed.status}`);
+      recordFigure(`data server token endpoint: slow ${slow.status} ${slow.body.error?.code}, failing ${failing.status} ${failing.body.error?.code}, then ${healed.status}`);
       expect([slow.status, slow.body.error?.code]).toEqual([504, 'upstream_timeout']);
       expect([failing.status, failing.body.error?.code]).toEqual([502, 'upstream_error']);
       expect(healed.status).toBe(200);
@@ -152,7 +156,7 @@ describe('data server faults (a real service process behind a fault proxy)', () 
     const [second] = live();
     sim.revokeToken(second!.token);
     const refused = await call(bff.url, '/api/echo', own);
-    console.log(`data server token revoked: ${replayed.status} on a new token (${sim.counts()['POST /requesttoken']} mint), revoked again ${refused.status} ${refused.body.error?.code}`);
+    recordFigure(`data server token revoked: ${replayed.status} on a new token (${sim.counts()['POST /requesttoken']} mint), revoked again ${refused.status} ${refused.body.error?.code}`);
     expect(replayed.status).toBe(200);
     expect(second!.token).not.toBe(first!.token);
     expect([refused.status, refused.body.error?.code]).toEqual([401, 'token_rejected']);
@@ -165,7 +169,7 @@ describe('data server faults (a real service process behind a fault proxy)', () 
     const answers = await Promise.all(Array.from({ length: 50 }, () => call(bff.url, '/api/echo', cookie)));
     await sleep(200);
     const after = establishedTo(proxy.port);
-    console.log(`data server faults over: 50/50 ok = ${answers.filter((a) => a.status === 200).length}, upstream sockets ${before} -> ${after} (pool ${POOL}), proxy open ${proxy.open()}`);
+    recordFigure(`data server faults over: 50/50 ok = ${answers.filter((a) => a.status === 200).length}, upstream sockets ${before} -> ${after} (pool ${POOL}), proxy open ${proxy.open()}`);
     expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
     // dport = the proxy's port: only the service's pooled sockets, not the proxy's accepted ends.
     expect(after).toBeLessThanOrEqual(POOL);

@@ -1,7 +1,12 @@
+/**
+ * @serial lease timing while a service process is frozen or killed mid-refresh
+ */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SeenRequest } from '../../../src/simulator/types.js';
-import { call, login, sidOf, startCluster, waitFor, type Cluster } from '../multi-instance/cluster.js';
+import { sidOf } from '../../helpers/cookies.js';
+import { call, login, startCluster, waitFor, type Cluster } from '../multi-instance/cluster.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 /**
  * Service processes failing next to each other on one Redis: a lease holder frozen past its lease and
@@ -53,7 +58,7 @@ describe('instance faults (three service processes on one Redis)', () => {
     const usedAfter = new Set(echoes.slice(-after.length).map(bearerOf));
     const live = cluster.sim.tokens().filter((t) => t.secretAlias === alias && !before.has(t.token)).map((t) => t.token);
     const stored = await cluster.redis.hget(keys.token, 'f');
-    console.log(`instance frozen past its lease: ${mints} token calls, thawed holder answered ${answerA}, ` +
+    recordFigure(`instance frozen past its lease: ${mints} token calls, thawed holder answered ${answerA}, ` +
       `${usedAfter.size} token(s) in use afterwards (${usedAfter.has(newer) ? 'the newer' : 'NOT the newer'}), ${live.length} live upstream`);
     expect(mints).toBeLessThanOrEqual(2);
     expect(after.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
@@ -89,7 +94,7 @@ describe('instance faults (three service processes on one Redis)', () => {
     const mints = seen.filter((r) => r.path === '/requesttoken' && r.method === 'POST').length;
     const used = new Set(seen.filter((r) => r.path === '/echo').map(bearerOf));
     const stored = await cluster.redis.hget(keys.token, 'f');
-    console.log(`instance holder killed mid-refresh: ${mints} token calls, ${answers.filter((r) => r.status === 200).length}/4 waiters ok ` +
+    recordFigure(`instance holder killed mid-refresh: ${mints} token calls, ${answers.filter((r) => r.status === 200).length}/4 waiters ok ` +
       `${tookOverMs} ms after the kill, ${used.size} token in use`);
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(mints).toBe(2);
@@ -127,7 +132,7 @@ describe('instance faults (three service processes on one Redis)', () => {
 
     const survivors = results.filter((r) => r.on === 'survivor');
     const lostOnDoomed = results.filter((r) => r.on === 'doomed' && r.status !== 200).length;
-    console.log(`instance replica killed under load: ${survivors.filter((r) => r.status === 200).length}/${survivors.length} ok on the survivors, ` +
+    recordFigure(`instance replica killed under load: ${survivors.filter((r) => r.status === 200).length}/${survivors.length} ok on the survivors, ` +
       `${lostOnDoomed} lost in flight on the killed one, ${cluster.sim.counts()['POST /requesttoken'] ?? 0} new tokens`);
     expect(survivors.filter((r) => r.status !== 200)).toEqual([]);
     // Only what was in flight on it (one per client loop).

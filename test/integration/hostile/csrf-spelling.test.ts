@@ -1,4 +1,5 @@
-import { rawRequest, startGuardRig, type GuardRig } from './guard-rig.js';
+import { startGuardRig, type GuardRig } from './guard-rig.js';
+import { rawRequest } from '../../helpers/raw-request.js';
 
 const CROSS_SITE = { origin: 'https://evil.example', 'content-type': 'application/json' };
 const ADMIN = `Basic ${Buffer.from('tigergraph:tigergraph').toString('base64')}`;
@@ -59,32 +60,32 @@ describe('CSRF guard against odd spellings (a real service process)', () => {
     for (const route of ROUTES) {
       for (const target of [route.path, ...spellings(route.path, rig.bff.url)]) {
         const headers = { ...CROSS_SITE, cookie, ...(route.admin && { authorization: ADMIN }) };
-        const res = await rawRequest(rig.bff.url, route.method, target, headers, route.body);
+        const res = await rawRequest(rig.bff.url, target, { method: route.method, headers, body: route.body });
         const refused = (res.status === 403 && res.code === 'csrf_rejected') || (res.status === 404 && res.code === 'not_found');
-        if (!refused) served.push(`${route.method} ${target} -> ${res.status} ${res.code ?? res.text.slice(0, 60)}`);
+        if (!refused) served.push(`${route.method} ${target} -> ${res.status} ${res.code ?? res.body.slice(0, 60)}`);
       }
     }
     expect(served).toEqual([]);
     // Nothing reached TigerGraph: no relayed call, no token deleted, no secret created or dropped.
     expect(rig.sim.seen().slice(before).map((r) => `${r.port} ${r.method} ${r.path}`)).toEqual([]);
-    const session = await rawRequest(rig.bff.url, 'GET', '/auth/session', { cookie });
+    const session = await rawRequest(rig.bff.url, '/auth/session', { headers: { cookie } });
     expect(session.status).toBe(200);
-    expect(JSON.parse(session.text)).toMatchObject({ authenticated: true, graph: 'social' });
+    expect(JSON.parse(session.body)).toMatchObject({ authenticated: true, graph: 'social' });
   }, 60_000);
 
   test('when the same request comes with the CSRF header from a listed origin and the canonical spelling, then it is served (the guard is not a blanket refusal)', async () => {
     const cookie = await rig.login();
     const headers = { origin: 'https://app.example.com', 'x-requested-with': 'XMLHttpRequest', cookie };
-    expect((await rawRequest(rig.bff.url, 'GET', '/api/echo', headers)).status).toBe(200);
-    const logout = await rawRequest(rig.bff.url, 'POST', '/auth/logout', headers);
+    expect((await rawRequest(rig.bff.url, '/api/echo', { headers })).status).toBe(200);
+    const logout = await rawRequest(rig.bff.url, '/auth/logout', { method: 'POST', headers });
     expect(logout.status).toBe(204);
-    const session = await rawRequest(rig.bff.url, 'GET', '/auth/session', { cookie });
+    const session = await rawRequest(rig.bff.url, '/auth/session', { headers: { cookie } });
     expect(session.status).toBe(401);
     expect(session.code).toBe('not_authenticated');
   }, 30_000);
 
   test('when a state-changing request to an unknown path comes without the header, then it is refused before any route runs', async () => {
-    const res = await rawRequest(rig.bff.url, 'POST', '/elsewhere', CROSS_SITE, '{}');
+    const res = await rawRequest(rig.bff.url, '/elsewhere', { method: 'POST', headers: CROSS_SITE, body: '{}' });
     expect(res.status).toBe(403);
     expect(res.code).toBe('csrf_rejected');
   });

@@ -1,4 +1,3 @@
-import http, { type IncomingHttpHeaders } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
@@ -6,40 +5,6 @@ import { uniquePrefix } from '../../helpers/redis-prefix.js';
 import { dropPrefix, processEnv } from './process-env.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { login } from '../multi-instance/cluster.js';
-
-export interface RawAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-  /** The error code of a JSON error body, if it is one. */
-  code?: string;
-}
-
-/**
- * One request with the request target written exactly as given (no URL normalisation, unlike fetch), so
- * odd spellings (`/AUTH/LOGOUT`, `/%61dmin/secrets`, `//auth/logout`, absolute-form) reach the server.
- */
-export function rawRequest(base: string, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: hostname, port: Number(port), method, path: target, headers: { ...headers, ...(body !== undefined && { 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => {
-        let code: string | undefined;
-        try {
-          code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
-        } catch {
-          code = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, ...(code !== undefined && { code }) });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 export interface GuardRig {
   sim: SimulatorHandle;

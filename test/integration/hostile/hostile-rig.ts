@@ -1,6 +1,5 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { startSimulator } from '../../../src/simulator/index.js';
@@ -161,35 +160,8 @@ export async function startHostileRig(label: string, env: Record<string, string>
 
 export const CSRF_HEADER = 'x-requested-with: XMLHttpRequest';
 
-export interface RawExchange {
-  socket: net.Socket;
-  /** Everything the server wrote back, as text. */
-  received(): string;
-  /** Resolves when the server closed the connection (or it was reset). */
-  closed: Promise<void>;
-  /** The status line's code once an answer started, else null. */
-  status(): number | null;
-}
-
-/** A hand-written HTTP/1.1 exchange on a raw socket: for bodies sent slowly, cut, reset or malformed. */
-export async function rawExchange(port: number, head: string): Promise<RawExchange> {
-  const socket = net.connect(port, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  let text = '';
-  socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
-  socket.on('error', () => undefined);
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  socket.write(head);
-  return {
-    socket,
-    received: () => text,
-    closed,
-    status: () => {
-      const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
-      return m ? Number(m[1]) : null;
-    },
-  };
-}
+// rawExchange lives in test/helpers/raw-request.ts; re-exported for the hostile tests that import it from here.
+export { rawExchange, type RawExchange } from '../../helpers/raw-request.js';
 
 /** Request head for a chunked POST through the relay as a logged-in browser. */
 export function chunkedHead(path: string, cookie: string, extra = ''): string {

@@ -1,5 +1,6 @@
 import { parsePromText } from '../observability/prom-text.js';
-import { rawRequest, startGuardRig, type GuardRig } from './guard-rig.js';
+import { startGuardRig, type GuardRig } from './guard-rig.js';
+import { rawRequest } from '../../helpers/raw-request.js';
 
 describe('metrics on their own port (a real service process, METRICS_PORT=0)', () => {
   let rig: GuardRig;
@@ -19,20 +20,20 @@ describe('metrics on their own port (a real service process, METRICS_PORT=0)', (
     ['GET', '//metrics'],
     ['HEAD', '/metrics'],
   ])('when %s %s is asked on the public port, then it is 404 not_found with no metric in it', async (method, target) => {
-    const res = await rawRequest(rig.bff.url, method, target);
+    const res = await rawRequest(rig.bff.url, target, { method });
     expect(res.status).toBe(404);
     if (method === 'GET') expect(res.code).toBe('not_found');
-    expect(res.text).not.toContain('tgbff_');
+    expect(res.body).not.toContain('tgbff_');
   });
 
   test('when Prometheus scrapes the metrics port, then it gets the text exposition with the service metrics', async () => {
     expect(rig.bff.metricsUrl).toBeDefined();
     await rig.login();
-    const res = await rawRequest(rig.bff.metricsUrl!, 'GET', '/metrics');
+    const res = await rawRequest(rig.bff.metricsUrl!, '/metrics');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(res.headers['cache-control']).toBe('no-store');
-    const { samples } = parsePromText(res.text);
+    const { samples } = parsePromText(res.body);
     expect(samples.find((s) => s.name === 'tgbff_logins_total' && s.labels['result'] === 'ok')?.value).toBe(1);
   });
 
@@ -43,7 +44,7 @@ describe('metrics on their own port (a real service process, METRICS_PORT=0)', (
     ['GET', '/METRICS', 404, 'not_found'],
     ['POST', '/metrics', 405, 'method_not_allowed'],
   ])('when %s %s is asked on the metrics port, then it is %i %s: that port serves metrics and only metrics', async (method, target, status, code) => {
-    const res = await rawRequest(rig.bff.metricsUrl!, method, target);
+    const res = await rawRequest(rig.bff.metricsUrl!, target, { method });
     expect(res.status).toBe(status);
     expect(res.code).toBe(code);
   });
@@ -55,7 +56,7 @@ describe('METRICS_PORT=off (a real service process)', () => {
     try {
       expect(rig.bff.metricsUrl).toBeUndefined();
       expect(rig.bff.output()).toMatch(/"msg":"listening"/);
-      const res = await rawRequest(rig.bff.url, 'GET', '/metrics');
+      const res = await rawRequest(rig.bff.url, '/metrics');
       expect(res.status).toBe(404);
       expect(res.code).toBe('not_found');
     } finally {

@@ -1,5 +1,6 @@
 import { securityHeaders } from '../../../src/http/pipeline/security-headers.js';
-import { rawRequest, startGuardRig, type GuardRig } from './guard-rig.js';
+import { startGuardRig, type GuardRig } from './guard-rig.js';
+import { rawRequest } from '../../helpers/raw-request.js';
 
 describe('security headers on probe answers (a real service process)', () => {
   let rig: GuardRig;
@@ -9,16 +10,16 @@ describe('security headers on probe answers (a real service process)', () => {
   afterAll(() => rig?.close());
 
   test('when /healthz, /readyz and the metrics port answer, then each carries the same security headers as any other answer', async () => {
-    const reference = await rawRequest(rig.bff.url, 'GET', '/auth/session');
+    const reference = await rawRequest(rig.bff.url, '/auth/session');
     expect(reference.status).toBe(401);
     const expected = securityHeaders().http; // plain http here, as the probes and the scraper use
     expect(expected.length).toBeGreaterThan(5);
     for (const [name, value] of expected) expect(reference.headers[name.toLowerCase()]).toBe(value);
 
     const answers = {
-      healthz: await rawRequest(rig.bff.url, 'GET', '/healthz'),
-      readyz: await rawRequest(rig.bff.url, 'GET', '/readyz'),
-      metrics: await rawRequest(rig.bff.metricsUrl ?? rig.bff.url, 'GET', '/metrics'),
+      healthz: await rawRequest(rig.bff.url, '/healthz'),
+      readyz: await rawRequest(rig.bff.url, '/readyz'),
+      metrics: await rawRequest(rig.bff.metricsUrl ?? rig.bff.url, '/metrics'),
     };
     expect(answers.healthz.status).toBe(200);
     expect(answers.readyz.status).toBe(200);

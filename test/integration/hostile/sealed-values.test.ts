@@ -3,9 +3,10 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
-import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
+import { deleteKeysWithPrefix, uniquePrefix, sessionKey } from '../../helpers/redis-prefix.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
-import { login, sidOf } from '../multi-instance/cluster.js';
+import { sidOf } from '../../helpers/cookies.js';
+import { login } from '../multi-instance/cluster.js';
 import { relayGet } from './hostile-rig.js';
 
 /**
@@ -46,7 +47,7 @@ describe('hostile store writer: sealed values copied between sessions', () => {
   });
 
   const secretFor = (label: string) => sim.createSecret({ alias: `${label}_${randomBytes(3).toString('hex')}` }).value;
-  const sessionKey = (sid: string) => `${prefix}sess:{${sid}}`;
+  const sessionKeyOf = (sid: string): string => sessionKey(prefix, sid);
   const tokenKey = (sid: string) => `${prefix}tok:{${sid}}`;
   /** The bearer token of the last relayed /echo the data server saw. */
   const lastBearer = (): string | undefined => {
@@ -58,15 +59,15 @@ describe('hostile store writer: sealed values copied between sessions', () => {
     const a = await login(first.url, secretFor('a'));
     const b = await login(first.url, secretFor('b'));
     const [sidA, sidB] = [sidOf(a), sidOf(b)];
-    const recordA = JSON.parse((await redis.get(sessionKey(sidA)))!) as { tg: { secret: string } };
-    const recordB = JSON.parse((await redis.get(sessionKey(sidB)))!) as { tg: { secret: string } };
+    const recordA = JSON.parse((await redis.get(sessionKeyOf(sidA)))!) as { tg: { secret: string } };
+    const recordB = JSON.parse((await redis.get(sessionKeyOf(sidB)))!) as { tg: { secret: string } };
     recordB.tg.secret = recordA.tg.secret;
-    await redis.set(sessionKey(sidB), JSON.stringify(recordB), 'KEEPTTL');
+    await redis.set(sessionKeyOf(sidB), JSON.stringify(recordB), 'KEEPTTL');
     await redis.del(tokenKey(sidB)); // B must unseal its secret to get a token
 
     const stolen = await relayGet(second.url, '/api/echo', b);
     expect(stolen).toEqual({ status: 401, code: 'not_authenticated' });
-    expect(await redis.exists(sessionKey(sidB))).toBe(0);
+    expect(await redis.exists(sessionKeyOf(sidB))).toBe(0);
     expect((await relayGet(second.url, '/api/echo', a)).status).toBe(200);
   }, 30_000);
 
@@ -83,13 +84,13 @@ describe('hostile store writer: sealed values copied between sessions', () => {
     const secret = secretFor('old');
     const old = await login(first.url, secret);
     const sid = sidOf(old);
-    const record = JSON.parse((await redis.get(sessionKey(sid)))!) as { tg: { secret: string } };
+    const record = JSON.parse((await redis.get(sessionKeyOf(sid)))!) as { tg: { secret: string } };
     record.tg.secret = sealUnbound(secret);
-    await redis.set(sessionKey(sid), JSON.stringify(record), 'KEEPTTL');
+    await redis.set(sessionKeyOf(sid), JSON.stringify(record), 'KEEPTTL');
     await redis.del(tokenKey(sid));
 
     expect(await relayGet(second.url, '/api/echo', old)).toEqual({ status: 401, code: 'session_expired' });
-    expect(await redis.exists(sessionKey(sid))).toBe(0);
+    expect(await redis.exists(sessionKeyOf(sid))).toBe(0);
     const again = await login(first.url, secret);
     expect((await relayGet(second.url, '/api/echo', again)).status).toBe(200);
   }, 30_000);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../../src/simulator/types.js';
-import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
+import { deleteKeysWithPrefix, uniquePrefix, sessionKey } from '../../helpers/redis-prefix.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 
 export const CSRF = { 'X-Requested-With': 'XMLHttpRequest' } as const;
@@ -64,7 +64,7 @@ export async function startCluster(options: { instances: number; label: string; 
     add,
     redis,
     keys: (sid) => ({
-      session: `${prefix}sess:{${sid}}`,
+      session: sessionKey(prefix, sid),
       token: `${prefix}tok:{${sid}}`,
       lease: `${prefix}lease:{${sid}}`,
       tombstone: `${prefix}dead:{${sid}}`,
@@ -90,13 +90,6 @@ export async function login(baseUrl: string, secret: string): Promise<string> {
   const pair = setCookie.split(';')[0] ?? '';
   if (!pair.includes('=')) throw new Error('login set no cookie');
   return pair;
-}
-
-/** The session id inside a signed cookie value: `s:<sid>.<signature>`, URL-encoded. */
-export function sidOf(cookie: string): string {
-  const value = decodeURIComponent(cookie.slice(cookie.indexOf('=') + 1));
-  if (!value.startsWith('s:')) throw new Error('cookie is not a signed session id');
-  return value.slice(2, value.indexOf('.'));
 }
 
 export interface Answer {

@@ -9,7 +9,8 @@ import { openStream } from './stream-client.js';
 const streamPath = (chunks: number) => `/api/query/social/stream?chunks=${chunks}&delayMs=100&chunkBytes=256`;
 
 /** Whether a brand-new TCP connection to the port is accepted or refused. */
-function tryConnect(port: number): Promise<'accepted' | 'refused' | string> {
+/** 'accepted', 'refused', or the socket error's code. */
+function tryConnect(port: number): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.once('connect', () => {

@@ -1,4 +1,5 @@
-import { call, login, sidOf, startCluster, waitFor, type Cluster } from './cluster.js';
+import { sidOf } from '../../helpers/cookies.js';
+import { call, login, startCluster, waitFor, type Cluster } from './cluster.js';
 
 const LEASE_TTL_MS = 1000;
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { CSRF, call, login, sidOf, startCluster, type Cluster } from './cluster.js';
+import { sidOf } from '../../helpers/cookies.js';
+import { CSRF, call, login, startCluster, type Cluster } from './cluster.js';
 import { openStream } from './stream-client.js';
 
 describe('logout on one instance while another streams for the same session', () => {

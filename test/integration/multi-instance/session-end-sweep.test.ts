@@ -1,3 +1,6 @@
+/**
+ * @serial sweep intervals of two processes must elapse on time
+ */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { call, login, startCluster, waitFor, type Cluster } from './cluster.js';
 

@@ -1,4 +1,5 @@
-import { call, login, sidOf, startCluster, type Cluster } from './cluster.js';
+import { sidOf } from '../../helpers/cookies.js';
+import { call, login, startCluster, type Cluster } from './cluster.js';
 
 /** 100 requests at once for one session, dealt round-robin over the instances (as a balancer would). */
 async function burst(cluster: Cluster, cookie: string, n = 100) {

@@ -1,3 +1,6 @@
+/**
+ * @serial a line must reach the file within the flush interval
+ */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';

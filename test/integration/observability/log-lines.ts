@@ -27,8 +27,3 @@ export async function waitForLines(read: () => string, pick: (line: LogLine) => 
 }
 
 /** One clock for the simulator and the service, so tests can move time without waiting. */
-export function testClock(start = Date.now()) {
-  let offset = 0;
-  const now = () => start + offset + (Date.now() - start);
-  return { now, advance: (ms: number) => void (offset += ms) };
-}

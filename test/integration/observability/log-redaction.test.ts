@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import supertest from 'supertest';
-import { CSRF, parseSetCookie, startRig, type Rig } from '../../helpers/app-rig.js';
-import { logLines, testClock } from './log-lines.js';
+import { parseSetCookie } from '../../helpers/cookies.js';
+import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
+import { logLines } from './log-lines.js';
+import { testClock } from '../../helpers/clock.js';
 
 /** Every token the simulator issued or was shown: live ones, Bearer headers, and query/body fields. */
 function harvestTokens(rig: Rig, into: Set<string>): void {

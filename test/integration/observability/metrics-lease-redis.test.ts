@@ -2,9 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import supertest from 'supertest';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { createService, type Service } from '../../../src/service.js';
-import { CSRF, startRig, startRigOnOwnRedis, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
-import type { RedisServer } from '../../helpers/redis-server.js';
-import { testClock } from './log-lines.js';
+import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
+import { testClock } from '../../helpers/clock.js';
 import { scrape } from './prom-text.js';
 
 const WAITS = 'tgbff_lease_waits_total';
@@ -82,33 +81,3 @@ describe('lease wait metrics when requests share one refresh', () => {
   });
 });
 
-describe('Redis error metrics when the service’s own Redis stops', () => {
-  let own: OwnRedisRig;
-  let redis: RedisServer;
-  let rig: Rig;
-  beforeAll(async () => {
-    own = await startRigOnOwnRedis();
-    ({ rig, redis } = own);
-  });
-  afterAll(() => own.close());
-
-  test('when Redis is down, then each failed Redis round trip is counted, and nothing more once it is back', async () => {
-    const agent = await rig.login();
-    expect((await scrape(rig.service.metricsApp)).value('tgbff_redis_errors_total')).toBe(0);
-    await redis.kill();
-    const res = await agent.get('/api/echo');
-    expect(res.status).toBe(503);
-    expect(res.body.error.code).toBe('store_unavailable');
-    expect((await scrape(rig.service.metricsApp)).value('tgbff_redis_errors_total')).toBe(1); // the session load; nothing after it ran
-    const login = await rig.agent().post('/auth/login').set(CSRF).send({ secret: rig.secret, graph: 'social' });
-    expect(login.status).toBe(503);
-    expect((await scrape(rig.service.metricsApp)).value('tgbff_redis_errors_total')).toBe(2); // the rate limiter's hit
-
-    await redis.restart();
-    const deadline = Date.now() + 10_000;
-    while ((await rig.agent().get('/readyz')).status !== 200 && Date.now() < deadline) await sleep(100);
-    const afterOutage = (await scrape(rig.service.metricsApp)).value('tgbff_redis_errors_total');
-    expect((await (await rig.login()).get('/api/echo')).status).toBe(200);
-    expect((await scrape(rig.service.metricsApp)).value('tgbff_redis_errors_total')).toBe(afterOutage);
-  });
-});

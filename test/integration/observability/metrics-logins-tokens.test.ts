@@ -1,5 +1,8 @@
+/**
+ * @serial token calls slowed on purpose must land on the right side of the client timeout: beside other files they hit 504
+ */
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
-import { testClock } from './log-lines.js';
+import { testClock } from '../../helpers/clock.js';
 import { scrape } from './prom-text.js';
 
 describe('login metrics after real logins', () => {

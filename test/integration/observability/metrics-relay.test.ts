@@ -1,3 +1,6 @@
+/**
+ * @serial a slow upstream answer must stay below the upstream timeout
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { scrape, type Scrape } from './prom-text.js';

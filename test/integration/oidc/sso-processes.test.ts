@@ -1,5 +1,3 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
@@ -9,14 +7,7 @@ import {
   CSRF, IdpBrowser, REDIRECT_URI, dropPrefix, idpEndSession, idpLogin, newPrefix, sessionCookieOf, startCountingUpstream, startLogin,
   type CountingUpstream,
 } from './sso-rig.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
+import { freePort } from '../../helpers/ports.js';
 
 /** Two service processes (dist/main.js, the real start-up path) on one Redis, the IdP ending a session through B. */
 describe('single sign-on across two service processes', () => {

@@ -8,7 +8,7 @@ import supertest from 'supertest';
 import { loadConfig, type Config } from '../../../src/config.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { createService, type Service } from '../../../src/service.js';
-import { deleteKeysWithPrefix } from '../../helpers/redis-prefix.js';
+import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
 import type { TestIdp } from '../../helpers/oidc-provider.js';
 
 export const CSRF = { 'X-Requested-With': 'XMLHttpRequest' } as const;
@@ -88,7 +88,7 @@ export async function startSsoService(options: {
   return { service, config, logs: () => text, close: () => service.close() };
 }
 
-export const newPrefix = () => `tgbff-test:oidc:${randomUUID()}:`;
+export const newPrefix = (): string => uniquePrefix('oidc');
 
 /** Every key under the prefix with its raw value (strings, hashes, sets), for leak and state checks. */
 export async function redisDump(prefix: string): Promise<Map<string, string>> {

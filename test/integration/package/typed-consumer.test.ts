@@ -100,6 +100,6 @@ describe('the packed package, installed into a TypeScript project', () => {
 
   it('when the installed bin runs, then tgbff answers --help', async () => {
     const { stdout } = await run(process.execPath, ['node_modules/.bin/tgbff', '--help'], { cwd: consumer });
-    expect(stdout).toMatch(/^  token get +mint a token from a secret$/m);
+    expect(stdout).toMatch(/^ {2}token get +mint a token from a secret$/m);
   });
 });

@@ -1,21 +1,21 @@
+/**
+ * @serial cluster formation and a master kill with six redis-server processes, within bounds
+ */
 import type { Server } from 'node:http';
 import { Cluster } from 'ioredis';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
 import { createService, type Service } from '../../../src/service.js';
 import { silentLogger } from '../../../src/observability/logger.js';
+import { testClock } from '../../helpers/clock.js';
 import { loginWithSid } from './ha-load.js';
-
-/** One clock for the simulator and every service instance, so a test can move time without waiting. */
-function testClock(start = Date.now()) {
-  let offset = 0;
-  return { now: () => start + offset + (Date.now() - start), advance: (ms: number) => void (offset += ms) };
-}
+import { recordFigure } from '../../helpers/figures.js';
 
 describe('Redis Cluster: three masters', () => {
   let cluster: RedisClusterRig;
   let rig: Rig;
   let admin: Cluster;
+  // One clock for the simulator and every service instance, so a test can move time without waiting.
   const clock = testClock();
   const keyOf = (kind: string, sid: string) => `${rig.prefix}${kind}:{${sid}}`;
   const mints = () => rig.sim.counts()['POST /requesttoken'] ?? 0;
@@ -125,7 +125,7 @@ describe('Redis Cluster: three masters', () => {
       }),
     );
     const failed = answers.filter((a) => a.status !== 200);
-    console.log(`cluster master killed: ${failed.length} of ${answers.length} sessions failed, all answered within ${Date.now() - started} ms`);
+    recordFigure(`cluster master killed: ${failed.length} of ${answers.length} sessions failed, all answered within ${Date.now() - started} ms`);
     // Sessions on the other masters may still work until the cluster marks itself failed (node timeout).
     expect(answers[0]).toEqual(expect.objectContaining({ status: 503, code: 'store_unavailable' }));
     expect(failed.filter((a) => a.status !== 503 || a.code !== 'store_unavailable')).toEqual([]);

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type supertest from 'supertest';
-import { parseSetCookie, type Rig } from '../../helpers/app-rig.js';
+import { parseSetCookie } from '../../helpers/cookies.js';
+import { type Rig } from '../../helpers/app-rig.js';
 
 /**
  * Logs in a fresh agent and returns it with its session id (from the signed cookie `s:<sid>.<sig>`) and

@@ -1,3 +1,6 @@
+/**
+ * @serial Sentinel and Cluster failover over TLS within bounds, many redis-server processes
+ */
 import { sessionKeys } from '../../../src/store/keys.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { poll } from '../../helpers/poll.js';
@@ -5,6 +8,7 @@ import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-clu
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
 import { makeLoopbackCert, type TlsCert } from '../../helpers/tls-cert.js';
 import { loginWithSid } from './ha-load.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 // The service gets only TLS ports and trusts the self-signed certificate through REDIS_CA_FILE alone;
 // a plain connection to a TLS port fails, so every answer below came over TLS on every hop.
@@ -52,7 +56,7 @@ describe('Redis Sentinel over TLS: data nodes, replication and sentinels on TLS 
     await group.master.kill();
     await group.waitForMaster(group.replica.tlsPort!, 20_000);
     await poll(async () => (await sessions[0]!.agent.get('/api/echo')).status === 200, 10_000, 'relay through the new master');
-    console.log(`sentinel failover over TLS: relay works again ${Date.now() - killedAt} ms after the master was killed`);
+    recordFigure(`sentinel failover over TLS: relay works again ${Date.now() - killedAt} ms after the master was killed`);
 
     for (const { agent } of sessions) {
       const session = await agent.get('/auth/session');

@@ -1,10 +1,12 @@
 import { CSRF } from '../../helpers/app-rig.js';
-import { freePort, startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { freePort } from '../../helpers/ports.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { makeLoopbackCert, type TlsCert } from '../../helpers/tls-cert.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
 import { poll } from '../../helpers/poll.js';
+import { uniquePrefix } from '../../helpers/redis-prefix.js';
 
 // Child processes: a private CA is trusted either through REDIS_CA_FILE or through NODE_EXTRA_CA_CERTS,
 // which Node reads once at start-up.
@@ -38,7 +40,7 @@ describe('Redis over TLS', () => {
       TG_RESTPP_URL: sim.restppUrl,
       TG_VERSION: sim.version,
       COOKIE_SECURE: 'false',
-      REDIS_PREFIX: `tgbff-tls-test:${Date.now()}:`,
+      REDIS_PREFIX: uniquePrefix('redis-tls'),
       ...env,
     });
     services.push(service);

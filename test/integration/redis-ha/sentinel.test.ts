@@ -1,3 +1,6 @@
+/**
+ * @serial failover and error-window bounds with five redis-server processes
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { poll } from '../../helpers/poll.js';
@@ -5,6 +8,7 @@ import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sent
 import { createService } from '../../../src/service.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { loginWithSid, runLoad, summarise, type LoadReport } from './ha-load.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 // Generous on purpose: sentinels need ~1 s to call a master down plus an election; the bound is what
 // an operator may rely on, measured under the load of other engineers' test runs.
@@ -82,7 +86,7 @@ describe('Redis Sentinel: one master, one replica, three sentinels', () => {
     await poll(async () => (await group.client(oldMaster).info('replication')).includes('master_link_status:up'), 25_000, 'old master demoted and in sync');
 
     const report = summarise(await load.stop());
-    console.log(`sentinel switchover: ${report.requests} requests, ${report.failed} failed, error window ${report.errorWindowMs} ms, slowest ${report.slowestMs} ms`);
+    recordFigure(`sentinel switchover: ${report.requests} requests, ${report.failed} failed, error window ${report.errorWindowMs} ms, slowest ${report.slowestMs} ms`);
     expectOnlyStoreUnavailable(report);
     expect(report.errorWindowMs).toBeLessThan(WINDOW_BOUND_MS);
     for (const { agent } of [...sessions, late]) expect((await agent.get('/api/echo')).status).toBe(200);
@@ -107,7 +111,7 @@ describe('Redis Sentinel: one master, one replica, three sentinels', () => {
     await poll(async () => load.healthyFor(1000, 8), 20_000, 'requests to succeed again');
     const recoveredMs = Date.now() - killedAt;
     const report = summarise(await load.stop());
-    console.log(
+    recordFigure(
       `sentinel failover (master SIGKILL): ${report.requests} requests, ${report.failed} failed (503 store_unavailable), ` +
         `error window ${report.errorWindowMs} ms, healthy again ${recoveredMs} ms after the kill, slowest request ${report.slowestMs} ms`,
     );

@@ -1,8 +1,12 @@
+/**
+ * @serial sweep intervals must elapse on time on Sentinel and Cluster
+ */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 const SWEEP_MS = 200;
 const ENV = { SESSION_IDLE_TIMEOUT: '1', SESSION_ABSOLUTE_TIMEOUT: '60', TOKEN_REFRESH_BEFORE: '10', TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS) };
@@ -48,7 +52,7 @@ describe('session-end index on Redis Cluster', () => {
 
   test('when sessions whose keys sit on different masters go idle, then each token is deleted upstream once', async () => {
     const delay = await idleSessionsLoseTheirTokens(rig);
-    process.stdout.write(`[measure] cluster: idle-expired tokens all deleted ${delay} ms after the last idle deadline (sweep ${SWEEP_MS} ms)\n`);
+    recordFigure(`cluster: idle-expired tokens all deleted ${delay} ms after the last idle deadline (sweep ${SWEEP_MS} ms)`);
   });
 });
 
@@ -67,6 +71,6 @@ describe('session-end index on Redis Sentinel', () => {
 
   test('when sessions go idle behind Sentinel, then each token is deleted upstream once', async () => {
     const delay = await idleSessionsLoseTheirTokens(rig);
-    process.stdout.write(`[measure] sentinel: idle-expired tokens all deleted ${delay} ms after the last idle deadline (sweep ${SWEEP_MS} ms)\n`);
+    recordFigure(`sentinel: idle-expired tokens all deleted ${delay} ms after the last idle deadline (sweep ${SWEEP_MS} ms)`);
   });
 });

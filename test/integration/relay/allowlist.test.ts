@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { errorCode, rawRequest, startRelayApp, startUpstream, type RelayApp, type Upstream } from './relay-harness.js';
+import { rawRequest } from '../../helpers/raw-request.js';
+import { startRelayApp, startUpstream, type RelayApp, type Upstream } from './relay-harness.js';
 
 describe('relay allowlist and path guard', () => {
   let upstream: Upstream;
@@ -40,7 +41,7 @@ describe('relay allowlist and path guard', () => {
     const answer = await rawRequest(relay.port, path);
 
     expect(answer.status).toBe(400);
-    expect(errorCode(answer)).toBe('invalid_path');
+    expect(answer.code).toBe('invalid_path');
     expect(upstream.seen).toHaveLength(0);
     expect(relay.auth.tokenCalls).toBe(0);
   });
@@ -60,7 +61,7 @@ describe('relay allowlist and path guard', () => {
     const answer = await rawRequest(relay.port, path, { method, body: method === 'GET' ? undefined : '{}' });
 
     expect(answer.status).toBe(403);
-    expect(errorCode(answer)).toBe('path_not_allowed');
+    expect(answer.code).toBe('path_not_allowed');
     expect(upstream.seen).toHaveLength(0);
     expect(relay.auth.tokenCalls).toBe(0);
   });
@@ -76,7 +77,7 @@ describe('relay allowlist and path guard', () => {
     const answer = await rawRequest(relay.port, path, { method });
 
     expect(answer.status).toBe(403);
-    expect(errorCode(answer)).toBe('path_not_allowed');
+    expect(answer.code).toBe('path_not_allowed');
     expect(answer.body).toContain(`${method} ${path.slice('/api'.length)}`);
     expect(upstream.seen).toHaveLength(0);
   });

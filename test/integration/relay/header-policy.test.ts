@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rawRequest, startRelayApp, startUpstream, type RelayApp, type Upstream } from './relay-harness.js';
+import { rawRequest } from '../../helpers/raw-request.js';
+import { startRelayApp, startUpstream, type RelayApp, type Upstream } from './relay-harness.js';
 
 describe('relay header policy', () => {
   let upstream: Upstream;

@@ -132,40 +132,5 @@ export async function startRelayApp<A extends RelayAuth = FakeAuth>(
   };
 }
 
-export interface RawAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/** node:http with the path sent byte for byte (fetch and superagent would normalise `..` away). */
-export function rawRequest(
-  port: number,
-  path: string,
-  opts: { method?: string; headers?: http.OutgoingHttpHeaders; body?: string | Buffer } = {},
-): Promise<RawAnswer> {
-  // Node frames no body for DELETE unless told its length.
-  const length = opts.body === undefined ? {} : { 'content-length': Buffer.byteLength(opts.body) };
-  return new Promise((resolve, reject) => {
-    const headers = { ...length, ...opts.headers };
-    const req = http.request(
-      { host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(opts.body);
-  });
-}
-
-export const errorCode = (answer: { body: string }): string | undefined =>
-  (JSON.parse(answer.body) as { error?: { code?: string } }).error?.code;
-
 export const counterValue = async (metrics: Metrics, name: 'upstreamErrors', kind: string): Promise<number> =>
   (await metrics[name].get()).values.find((v) => v.labels.kind === kind)?.value ?? 0;

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
 import type { RelayAuth } from '../../../src/relay/relay.js';
-import { rawRequest, startRelayApp, type RelayApp } from './relay-harness.js';
+import { rawRequest } from '../../helpers/raw-request.js';
+import { startRelayApp, type RelayApp } from './relay-harness.js';
 
 /** Mints real tokens from the simulator with a secret, the way the token broker would. */
 class SimulatorAuth implements RelayAuth {

@@ -3,7 +3,8 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import { createTokenApi } from '../../../src/tigergraph/restpp-client.js';
 import { expectAppError } from '../tokens/expect-app-error.js';
 import { newSid, SESSION_TTL_MS, startRig, type Rig } from '../tokens/rig.js';
-import { errorCode, rawRequest, startRelayApp } from './relay-harness.js';
+import { rawRequest } from '../../helpers/raw-request.js';
+import { startRelayApp } from './relay-harness.js';
 
 /** A loopback stand-in for a TigerGraph server that misbehaves one way, and counts who reached it. */
 interface FaultServer {
@@ -47,7 +48,7 @@ const TIMEOUT_MS = 300;
 describe('one fault, one code: the relay and token calls classify upstream failures alike', () => {
   let rig: Rig;
   beforeAll(async () => {
-    rig = await startRig({ store: 'memory', prefix: 'tgbff-test-same-fault:' });
+    rig = await startRig({ store: 'memory', label: 'same-fault' });
   });
   afterAll(async () => {
     await rig.close();
@@ -65,7 +66,7 @@ describe('one fault, one code: the relay and token calls classify upstream failu
     const api = createTokenApi({ restppUrl: server.url, gsqlUrl: server.url, version: rig.sim.version, timeoutMs: TIMEOUT_MS });
     try {
       const answer = await rawRequest(relay.port, '/api/echo');
-      expect([answer.status, errorCode(answer)]).toEqual([status, code]);
+      expect([answer.status, answer.code]).toEqual([status, code]);
       expect(server.requests).toBe(reached);
 
       const broker = rig.broker({ api });

@@ -1,15 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
-import {
-  FakeAuth,
-  counterValue,
-  errorCode,
-  rawRequest,
-  startRelayApp,
-  startUpstream,
-  type RelayApp,
-  type Upstream,
-} from './relay-harness.js';
+import { rawRequest } from '../../helpers/raw-request.js';
+import { FakeAuth, counterValue, startRelayApp, startUpstream, type RelayApp, type Upstream } from './relay-harness.js';
 
 const REJECTED_BODY = (code: string) =>
   `{"error":true,"message":"Access Denied because the input token = 'tok****' is invalid","code":"${code}"}`;
@@ -111,7 +103,7 @@ describe('relay token replay', () => {
     const answer = await rawRequest(relay.port, '/api/echo');
 
     expect(answer.status).toBe(401);
-    expect(errorCode(answer)).toBe('token_rejected');
+    expect(answer.code).toBe('token_rejected');
     expect(answer.body).not.toMatch(/tok[12]/);
     expect(upstream.seen).toHaveLength(2);
     expect(auth.rejectedWith).toEqual(['tok1']);
@@ -127,7 +119,7 @@ describe('relay token replay', () => {
     const answer = await rawRequest(relay.port, '/api/echo');
 
     expect(answer.status).toBe(401);
-    expect(errorCode(answer)).toBe('token_rejected');
+    expect(answer.code).toBe('token_rejected');
     expect(upstream.seen).toHaveLength(1);
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import net, { type AddressInfo } from 'node:net';
-import { counterValue, errorCode, rawRequest, startRelayApp, startUpstream, type Upstream } from './relay-harness.js';
+import { rawRequest } from '../../helpers/raw-request.js';
+import { counterValue, startRelayApp, startUpstream, type Upstream } from './relay-harness.js';
 
 async function closedPort(): Promise<number> {
   const server = net.createServer();
@@ -27,7 +28,7 @@ describe('relay upstream failures', () => {
       const answer = await rawRequest(relay.port, '/api/echo');
 
       expect(answer.status).toBe(504);
-      expect(errorCode(answer)).toBe('upstream_timeout');
+      expect(answer.code).toBe('upstream_timeout');
       expect(await counterValue(relay.metrics, 'upstreamErrors', 'timeout')).toBe(1);
       const durations = await relay.metrics.relayDuration.get();
       expect(durations.values.find((v) => v.metricName?.endsWith('_count') && v.labels.status_class === '5xx')?.value).toBe(1);
@@ -42,7 +43,7 @@ describe('relay upstream failures', () => {
       const answer = await rawRequest(relay.port, '/api/version');
 
       expect(answer.status).toBe(502);
-      expect(errorCode(answer)).toBe('upstream_unavailable');
+      expect(answer.code).toBe('upstream_unavailable');
       expect(await counterValue(relay.metrics, 'upstreamErrors', 'unavailable')).toBe(1);
     } finally {
       await relay.close();
@@ -56,7 +57,7 @@ describe('relay upstream failures', () => {
       const answer = await rawRequest(relay.port, '/api/echo');
 
       expect(answer.status).toBe(502);
-      expect(errorCode(answer)).toBe('upstream_unavailable');
+      expect(answer.code).toBe('upstream_unavailable');
     } finally {
       await relay.close();
     }

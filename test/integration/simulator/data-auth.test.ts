@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { basic, bearer, call, testClock } from './sim-http.js';
+import { basic, bearer, call, SIM_EPOCH } from './sim-http.js';
+import { manualClock } from '../../helpers/clock.js';
 
 const mint = async (sim: SimulatorHandle, secret: string, lifetime?: number): Promise<string> => {
   const body = JSON.stringify({ secret, ...(lifetime !== undefined && { lifetime: String(lifetime) }) });
@@ -9,7 +10,7 @@ const mint = async (sim: SimulatorHandle, secret: string, lifetime?: number): Pr
 };
 
 describe.each([401, 403] as const)('simulator data-endpoint auth with authFailureStatus %i', (status) => {
-  const clock = testClock();
+  const clock = manualClock(SIM_EPOCH);
   let sim: SimulatorHandle;
   let secret: string;
 
@@ -52,7 +53,7 @@ describe.each([401, 403] as const)('simulator data-endpoint auth with authFailur
     const token = await mint(sim, secret, 60);
     expect((await echo({ authorization: bearer(token) })).status).toBe(200);
     expect(sim.seen().at(-1)?.auth).toBe('ok');
-    clock.advance(60);
+    clock.advance(60_000);
     const res = await echo({ authorization: bearer(token) });
     expect(res.status).toBe(status);
     expect(res.json.code).toBe('REST-10019');

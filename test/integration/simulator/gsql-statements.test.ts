@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { basic, call, testClock } from './sim-http.js';
+import { basic, call } from './sim-http.js';
+import { manualClock } from '../../helpers/clock.js';
 
 // pyTigerGraph sends the GSQL text quote_plus-encoded as the whole body.
 const quotePlus = (text: string) => encodeURIComponent(text).replace(/%20/g, '+');
 
 describe('simulator GSQL text statements (3.x /gsqlserver/gsql/file)', () => {
-  const clock = testClock(Date.UTC(2024, 0, 15, 12, 0, 0));
+  const clock = manualClock(Date.UTC(2024, 0, 15, 12, 0, 0));
   let sim: SimulatorHandle;
   const admin = { authorization: basic('tigergraph', 'tigergraph') };
   const gsql = (text: string, headers: Record<string, string> = admin) =>

@@ -33,14 +33,5 @@ export async function call(
   return { status: res.statusCode, text, json, headers: res.headers };
 }
 
-/** A clock tests can move: starts at a fixed instant, `advance` adds seconds. */
-export function testClock(startMs = Date.UTC(2024, 0, 15, 12, 0, 0)) {
-  let t = startMs;
-  return {
-    now: () => t,
-    nowSeconds: () => Math.floor(t / 1000),
-    advance: (seconds: number) => {
-      t += seconds * 1000;
-    },
-  };
-}
+/** The instant the simulator tests' manual clocks start at (test/helpers/clock.ts). */
+export const SIM_EPOCH = Date.UTC(2024, 0, 15, 12, 0, 0);

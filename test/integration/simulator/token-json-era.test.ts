@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { basic, call, testClock } from './sim-http.js';
+import { basic, call, SIM_EPOCH } from './sim-http.js';
+import { manualClock } from '../../helpers/clock.js';
 
 const WARNING_START = '\nWarning: Tigergraph Support cannot restore access';
 
 describe('simulator /requesttoken, JSON era (3.5–4.0)', () => {
-  const clock = testClock();
+  const clock = manualClock(SIM_EPOCH);
   let sim: SimulatorHandle;
   let secret: string;
   let url: string;
@@ -96,7 +97,7 @@ describe('simulator /requesttoken, JSON era (3.5–4.0)', () => {
 
   it('when a token is refreshed later, then it is the same token and expiry = now + lifetime', async () => {
     const minted = await call(url, { method: 'POST', body: JSON.stringify({ secret, lifetime: '100' }) });
-    clock.advance(50);
+    clock.advance(50_000);
     const res = await call(url, { method: 'PUT', body: JSON.stringify({ secret, token: minted.json.token, lifetime: 500 }) });
     expect(res.json).toEqual({
       code: 'REST-0000',
@@ -171,7 +172,7 @@ describe('simulator /requesttoken across 3.5–4.0 versions', () => {
   });
 
   it('when 4.0 gets a lifetime of at least 1e8, then it is read as milliseconds; smaller as seconds', async () => {
-    const clock = testClock();
+    const clock = manualClock(SIM_EPOCH);
     const sim = await startSimulator({ version: '4.0.1', now: clock.now });
     try {
       const secret = sim.createSecret().value;

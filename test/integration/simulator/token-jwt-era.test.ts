@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { basic, bearer, call, testClock } from './sim-http.js';
+import { basic, bearer, call } from './sim-http.js';
+import { manualClock } from '../../helpers/clock.js';
 
 const decodePart = (jwt: string, i: number) => JSON.parse(Buffer.from(jwt.split('.')[i]!, 'base64url').toString('utf8'));
 
 describe('simulator 4.1+ tokens (/gsql/v1/tokens, JWT)', () => {
-  const clock = testClock(Date.UTC(2024, 6, 3, 6, 12, 47));
+  const clock = manualClock(Date.UTC(2024, 6, 3, 6, 12, 47));
   let sim: SimulatorHandle;
   let secret: string;
   let tokensUrl: string;

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { basic, call, testClock } from './sim-http.js';
+import { basic, call, SIM_EPOCH } from './sim-http.js';
+import { manualClock } from '../../helpers/clock.js';
 
 describe('simulator /requesttoken, query-string era (3.4)', () => {
-  const clock = testClock();
+  const clock = manualClock(SIM_EPOCH);
   let sim: SimulatorHandle;
   let secret: string;
   let url: string;
@@ -29,7 +30,7 @@ describe('simulator /requesttoken, query-string era (3.4)', () => {
 
   it('when PUT and DELETE use the query string, then refresh is now + lifetime and delete drops it', async () => {
     const { json } = await call(`${url}?secret=${secret}`);
-    clock.advance(120);
+    clock.advance(120_000);
     const put = await call(`${url}?secret=${secret}&token=${json.token}&lifetime=900`, { method: 'PUT' });
     expect(put.json).toMatchObject({ error: false, expiration: clock.nowSeconds() + 900, token: json.token, message: 'Refresh token successfully.' });
     const del = await call(`${url}?secret=${secret}&token=${json.token}`, { method: 'DELETE' });

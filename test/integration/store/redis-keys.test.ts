@@ -5,7 +5,7 @@ import { createCipher } from '../../../src/store/crypto.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis.js';
 import type { Stores } from '../../../src/store/types.js';
 import { keySlot } from '../../helpers/key-slot.js';
-import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
+import { deleteKeysWithPrefix, uniquePrefix, sessionKey } from '../../helpers/redis-prefix.js';
 import { sessionExpiringIn } from '../../helpers/session-records.js';
 
 const prefix = uniquePrefix('store-keys');
@@ -77,7 +77,7 @@ test('when every kind of key is written, then each carries the TTL it was given'
   await stores.tombstones.mark(sid, 40_000);
   await stores.rateLimiter.hit(`ip:${sid}`, 5, 15_000);
 
-  expectTtl(await redis.pttl(`${prefix}sess:{${sid}}`), 30_000);
+  expectTtl(await redis.pttl(sessionKey(prefix, sid)), 30_000);
   expectTtl(await redis.pttl(`${prefix}tok:{${sid}}`), 20_000);
   expectTtl(await redis.pttl(`${prefix}lease:{${sid}}`), 5_000);
   expectTtl(await redis.pttl(`${prefix}dead:{${sid}}`), 40_000);
@@ -105,7 +105,7 @@ test('when the key that sealed a token is retired, then get treats the state as 
 
 test('when a session is touched on reuse, then its Redis TTL slides back to the idle timeout', async () => {
   const sid = randomUUID();
-  const key = `${prefix}sess:{${sid}}`;
+  const key = sessionKey(prefix, sid);
   await stores.sessionStore.set(sid, sessionExpiringIn(5_000, { graph: 'social' }));
   expectTtl(await redis.pttl(key), 5_000);
 

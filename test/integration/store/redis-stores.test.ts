@@ -3,7 +3,7 @@ import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createCipher } from '../../../src/store/crypto.js';
 import { createRedisClient } from '../../../src/store/redis.js';
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
-import { storeConformance } from './store-conformance.js';
+import { storeConformance } from '../../helpers/store-conformance/store-conformance.js';
 
 storeConformance('redis', async () => {
   const prefix = uniquePrefix('store-conformance');

@@ -24,7 +24,7 @@ export async function rejection(promise: Promise<unknown>): Promise<TigerGraphEr
     await promise;
   } catch (err) {
     if (err instanceof TigerGraphError) return err;
-    throw new Error(`expected a TigerGraphError, got ${String(err)}`);
+    throw new Error(`expected a TigerGraphError, got ${String(err)}`, { cause: err });
   }
   throw new Error('expected the call to fail, but it resolved');
 }

@@ -17,7 +17,7 @@ const PAST_EXPIRY_MS = (LIFETIME_SEC + 1) * 1000;
 describe.each(STORE_KINDS)('token expiry and failed refreshes, %s store', (store) => {
   let rig: Rig;
   beforeEach(async () => {
-    rig = await startRig({ store, prefix: 'tgbff-test-broker-expiry:' });
+    rig = await startRig({ store, label: 'broker-expiry' });
   });
   afterEach(async () => rig.close());
 

@@ -17,7 +17,7 @@ const nowSec = (rig: Rig): number => rig.clock.now() / 1000;
 describe.each(STORE_KINDS)('token broker lifecycle, %s store', (store) => {
   let rig: Rig;
   beforeEach(async () => {
-    rig = await startRig({ store, prefix: 'tgbff-test-broker-lifecycle:' });
+    rig = await startRig({ store, label: 'broker-lifecycle' });
   });
   afterEach(async () => rig.close());
 

@@ -8,7 +8,7 @@ import { STORE_KINDS } from './stores.js';
 describe.each(STORE_KINDS)('token read memo, %s store', (store) => {
   let rig: Rig;
   beforeEach(async () => {
-    rig = await startRig({ store, prefix: 'tgbff-test-broker-memo:' });
+    rig = await startRig({ store, label: 'broker-memo' });
   });
   afterEach(async () => rig.close());
 

@@ -14,7 +14,7 @@ async function until(condition: () => boolean, maxMs = 5_000): Promise<void> {
 describe.each(STORE_KINDS)('rejected tokens and logout, %s store', (store) => {
   let rig: Rig;
   beforeEach(async () => {
-    rig = await startRig({ store, prefix: 'tgbff-test-broker-rejected:' });
+    rig = await startRig({ store, label: 'broker-rejected' });
   });
   afterEach(async () => rig.close());
 

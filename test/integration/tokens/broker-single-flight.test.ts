@@ -1,8 +1,11 @@
+/**
+ * @serial upstream latency against the lease TTL decides how many token calls are made
+ */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { LeaseStore, TokenState } from '../../../src/store/types.js';
 import type { TokenBroker } from '../../../src/tokens/token-broker.js';
 import { INTO_REFRESH_WINDOW_MS, SESSION_TTL_MS, counterValue, newSid, startRig, type Rig } from './rig.js';
-import { STORE_KINDS, openStores, type TestStores } from './stores.js';
+import { STORE_KINDS, type TestStores } from './stores.js';
 
 /** `total` concurrent token() calls for one sid, spread round-robin over the brokers. */
 function stampede(brokers: TokenBroker[], sid: string, secret: string, total: number): Promise<TokenState[]> {
@@ -16,7 +19,7 @@ const distinctTokens = (states: TokenState[]): Set<string> => new Set(states.map
 describe.each(STORE_KINDS)('single flight in one process, %s store', (store) => {
   let rig: Rig;
   beforeEach(async () => {
-    rig = await startRig({ store, prefix: 'tgbff-test-broker-flight:' });
+    rig = await startRig({ store, label: 'broker-flight' });
   });
   afterEach(async () => rig.close());
 
@@ -91,9 +94,9 @@ describe('single flight across instances sharing one Redis', () => {
   let rig: Rig;
   let extra: TestStores[];
   beforeEach(async () => {
-    rig = await startRig({ store: 'redis', prefix: 'tgbff-test-broker-instances:' });
+    rig = await startRig({ store: 'redis', label: 'broker-instances' });
     // Each instance has its own Redis connection, as separate processes would.
-    extra = await Promise.all([1, 2, 3].map(() => openStores('redis', rig.stores.prefix)));
+    extra = await Promise.all([1, 2, 3].map(() => rig.openInstance()));
   });
   afterEach(async () => {
     await Promise.all(extra.map((s) => s.close()));

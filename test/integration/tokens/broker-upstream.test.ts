@@ -13,7 +13,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const PREFIX = 'tgbff-test-broker-upstream:';
+const LABEL = 'broker-upstream';
 
 describe('token broker against other TigerGraph setups', () => {
   let rig: Rig | undefined;
@@ -23,7 +23,7 @@ describe('token broker against other TigerGraph setups', () => {
   });
 
   it('when the server is 4.1 (JWT), then a due refresh mints a new JWT with expiry now + lifetime', async () => {
-    rig = await startRig({ store: 'memory', prefix: PREFIX, sim: { version: '4.1.0' } });
+    rig = await startRig({ store: 'memory', label: LABEL, sim: { version: '4.1.0' } });
     const broker = rig.broker();
     const sid = newSid();
     const first = await broker.token(sid, rig.secret, SESSION_TTL_MS);
@@ -41,20 +41,20 @@ describe('token broker against other TigerGraph setups', () => {
   });
 
   it('when data-server authentication is disabled, then mint and token() fail with 502 upstream_auth_disabled', async () => {
-    rig = await startRig({ store: 'memory', prefix: PREFIX, sim: { authEnabled: false } });
+    rig = await startRig({ store: 'memory', label: LABEL, sim: { authEnabled: false } });
     const login = await expectAppError(rig.broker().mint(rig.secret), 502, 'upstream_auth_disabled');
     expect(login.message).toMatch(/authentication is disabled/i);
     await expectAppError(rig.broker().token(newSid(), rig.secret, SESSION_TTL_MS), 502, 'upstream_auth_disabled');
   });
 
   it('when the token call outlasts the client timeout, then 504 upstream_timeout', async () => {
-    rig = await startRig({ store: 'memory', prefix: PREFIX, clientTimeoutMs: 200 });
+    rig = await startRig({ store: 'memory', label: LABEL, clientTimeoutMs: 200 });
     rig.sim.setFaults({ tokenLatencyMs: 2_000 });
     await expectAppError(rig.broker().token(newSid(), rig.secret, SESSION_TTL_MS), 504, 'upstream_timeout');
   });
 
   it('when the data server is down, then 502 upstream_unavailable and nothing is stored', async () => {
-    rig = await startRig({ store: 'memory', prefix: PREFIX });
+    rig = await startRig({ store: 'memory', label: LABEL });
     const api = createTokenApi({ restppUrl: `http://127.0.0.1:${await closedPort()}`, version: rig.sim.version });
     const sid = newSid();
     try {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
-import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../../src/simulator/types.js';
 import { createTokenApi, type TokenClient } from '../../../src/tigergraph/restpp-client.js';
 import { createTokenBroker, type TokenBroker, type TokenBrokerDeps } from '../../../src/tokens/token-broker.js';
-import { manualClock, type ManualClock } from '../../helpers/manual-clock.js';
-import { openStores, type StoreKind, type TestStores } from './stores.js';
+import { startRig as startServiceRig } from '../../helpers/app-rig.js';
+import { manualClock, type ManualClock } from '../../helpers/clock.js';
+import { createCipher } from '../../../src/store/crypto.js';
+import { openRedisStores, type StoreKind, type TestStores } from './stores.js';
 
 export const LIFETIME_SEC = 3600;
 export const REFRESH_BEFORE_SEC = 300;
@@ -13,14 +14,19 @@ export const SESSION_TTL_MS = 3_600_000;
 /** Clock step that lands inside the refresh window of a token minted at the current time. */
 export const INTO_REFRESH_WINDOW_MS = (LIFETIME_SEC - REFRESH_BEFORE_SEC + 10) * 1000;
 
+/** The service rig (test/helpers/app-rig.ts) on a manual clock, seen from the token broker's side. */
 export interface Rig {
   sim: SimulatorHandle;
   clock: ManualClock;
   api: TokenClient;
   secret: string;
   alias: string;
+  /** The service's token and lease stores (memory, or Redis under the rig's prefix). */
   stores: TestStores;
+  /** The registry of the brokers `broker()` makes (not the service's). */
   metrics: Metrics;
+  /** Another instance's stores on the same Redis keys (own connection, the service's encryption keys). */
+  openInstance(): Promise<TestStores>;
   /** A broker over the rig's stores; pass other stores to play another instance. */
   broker(overrides?: Partial<TokenBrokerDeps>): TokenBroker;
   /** Upstream calls seen for "METHOD /path" since the last resetCounts(). */
@@ -32,12 +38,19 @@ export interface Rig {
 
 export async function startRig(opts: {
   store: StoreKind;
-  prefix: string;
+  /** Names the key prefix (`test:<label>:…`). */
+  label: string;
   sim?: SimulatorOptions;
   clientTimeoutMs?: number;
 }): Promise<Rig> {
   const clock = manualClock();
-  const sim = await startSimulator({ now: clock.now, ...opts.sim });
+  const service = await startServiceRig({
+    store: opts.store,
+    label: opts.label,
+    now: clock.now,
+    ...(opts.sim && { sim: opts.sim }),
+  });
+  const { sim } = service;
   const api = createTokenApi({
     restppUrl: sim.restppUrl,
     gsqlUrl: sim.gsqlUrl,
@@ -45,8 +58,7 @@ export async function startRig(opts: {
     now: clock.now,
     ...(opts.clientTimeoutMs ? { timeoutMs: opts.clientTimeoutMs } : {}),
   });
-  const { alias, value: secret } = sim.createSecret();
-  const stores = await openStores(opts.store, `${opts.prefix}${randomUUID()}:`);
+  const { tokens, leases } = service.service.stores;
   const metrics = createMetrics({ defaultMetrics: false });
   const count = (key: string): number => sim.counts()[key] ?? 0;
 
@@ -54,15 +66,16 @@ export async function startRig(opts: {
     sim,
     clock,
     api,
-    secret,
-    alias,
-    stores,
+    secret: service.secret,
+    alias: service.alias,
+    stores: { tokens, leases, prefix: service.prefix, close: async () => undefined },
     metrics,
+    openInstance: () => openRedisStores(service.prefix, createCipher([...service.config.session.encryptionKeys])),
     broker: (overrides = {}) =>
       createTokenBroker({
         api,
-        tokens: stores.tokens,
-        leases: stores.leases,
+        tokens,
+        leases,
         lifetimeSec: LIFETIME_SEC,
         refreshBeforeSec: REFRESH_BEFORE_SEC,
         now: clock.now,
@@ -76,9 +89,8 @@ export async function startRig(opts: {
         .filter(([key]) => key.endsWith(' /requesttoken') || key.endsWith(' /gsql/v1/tokens'))
         .reduce((sum, [, n]) => sum + n, 0),
     close: async () => {
-      await stores.close();
       await api.close();
-      await sim.close();
+      await service.close();
     },
   };
 }

@@ -4,7 +4,7 @@
  * ops routes), grace periods vs SHUTDOWN_TIMEOUT_MS, env names (the service's CONFIG_KEYS), node flags.
  * The second block breaks one value at a time and shows each check fails.
  */
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import request from 'supertest';
 import { CONFIG_KEYS } from '../../../src/config.js';
@@ -28,7 +28,12 @@ withKubectl.each(KUSTOMIZE_DIRS)('settings agree across files (%s)', (dir) => {
 });
 
 withKubectl('each cross-file check fails when one value is broken', () => {
-  const pristine = () => gatherFacts(kustomize(KUSTOMIZE_DIRS[0]));
+  // Rendered and read once; each case breaks its own deep copy.
+  let rendered: Facts;
+  beforeAll(() => {
+    rendered = gatherFacts(kustomize(KUSTOMIZE_DIRS[0]));
+  });
+  const pristine = (): Facts => structuredClone(rendered);
   const cases: [string, (f: Facts) => void, RegExp][] = [
     ['container port', (f) => void (f.k8s.ports.http = 8081), /service ports disagree/],
     ['ConfigMap PORT', (f) => void (f.k8s.config.PORT = '3000'), /service ports disagree/],

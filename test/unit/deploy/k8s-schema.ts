@@ -46,6 +46,7 @@ export async function shapeProblems(objects: K8sObject[]): Promise<string[]> {
 }
 
 const VIRTUAL = join(REPO, 'test', 'unit', 'deploy', '__k8s_objects__.ts');
+const parsedDeclarations = new Map<string, ts.SourceFile | undefined>();
 
 /** Fields the schema does not know (and any other type error TypeScript finds), one string each. */
 export function unknownFieldProblems(objects: K8sObject[]): string[] {
@@ -74,8 +75,13 @@ export function unknownFieldProblems(objects: K8sObject[]): string[] {
   const getSourceFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
   const readFile = host.readFile.bind(host);
-  host.getSourceFile = (name, lang, ...rest) =>
-    name === VIRTUAL ? ts.createSourceFile(name, source, lang) : getSourceFile(name, lang, ...rest);
+  host.getSourceFile = (name, lang, ...rest) => {
+    if (name === VIRTUAL) return ts.createSourceFile(name, source, lang);
+    // The schemas' declaration files are the same for every call: parse each once per test file.
+    let parsed = parsedDeclarations.get(name);
+    if (!parsed) parsedDeclarations.set(name, (parsed = getSourceFile(name, lang, ...rest)));
+    return parsed;
+  };
   host.fileExists = (name) => name === VIRTUAL || fileExists(name);
   host.readFile = (name) => (name === VIRTUAL ? source : readFile(name));
   const program = ts.createProgram([VIRTUAL], options, host);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createMemoryStores } from '../../../src/store/create-stores.js';
 import { createCipher } from '../../../src/store/crypto.js';
-import { storeConformance } from './store-conformance.js';
+import { storeConformance } from '../../helpers/store-conformance/store-conformance.js';
 
 storeConformance('memory', async () => {
   const stores = createMemoryStores({ cipher: createCipher([{ id: 'k1', key: randomBytes(32) }]) });

@@ -1,5 +1,5 @@
 import { startRig, type Rig } from '../../helpers/app-rig.js';
-import { freePort } from '../../helpers/redis-server.js';
+import { freePort } from '../../helpers/ports.js';
 
 // ioredis's connect() does not settle while no sentinel answers; start-up must not wait for it forever.
 describe('when no sentinel answers at start-up', () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Stores } from '../../../src/store/types.js';
-import { sessionExpiringIn } from '../../helpers/session-records.js';
+import { sessionExpiringIn } from '../session-records.js';
 
 const sid = (): string => randomUUID();
 

@@ -1,3 +1,6 @@
+/**
+ * @serial deadlines under load (503 within about a second, p99) while Redis is frozen, killed or blackholed
+ */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -7,7 +10,8 @@ import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { login } from '../multi-instance/cluster.js';
-import { percentile, recovery, rssMb, startLoad, timeUntilStatus } from './load.js';
+import { percentile, recovery, rssMb, startLoad, timeUntilStatus } from '../faults/load.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 /**
  * Redis failing under a steady load of logged-in sessions, on a private redis-server behind a fault
@@ -85,7 +89,7 @@ describe('Redis faults under load (a real service process, a private redis-serve
     const line = `redis ${name}: ${failed.length}/${during.length} failed during the fault, 503 p99 ${p99} ms, ` +
       `readyz false after ${readyzMs} ms, RSS ${rssBefore} -> ${rssAfter} MB, ` +
       `recovery ${(back.okShare * 100).toFixed(1)}% of ${back.n} after the first success at ${back.firstOkMs} ms`;
-    console.log(line);
+    recordFigure(line);
 
     const codes = new Set(failed.map((s) => `${s.status} ${s.code ?? ''}`));
     expect([...codes].filter((c) => c !== '503 store_unavailable')).toEqual([]);

@@ -5,8 +5,8 @@ import { createCipher } from '../../../src/store/crypto.js';
 import { createRedisClient } from '../../../src/store/redis.js';
 import type { Stores } from '../../../src/store/types.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
-import { expectAppError } from './expect-app-error.js';
-import { INTO_REFRESH_WINDOW_MS, LIFETIME_SEC, SESSION_TTL_MS, newSid, startRig, type Rig } from './rig.js';
+import { expectAppError } from '../tokens/expect-app-error.js';
+import { INTO_REFRESH_WINDOW_MS, LIFETIME_SEC, SESSION_TTL_MS, newSid, startRig, type Rig } from '../tokens/rig.js';
 
 // A private redis-server: these tests stop it, which the shared one must never be.
 describe('token broker while Redis is down', () => {
@@ -19,12 +19,12 @@ describe('token broker while Redis is down', () => {
   afterAll(async () => server.stop());
   beforeEach(async () => {
     await server.restart();
-    rig = await startRig({ store: 'memory', prefix: 'tgbff-test-broker-outage:' });
+    rig = await startRig({ store: 'memory', label: 'broker-outage' });
     const redis = createRedisClient({ mode: 'standalone', url: server.url, commandTimeoutMs: 300 });
     await redis.connect();
     redisStores = createRedisStores({
       redis,
-      prefix: 'tgbff-test-broker-outage:',
+      prefix: 'broker-outage:', // a private redis-server
       cipher: createCipher([{ id: 'test', key: randomBytes(32) }]),
     });
   });

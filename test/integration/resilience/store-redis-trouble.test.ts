@@ -148,3 +148,10 @@ test('when Redis is down at start-up, then connect rejects, methods fail fast, a
     await lateStores.close();
   }
 });
+
+test('when Redis is unreachable, then a load fails as store_unavailable rather than looking logged out', async () => {
+  const broken = createRedisClient({ mode: 'standalone', url: 'redis://127.0.0.1:1', connectTimeoutMs: 200 });
+  const down = createRedisStores({ redis: broken, prefix: 'unreachable:', cipher: createCipher([{ id: 'k', key: randomBytes(32) }]), sessionHotPath: { touchFraction: 0.01, maxTouchSkipMs: 60_000 } });
+  await expect(down.sessionStore.get('any')).rejects.toMatchObject({ code: 'store_unavailable', status: 503 });
+  await down.close();
+});

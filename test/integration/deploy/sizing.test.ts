@@ -14,6 +14,7 @@ import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.j
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 const SESSIONS = 300;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -94,7 +95,7 @@ describe('sizing: Redis bytes per session and RSS per replica', () => {
     } while (cursor !== '0');
     const perSession = bytes / SESSIONS;
 
-    console.log(
+    recordFigure(
       `SIZING sessions=${SESSIONS} keys=${keys} redisBytes=${bytes} bytesPerSession=${perSession.toFixed(0)} ` +
         `sessionsPerGiB=${Math.floor(2 ** 30 / perSession)} byKind=${JSON.stringify(byKind)} ` +
         `rssIdleMB=${idleRss.toFixed(1)} rssAfterLoadMB=${loadedRss.toFixed(1)}`,
