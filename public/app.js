@@ -57,7 +57,9 @@ function pick(endpoint) {
   const placeholder = endpoint.path.indexOf('{');
   const name = placeholder >= 0 ? endpoint.path.slice(placeholder, endpoint.path.indexOf('}', placeholder) + 1) : '';
   status(
-    placeholder >= 0 ? `Filled in ${endpoint.method} ${endpoint.path}: replace ${name} in the path, then press Run.` : `Filled in ${endpoint.method} ${endpoint.path}: edit the body, then press Run.`,
+    placeholder >= 0
+      ? `Filled in ${endpoint.method} ${endpoint.path}: replace ${name} in the path, then press Run.`
+      : `Filled in ${endpoint.method} ${endpoint.path}: edit the body, then press Run.`,
     'info',
   );
   const field = placeholder >= 0 || endpoint.method === 'GET' ? $('path') : $('body');
@@ -77,7 +79,8 @@ async function run() {
   $('answer-status').className = answer.status < 400 ? 'ok' : 'failed';
   // On a phone the answer can be below the fold: bring it into view.
   $('answer-status').scrollIntoView({ block: 'nearest' });
-  if (answer.status === 401) status(`Session ended (${errorMessage(answer.data) || 'not authenticated'}); log in again.`);
+  if (answer.status === 401)
+    status(`Session ended (${errorMessage(answer.data) || 'not authenticated'}); log in again.`);
   // The token may have been refreshed or the session ended: keep the bar truthful.
   await refresh();
 }
@@ -86,9 +89,17 @@ $('login-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   status('');
   const graph = $('graph').value.trim();
-  const { status: code, data } = await call('POST', '/auth/login', { secret: $('secret').value, ...(graph ? { graph } : {}) });
+  const { status: code, data } = await call('POST', '/auth/login', {
+    secret: $('secret').value,
+    ...(graph ? { graph } : {}),
+  });
   $('secret').value = '';
-  if (code === 200) { clearAnswer(); await refresh(); } else { status(errorMessage(data) || `Login failed (${code})`); }
+  if (code === 200) {
+    clearAnswer();
+    await refresh();
+  } else {
+    status(errorMessage(data) || `Login failed (${code})`);
+  }
 });
 
 $('method').addEventListener('change', syncBodyField);
@@ -102,7 +113,10 @@ $('logout-button').addEventListener('click', async () => {
   // A single sign-on session: go to the service's logout URL, which ends this session and sends the browser
   // on to the identity provider to end that session too (RP-initiated logout). A navigation, not a fetch:
   // the IdP's logout address carries the id token, and no answer this script can read ever does.
-  if (session?.login === 'oidc' && oidcLogoutUrl) { window.location.assign(oidcLogoutUrl); return; }
+  if (session?.login === 'oidc' && oidcLogoutUrl) {
+    window.location.assign(oidcLogoutUrl);
+    return;
+  }
   const { status: code, data } = await call('POST', '/auth/logout');
   clearAnswer();
   if (code === 204) status('Logged out.', 'info');

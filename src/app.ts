@@ -85,7 +85,12 @@ export const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta
 export function createApp(deps: AppDeps): FrontDoor {
   const { settings, stores, metrics, logger } = deps;
   const now = deps.now ?? Date.now;
-  const sessionDeps = { cipher: deps.cipher, tombstones: stores.tombstones, absoluteTimeoutSec: settings.absoluteTimeoutSec, now };
+  const sessionDeps = {
+    cipher: deps.cipher,
+    tombstones: stores.tombstones,
+    absoluteTimeoutSec: settings.absoluteTimeoutSec,
+    now,
+  };
   const pipeline = createPipeline({
     logger,
     metrics,
@@ -94,7 +99,11 @@ export function createApp(deps: AppDeps): FrontDoor {
     trustProxy: settings.trustProxy,
     cookieName: settings.cookieName,
     cookieSecure: settings.cookieSecure,
-    sessions: sessionLookup({ store: stores.sessionStore, cookieName: settings.cookieName, secrets: settings.sessionSecrets }),
+    sessions: sessionLookup({
+      store: stores.sessionStore,
+      cookieName: settings.cookieName,
+      secrets: settings.sessionSecrets,
+    }),
     gate: sessionGate(sessionDeps),
     ...(deps.oidc && { serverToServerPosts: [BACKCHANNEL_LOGOUT_PATH] }),
   });
@@ -105,7 +114,13 @@ export function createApp(deps: AppDeps): FrontDoor {
   app.disable('x-powered-by');
   app.use(opsRoutes({ isDraining: deps.isDraining, checks: deps.readinessChecks, metrics }));
   const addressKey = addressKeyer(settings.clientIpv6Prefix);
-  const guesses = createGuessLimiter({ limiter: stores.rateLimiter, limits: settings.guessLimits, addressKey, metrics, logger });
+  const guesses = createGuessLimiter({
+    limiter: stores.rateLimiter,
+    limits: settings.guessLimits,
+    addressKey,
+    metrics,
+    logger,
+  });
   const budget = createLoginBudget({
     limiter: stores.rateLimiter,
     budgets: { ...settings.loginBudget, windowSec: settings.guessLimits.windowSec },

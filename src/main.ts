@@ -28,14 +28,21 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError || err instanceof EnvFileError) failToStart(err.message);
     throw err;
   }
-  const logger = createLogger({ level: config.logLevel, ...(config.logFlushMs > 0 && { buffered: { flushMs: config.logFlushMs } }) });
+  const logger = createLogger({
+    level: config.logLevel,
+    ...(config.logFlushMs > 0 && { buffered: { flushMs: config.logFlushMs } }),
+  });
   const metrics = createMetrics();
   installSafetyNet(process, logger, metrics);
-  if (envFileRead) logger.info({ file: envFile }, 'read settings from .env; variables already in the environment kept their values');
+  if (envFileRead)
+    logger.info({ file: envFile }, 'read settings from .env; variables already in the environment kept their values');
   warnAboutDefaults(config, logger);
   // Names only, never values: a misspelt setting is otherwise ignored without a word.
   for (const { name, setting } of nearMisses(Object.keys(process.env), CONFIG_KEYS)) {
-    logger.warn({ variable: name, setting }, `environment variable ${name} is not a setting and is ignored: did you mean ${setting}?`);
+    logger.warn(
+      { variable: name, setting },
+      `environment variable ${name} is not a setting and is ignored: did you mean ${setting}?`,
+    );
   }
 
   let simulator: SimulatorHandle | undefined;
@@ -48,7 +55,10 @@ async function main(): Promise<void> {
     simulator = await startSimulator({ version: config.tigergraph.version });
     upstream = { restppUrl: simulator.restppUrl, gsqlUrl: simulator.gsqlUrl, version: simulator.version };
     demoSecret = simulator.createSecret({ alias: 'tgbff_demo' }).value;
-    logger.warn({ restppUrl: simulator.restppUrl, gsqlUrl: simulator.gsqlUrl }, 'no TG_RESTPP_URL: running the TigerGraph simulator in-process');
+    logger.warn(
+      { restppUrl: simulator.restppUrl, gsqlUrl: simulator.gsqlUrl },
+      'no TG_RESTPP_URL: running the TigerGraph simulator in-process',
+    );
   } else {
     upstream = {
       restppUrl: config.tigergraph.restppUrl as string,
@@ -73,7 +83,8 @@ async function main(): Promise<void> {
   closeConnectionsWhenDone(server, () => stopping);
   // Metrics get their own listener, unpublished, so the public port has no /metrics in any spelling.
   const metricsServer = config.metrics.port === null ? undefined : createServer(service.metricsApp);
-  const metricsPort = metricsServer && (await listen(metricsServer, config.metrics.port ?? 0, config.metrics.host, 'METRICS_PORT'));
+  const metricsPort =
+    metricsServer && (await listen(metricsServer, config.metrics.port ?? 0, config.metrics.host, 'METRICS_PORT'));
   const port = await listen(server, config.port, config.host, 'PORT');
   logger.flush();
   // Before the 'listening' line, so whoever waits for that line has the banner too. Not in production,
@@ -84,7 +95,11 @@ async function main(): Promise<void> {
       address: boundAddress(server),
       port,
       host: config.host,
-      ...(metricsServer && { metricsAddress: boundAddress(metricsServer), metricsPort, metricsHost: config.metrics.host }),
+      ...(metricsServer && {
+        metricsAddress: boundAddress(metricsServer),
+        metricsPort,
+        metricsHost: config.metrics.host,
+      }),
       upstream: upstream.restppUrl,
       redis: config.redis.mode,
     },
@@ -128,7 +143,10 @@ function warnAboutDefaults(config: Config, logger: Logger): void {
     logger.warn('no Redis configured: using the embedded memory store (one instance only; sessions vanish on restart)');
   }
   if (config.generated.length > 0) {
-    logger.warn({ keys: config.generated }, 'generated random values for unset keys; sessions will not survive a restart');
+    logger.warn(
+      { keys: config.generated },
+      'generated random values for unset keys; sessions will not survive a restart',
+    );
   }
   if (!config.session.cookieSecure) logger.warn('COOKIE_SECURE=false: the session cookie is sent over plain http');
 }

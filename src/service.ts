@@ -110,7 +110,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const tls = config.tigergraph.ca ? trustAlso(config.tigergraph.ca) : undefined;
   const restppOrigin = new URL(upstream.restppUrl).origin;
   const connectTimeout = Math.min(config.upstreamTimeoutMs, 10_000);
-  const pool = new Pool(restppOrigin, { connections: config.upstreamConnections, pipelining: 1, connect: { timeout: connectTimeout, ...tls } });
+  const pool = new Pool(restppOrigin, {
+    connections: config.upstreamConnections,
+    pipelining: 1,
+    connect: { timeout: connectTimeout, ...tls },
+  });
   // Readiness has a connection of its own, never one of the relay's: anonymous probes cannot queue ahead
   // of logged-in users (ops-routes.ts shares and caches the probe, about one a second at most).
   const probePool = new Pool(restppOrigin, { connections: 1, pipelining: 1, connect: { timeout: 1000, ...tls } });
@@ -147,7 +151,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ? (await import('./oidc/oidc-parts.js')).createOidcParts({
         settings: config.oidc,
         allowHttp: !config.production,
-        stores, oidcStores, cipher, logger, metrics, now, instanceId,
+        stores,
+        oidcStores,
+        cipher,
+        logger,
+        metrics,
+        now,
+        instanceId,
         leaseTtlMs: options.leaseTtlMs ?? config.tigergraph.leaseTtlMs,
         absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,
         stateGraceMs: tokenStateGraceMs(config.tigergraph.sweepIntervalMs),
@@ -159,7 +169,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     sessionRemainingMs: stores.sessionRemainingMs,
     // An OIDC session's secret is an IdP refresh token: it goes to the IdP, never to TigerGraph.
     revoke: (sid, secret, kind) =>
-      kind === 'oidc' ? (oidc ? oidc.routes.sessions.revokeEnded(sid, secret) : Promise.resolve(false)) : broker.revoke(sid, secret, { keepOnFailure: true }),
+      kind === 'oidc'
+        ? oidc
+          ? oidc.routes.sessions.revokeEnded(sid, secret)
+          : Promise.resolve(false)
+        : broker.revoke(sid, secret, { keepOnFailure: true }),
     cipher,
     leases: stores.leases,
     intervalMs: sweepMs,
@@ -185,10 +199,17 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   });
 
   const adminParts = createAdminParts({
-    config, upstream, drops, leases: stores.leases, cipher, dispatcher: tokenAgent, now, instanceId, logger,
+    config,
+    upstream,
+    drops,
+    leases: stores.leases,
+    cipher,
+    dispatcher: tokenAgent,
+    now,
+    instanceId,
+    logger,
     ...(options.secretSweep && { sweep: options.secretSweep }),
   });
-
 
   let draining = false;
   const app = createApp({

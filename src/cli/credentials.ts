@@ -33,7 +33,10 @@ export interface CredentialInputs {
 
 const setupError = (code: string, message: string): CliError => new CliError(ExitCode.usage, code, message);
 
-async function fromNetrc(inputs: CredentialInputs, skipped: string[]): Promise<Omit<ResolvedCredentials, 'skipped'> | undefined> {
+async function fromNetrc(
+  inputs: CredentialInputs,
+  skipped: string[],
+): Promise<Omit<ResolvedCredentials, 'skipped'> | undefined> {
   const path = inputs.env.NETRC || join(inputs.homeDir, '.netrc');
   let text: string;
   try {
@@ -41,7 +44,10 @@ async function fromNetrc(inputs: CredentialInputs, skipped: string[]): Promise<O
   } catch (err) {
     // ~/.netrc is optional; a NETRC that points nowhere is a mistake worth reporting.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !inputs.env.NETRC) return undefined;
-    throw setupError('netrc_file', `cannot read netrc file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw setupError(
+      'netrc_file',
+      `cannot read netrc file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   const entries = parseNetrc(text);
   const entry = findNetrcEntry(entries, inputs.host, inputs.user, { useDefault: inputs.netrcDefault === true });
@@ -74,7 +80,9 @@ function fromConfig(inputs: CredentialInputs, skipped: string[]): Omit<ResolvedC
   if (inputs.user !== undefined && inputs.user !== loaded.config.username) return undefined;
   const stored = configServer(loaded.config);
   if (!stored.fits(inputs.server)) {
-    skipped.push(`config file ${loaded.path} (its credentials are for ${stored.name}, not ${new URL(inputs.server).origin})`);
+    skipped.push(
+      `config file ${loaded.path} (its credentials are for ${stored.name}, not ${new URL(inputs.server).origin})`,
+    );
     return undefined;
   }
   const { username, password } = loaded.config;

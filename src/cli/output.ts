@@ -22,7 +22,12 @@ interface Writable {
 // Shorter values would mask ordinary short words ("to", "or") while protecting nothing worth guessing.
 const MIN_PROTECTED_LENGTH = 4;
 
-export function createOutput(options: { json: boolean; verbose?: boolean; stdout: Writable; stderr: Writable }): Output {
+export function createOutput(options: {
+  json: boolean;
+  verbose?: boolean;
+  stdout: Writable;
+  stderr: Writable;
+}): Output {
   // The actual secret, password and token values this run handled; only these are masked.
   const sensitive = new Set<string>();
 
@@ -32,7 +37,9 @@ export function createOutput(options: { json: boolean; verbose?: boolean; stdout
       if (value.length >= MIN_PROTECTED_LENGTH) sensitive.add(value);
     },
     result(data, human) {
-      options.stdout.write(options.json ? `${JSON.stringify(data, null, 2)}\n` : human.endsWith('\n') ? human : `${human}\n`);
+      options.stdout.write(
+        options.json ? `${JSON.stringify(data, null, 2)}\n` : human.endsWith('\n') ? human : `${human}\n`,
+      );
     },
     note(text) {
       if (!options.json) options.stderr.write(`${text}\n`);
@@ -53,7 +60,14 @@ export function createOutput(options: { json: boolean; verbose?: boolean; stdout
 /** Rows as aligned columns; the first row is the header. */
 export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => (r[col] ?? '').length)));
-  return rows.map((r) => r.map((cell, col) => cell.padEnd(widths[col]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, col) => cell.padEnd(widths[col]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** Epoch seconds as an ISO 8601 UTC string. */

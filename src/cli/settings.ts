@@ -28,7 +28,8 @@ function checkedUrl(raw: string, name: string): URL {
   } catch {
     throw usageError(`${name} is not a URL: '${raw}'`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw usageError(`${name} must be http(s): '${raw}'`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw usageError(`${name} must be http(s): '${raw}'`);
   return parsed;
 }
 
@@ -62,18 +63,32 @@ export function resolveSettings(values: OptionValues, env: Env, config: TgbffCon
     [config?.gsqlUrl, 'config file'],
     [`http://${host}:14240`, config?.host === undefined ? 'default' : 'config file host'],
   ]);
-  const gsql = checkedUrl(gsqlRaw.value, gsqlRaw.from === '--gsql-url' || gsqlRaw.from === 'TG_GSQL_URL' ? gsqlRaw.from : 'gsqlUrl');
+  const gsql = checkedUrl(
+    gsqlRaw.value,
+    gsqlRaw.from === '--gsql-url' || gsqlRaw.from === 'TG_GSQL_URL' ? gsqlRaw.from : 'gsqlUrl',
+  );
   const restppDefault = isRestppUnderGsql(version) ? `${trimSlash(gsql.href)}/restpp` : `http://${host}:9000`;
   const restppRaw = pick([
     [str(values['restpp-url']), '--restpp-url'],
     [env.TG_RESTPP_URL, 'TG_RESTPP_URL'],
     [config?.restppUrl, 'config file'],
-    [restppDefault, isRestppUnderGsql(version) ? 'admin server URL + /restpp' : config?.host === undefined ? 'default' : 'config file host'],
+    [
+      restppDefault,
+      isRestppUnderGsql(version)
+        ? 'admin server URL + /restpp'
+        : config?.host === undefined
+          ? 'default'
+          : 'config file host',
+    ],
   ]);
-  checkedUrl(restppRaw.value, restppRaw.from === '--restpp-url' || restppRaw.from === 'TG_RESTPP_URL' ? restppRaw.from : 'restppUrl');
+  checkedUrl(
+    restppRaw.value,
+    restppRaw.from === '--restpp-url' || restppRaw.from === 'TG_RESTPP_URL' ? restppRaw.from : 'restppUrl',
+  );
 
   const timeoutFlag = str(values['timeout-ms']);
-  const timeoutMs = positiveInt(timeoutFlag ?? env.TG_TIMEOUT_MS, timeoutFlag ? '--timeout-ms' : 'TG_TIMEOUT_MS') ?? 10_000;
+  const timeoutMs =
+    positiveInt(timeoutFlag ?? env.TG_TIMEOUT_MS, timeoutFlag ? '--timeout-ms' : 'TG_TIMEOUT_MS') ?? 10_000;
   const graph = str(values.graph) ?? env.TG_GRAPH ?? 'social';
   if (!isName(graph)) throw usageError(`graph must be a plain name, got '${graph}'`);
 

@@ -14,7 +14,16 @@ export interface NearMiss {
 }
 
 /** Variables the service's own tools read that are not service settings (the CLI's, the simulator's). */
-const NOT_SETTINGS = new Set(['TG_PASSWORD', 'TG_TOKEN', 'TG_SECRET', 'TG_GRAPH', 'TG_TIMEOUT_MS', 'TG_USER', 'TGBFF_CONFIG', 'NETRC']);
+const NOT_SETTINGS = new Set([
+  'TG_PASSWORD',
+  'TG_TOKEN',
+  'TG_SECRET',
+  'TG_GRAPH',
+  'TG_TIMEOUT_MS',
+  'TG_USER',
+  'TGBFF_CONFIG',
+  'NETRC',
+]);
 
 function allowedEdits(setting: string): number {
   if (setting.length >= 10) return 2;

@@ -54,12 +54,18 @@ const when = (cond: boolean, key: string, message: string): KeyIssue[] => (cond 
 export const RULES: readonly Rule[] = [
   {
     keys: ['PORT', 'METRICS_PORT'],
-    check: (v) => when(v.METRICS_PORT !== null && v.METRICS_PORT !== 0 && v.METRICS_PORT === v.PORT, 'METRICS_PORT', 'must differ from PORT (metrics have their own listener)'),
+    check: (v) =>
+      when(
+        v.METRICS_PORT !== null && v.METRICS_PORT !== 0 && v.METRICS_PORT === v.PORT,
+        'METRICS_PORT',
+        'must differ from PORT (metrics have their own listener)',
+      ),
   },
   {
     // Node refuses to start a server whose header timeout is longer than its whole-request timeout.
     keys: ['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'],
-    check: (v) => when(v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS, 'HEADERS_TIMEOUT_MS', 'must be at most REQUEST_TIMEOUT_MS'),
+    check: (v) =>
+      when(v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS, 'HEADERS_TIMEOUT_MS', 'must be at most REQUEST_TIMEOUT_MS'),
   },
   {
     // Only against an explicit lifetime: with the derived one the refresh margin is capped (config.ts).
@@ -119,7 +125,11 @@ export const RULES: readonly Rule[] = [
       ),
   },
   inProduction(['TG_RESTPP_URL'], (v) =>
-    when(v.TG_RESTPP_URL === undefined, 'TG_RESTPP_URL', 'is required in production (the simulator is for development only)'),
+    when(
+      v.TG_RESTPP_URL === undefined,
+      'TG_RESTPP_URL',
+      'is required in production (the simulator is for development only)',
+    ),
   ),
   inProduction(['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'], (v) =>
     when(
@@ -132,14 +142,23 @@ export const RULES: readonly Rule[] = [
     if (v.SESSION_SECRET === undefined) return [{ key: 'SESSION_SECRET', message: 'is required in production' }];
     return (v.SESSION_SECRET as readonly string[]).flatMap((secret, i) => {
       const weak = weakness(charsOf(secret));
-      return when(weak !== undefined, 'SESSION_SECRET', `secret ${i + 1} is too weak for production: ${weak}; make one with: openssl rand -base64 48`);
+      return when(
+        weak !== undefined,
+        'SESSION_SECRET',
+        `secret ${i + 1} is too weak for production: ${weak}; make one with: openssl rand -base64 48`,
+      );
     });
   }),
   inProduction(['SESSION_ENCRYPTION_KEYS'], (v) => {
-    if (v.SESSION_ENCRYPTION_KEYS === undefined) return [{ key: 'SESSION_ENCRYPTION_KEYS', message: 'is required in production' }];
+    if (v.SESSION_ENCRYPTION_KEYS === undefined)
+      return [{ key: 'SESSION_ENCRYPTION_KEYS', message: 'is required in production' }];
     return (v.SESSION_ENCRYPTION_KEYS as readonly EncryptionKey[]).flatMap(({ id, key }) => {
       const weak = weakness(bytesOf(key));
-      return when(weak !== undefined, 'SESSION_ENCRYPTION_KEYS', `key "${id}" is too weak for production: ${weak?.replace('character', 'byte')}; make one with: openssl rand -base64 32`);
+      return when(
+        weak !== undefined,
+        'SESSION_ENCRYPTION_KEYS',
+        `key "${id}" is too weak for production: ${weak?.replace('character', 'byte')}; make one with: openssl rand -base64 32`,
+      );
     });
   }),
   inProduction(['TRUST_PROXY'], (v) =>
@@ -183,7 +202,12 @@ export const RULES: readonly Rule[] = [
   },
   {
     keys: ['OIDC_ISSUER', 'OIDC_SCOPES'],
-    check: (v) => when(v.OIDC_ISSUER !== undefined && !v.OIDC_SCOPES.split(' ').includes('openid'), 'OIDC_SCOPES', 'must include openid'),
+    check: (v) =>
+      when(
+        v.OIDC_ISSUER !== undefined && !v.OIDC_SCOPES.split(' ').includes('openid'),
+        'OIDC_SCOPES',
+        'must include openid',
+      ),
   },
   inProduction(['OIDC_ISSUER', 'OIDC_REDIRECT_URI'], (v) => [
     ...when(v.OIDC_ISSUER?.startsWith('http:') === true, 'OIDC_ISSUER', 'must be https in production'),

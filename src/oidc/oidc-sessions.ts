@@ -53,7 +53,10 @@ export function createOidcSessions(deps: {
         await deps.tokens.delete(sid).catch(() => undefined);
       }
       await revokeAtIdp(idp, state?.renewWith ?? refresh, 'refresh_token').catch((err: unknown) =>
-        logger.warn({ err: { code: (err as { code?: string }).code, name: (err as Error).name } }, 'refresh token revocation at logout failed'),
+        logger.warn(
+          { err: { code: (err as { code?: string }).code, name: (err as Error).name } },
+          'refresh token revocation at logout failed',
+        ),
       );
       await deps.stores.sessionIndex.remove(keysOf(tg), sid).catch(() => undefined);
     },
@@ -75,19 +78,26 @@ export function createOidcSessions(deps: {
      * id token rides as `id_token_hint` only when `hint` (a top-level navigation, so no page script can read
      * where the redirect goes); without it the IdP asks the user to confirm.
      */
-    async logoutUrl(sid: string, tg: OidcSessionView | undefined, options: { hint: boolean }): Promise<string | undefined> {
+    async logoutUrl(
+      sid: string,
+      tg: OidcSessionView | undefined,
+      options: { hint: boolean },
+    ): Promise<string | undefined> {
       const config = await idp.configuration().catch(() => undefined);
       if (!config?.serverMetadata().end_session_endpoint) return undefined;
       let idToken: string | undefined;
       try {
-        idToken = options.hint && tg?.oidc?.idToken ? deps.cipher.decrypt(tg.oidc.idToken, sealedAs.idToken(sid)) : undefined;
+        idToken =
+          options.hint && tg?.oidc?.idToken ? deps.cipher.decrypt(tg.oidc.idToken, sealedAs.idToken(sid)) : undefined;
       } catch {
         idToken = undefined;
       }
       const back = new URL(idp.settings.postLoginPath, new URL(idp.settings.redirectUri).origin).href;
-      return client
-        .buildEndSessionUrl(config, { post_logout_redirect_uri: back, client_id: idp.settings.clientId, ...(idToken && { id_token_hint: idToken }) })
-        .href;
+      return client.buildEndSessionUrl(config, {
+        post_logout_redirect_uri: back,
+        client_id: idp.settings.clientId,
+        ...(idToken && { id_token_hint: idToken }),
+      }).href;
     },
 
     /** Back-channel logout: ends every session of that IdP session or subject; how many it found. */

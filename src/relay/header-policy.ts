@@ -130,7 +130,8 @@ export const NEVER_RETURNED_PREFIXES: readonly string[] = ['access-control-', 'p
 const PLAIN_CONNECTION = new Set(['keep-alive', 'close', 'Keep-Alive', 'Close']);
 
 /** Whether RELAY_RESPONSE_HEADERS may name `name` (lower-case). */
-export const mayReturn = (name: string): boolean => !NEVER_RETURNED.includes(name) && !NEVER_RETURNED_PREFIXES.some((p) => name.startsWith(p));
+export const mayReturn = (name: string): boolean =>
+  !NEVER_RETURNED.includes(name) && !NEVER_RETURNED_PREFIXES.some((p) => name.startsWith(p));
 
 export class HeaderPolicy {
   private readonly forward: ReadonlySet<string>;

@@ -19,7 +19,11 @@ if n > ceiling then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - ceiling - 1) e
 return all`);
 
 /** `<prefix>creds:{<credential id>}`: a sorted set of session ids scored by login time. */
-export function createRedisCredentialSessions(deps: { redis: RedisClient; keys: SessionKeys; guard: Guard }): CredentialSessions {
+export function createRedisCredentialSessions(deps: {
+  redis: RedisClient;
+  keys: SessionKeys;
+  guard: Guard;
+}): CredentialSessions {
   const { redis, keys, guard } = deps;
   return {
     async add(credential, sid, at, limits) {

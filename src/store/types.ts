@@ -82,7 +82,12 @@ export interface CredentialSessions {
    * first, for the caller to end the oldest live ones beyond the cap; otherwise nothing. Never keeps more
    * than `ceiling` (the oldest beyond go first), whatever the caller manages.
    */
-  add(credential: string, sid: string, at: number, limits: { ttlMs: number; cap: number; ceiling: number }): Promise<string[]>;
+  add(
+    credential: string,
+    sid: string,
+    at: number,
+    limits: { ttlMs: number; cap: number; ceiling: number },
+  ): Promise<string[]>;
   remove(credential: string, sids: readonly string[]): Promise<void>;
 }
 

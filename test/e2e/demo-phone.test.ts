@@ -45,7 +45,9 @@ describeInBrowser('demo page on a phone', () => {
 
   beforeAll(async () => {
     rig = await startRig({ env: { LOGIN_RATE_LIMIT: '1000' } });
-    shortRig = await startRig({ env: { LOGIN_RATE_LIMIT: '1000', SESSION_IDLE_TIMEOUT: '8', SESSION_ABSOLUTE_TIMEOUT: '8' } });
+    shortRig = await startRig({
+      env: { LOGIN_RATE_LIMIT: '1000', SESSION_IDLE_TIMEOUT: '8', SESSION_ABSOLUTE_TIMEOUT: '8' },
+    });
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
@@ -77,7 +79,8 @@ describeInBrowser('demo page on a phone', () => {
 
     await logIn(page);
     expect(await horizontalOverflow(page)).toBe(0);
-    for (const field of ['#method', '#path', '#run-button']) expect({ field, fits: await withinWidth(page, field) }).toEqual({ field, fits: true });
+    for (const field of ['#method', '#path', '#run-button'])
+      expect({ field, fits: await withinWidth(page, field) }).toEqual({ field, fits: true });
     expect(await axeViolations(page)).toEqual([]);
 
     await page.fill('#path', '/graph/social/vertices/Person');
@@ -87,7 +90,8 @@ describeInBrowser('demo page on a phone', () => {
     expect(await withinWidth(page, '#output')).toBe(true);
     // The answer was brought into view, and its pane takes keyboard focus (it scrolls).
     expect(await page.locator('#answer-status').isVisible()).toBe(true);
-    const answerInView = "(() => { const r = document.getElementById('answer-status').getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; })()";
+    const answerInView =
+      "(() => { const r = document.getElementById('answer-status').getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; })()";
     expect(await page.evaluate<boolean>(answerInView)).toBe(true);
     await page.focus('#output');
     expect(await page.evaluate<string>('document.activeElement.id')).toBe('output');
@@ -122,7 +126,11 @@ describeInBrowser('demo page on a phone', () => {
       return match !== null && Number(match[1]) < start;
     }, first);
     // No click, no navigation: the page's own timer asks the server at the end and shows it.
-    await page.waitForFunction(() => (globalThis as any).document.getElementById('who').textContent === 'Not logged in', undefined, { timeout: 15_000 });
+    await page.waitForFunction(
+      () => (globalThis as any).document.getElementById('who').textContent === 'Not logged in',
+      undefined,
+      { timeout: 15_000 },
+    );
     expect(await page.textContent('#status')).toBe('Your session has ended; log in again.');
     expect(await page.locator('#login-view').isVisible()).toBe(true);
     await page.close();

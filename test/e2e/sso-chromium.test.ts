@@ -35,10 +35,11 @@ async function startPage(html: string): Promise<{ url: string; close(): Promise<
   return {
     url: `http://localhost:${port}/`,
     // The browser keeps its connection open; close() alone would wait for it.
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -126,7 +127,12 @@ describeInBrowser('single sign-on in headless Chromium', () => {
       if (res.url().startsWith(`${url}/api/`)) relayed.push(`${res.status()} ${new URL(res.url()).pathname}`);
       const type = res.request().resourceType();
       if (type === 'fetch' || type === 'xhr') {
-        scriptReadable.push(res.text().catch(() => '').then((body) => `${res.url()} ${JSON.stringify(res.headers())} ${body}`));
+        scriptReadable.push(
+          res
+            .text()
+            .catch(() => '')
+            .then((body) => `${res.url()} ${JSON.stringify(res.headers())} ${body}`),
+        );
       }
     });
 
@@ -147,10 +153,16 @@ describeInBrowser('single sign-on in headless Chromium', () => {
     await page.click('#run-button');
     await page.locator('#output').filter({ hasText: 'v_id' }).waitFor();
     expect(relayed).toContain('200 /api/graph/social/vertices/Person');
-    const bearers = sim.seen().map((r) => String(r.headers?.authorization ?? '')).filter((h) => h.startsWith('Bearer '));
+    const bearers = sim
+      .seen()
+      .map((r) => String(r.headers?.authorization ?? ''))
+      .filter((h) => h.startsWith('Bearer '));
     expect(bearers.length).toBeGreaterThan(0);
     const jwt = bearers[bearers.length - 1]!.slice('Bearer '.length);
-    const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as { sub: string; aud: string };
+    const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as {
+      sub: string;
+      aud: string;
+    };
     expect(claims.sub).toBe('alice');
 
     // Nothing of the IdP's tokens within the page's reach.
@@ -182,9 +194,15 @@ describeInBrowser('single sign-on in headless Chromium', () => {
     await page.goto(url);
     await page.locator('#app-view').waitFor({ state: 'visible' });
     // This page's own script cannot use the logout URL either (it could read where a redirect goes).
-    const scripted = await page.evaluate<number>("fetch('/auth/oidc/logout').then(async (res) => { await res.text(); return res.status; })");
+    const scripted = await page.evaluate<number>(
+      "fetch('/auth/oidc/logout').then(async (res) => { await res.text(); return res.status; })",
+    );
     expect(scripted).toBe(403);
-    expect(await page.evaluate<number>("fetch('/auth/session').then(async (res) => { await res.text(); return res.status; })")).toBe(200);
+    expect(
+      await page.evaluate<number>(
+        "fetch('/auth/session').then(async (res) => { await res.text(); return res.status; })",
+      ),
+    ).toBe(200);
 
     // Log out: the page navigates to the service's logout URL, goes on to the IdP's end-session page with the
     // id token as hint, and comes back logged out.
@@ -195,7 +213,9 @@ describeInBrowser('single sign-on in headless Chromium', () => {
     await page.locator('button[name="logout"]').click();
     await page.waitForURL((u) => u.toString().startsWith(url));
     await page.locator('#login-view').waitFor({ state: 'visible' });
-    const after = await page.evaluate<number>("fetch('/auth/session').then(async (res) => { await res.text(); return res.status; })");
+    const after = await page.evaluate<number>(
+      "fetch('/auth/session').then(async (res) => { await res.text(); return res.status; })",
+    );
     expect(after).toBe(401);
     const readable = await Promise.all(scriptReadable);
     expect(readable.length).toBeGreaterThan(3);

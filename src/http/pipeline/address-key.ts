@@ -26,7 +26,8 @@ function bare(raw: string): string {
  * Parsing is ipaddr.js's (also what proxy-addr, and so TRUST_PROXY, uses).
  */
 export function addressKeyer(ipv6Prefix: number = DEFAULT_IPV6_PREFIX): (address: string | undefined) => string {
-  if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) throw new RangeError('ipv6Prefix must be 1..128');
+  if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128)
+    throw new RangeError('ipv6Prefix must be 1..128');
   return (address) => {
     if (address === undefined) return UNPARSABLE_ADDRESS;
     const text = bare(address);

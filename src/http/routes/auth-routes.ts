@@ -51,7 +51,8 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
 }
 
 /** Which login a session came from, as GET /auth/session and GET /auth/methods name them. */
-export const loginKindOf = (tg: TgSession): 'secret' | 'password' | 'oidc' => (tg.oidc ? 'oidc' : tg.secretAlias ? 'password' : 'secret');
+export const loginKindOf = (tg: TgSession): 'secret' | 'password' | 'oidc' =>
+  tg.oidc ? 'oidc' : tg.secretAlias ? 'password' : 'secret';
 
 const iso = (epochSec: number) => new Date(epochSec * 1000).toISOString();
 
@@ -75,7 +76,10 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
         await guess.settle('unchecked');
         throw err;
       }
-      return { settle: async (outcome: GuessOutcome) => void (await Promise.all([guess.settle(outcome), budget.settle(outcome)])) };
+      return {
+        settle: async (outcome: GuessOutcome) =>
+          void (await Promise.all([guess.settle(outcome), budget.settle(outcome)])),
+      };
     } catch (err) {
       if (err instanceof AppError && err.status === 429) deps.metrics.logins.inc({ result: 'rate_limited' });
       throw err;
@@ -89,13 +93,19 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
 
   routes.post('/login', json, async (req: Request, res: Response) => {
     const { session, forwarded } = requestContext(req);
-    if (deps.cookieSecure && !countsAsSecure(req, forwarded, deps.loopbackIsSecure === true)) throw httpsRequired(req, { development: deps.loopbackIsSecure === true });
+    if (deps.cookieSecure && !countsAsSecure(req, forwarded, deps.loopbackIsSecure === true))
+      throw httpsRequired(req, { development: deps.loopbackIsSecure === true });
     const byPassword = wantsPasswordLogin(req.body)
-      ? parsePasswordLogin(req.body, { enabled: deps.passwords !== undefined, graphRequired: deps.passwords?.graphRequired ?? true })
+      ? parsePasswordLogin(req.body, {
+          enabled: deps.passwords !== undefined,
+          graphRequired: deps.passwords?.graphRequired ?? true,
+        })
       : undefined;
     const bySecret = byPassword === undefined ? parseLoginBody(req.body) : undefined;
     // User names compare as the guess limits compare them: one user, however its name is cased.
-    const credential = byPassword ? deps.credentialIds('user', byPassword.creds.username.toLowerCase()) : deps.credentialIds('secret', bySecret?.secret ?? '');
+    const credential = byPassword
+      ? deps.credentialIds('user', byPassword.creds.username.toLowerCase())
+      : deps.credentialIds('secret', bySecret?.secret ?? '');
     const ticket = await admit(req, credential, byPassword?.creds.username);
     const createdAt = deps.now();
     let secret = bySecret?.secret ?? '';
@@ -124,7 +134,12 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
         graph: byPassword?.graph ?? bySecret?.graph ?? null,
         createdAt,
         cred: credential,
-        ...(byPassword && created && { username: byPassword.creds.username, secretAlias: created.drop.alias, secretDrop: created.drop.sealedSecret }),
+        ...(byPassword &&
+          created && {
+            username: byPassword.creds.username,
+            secretAlias: created.drop.alias,
+            secretDrop: created.drop.sealedSecret,
+          }),
       };
       // Counted before it exists, so no saved session is ever missing from its credential's count.
       const capped = await deps.cap.admit(credential, sid, createdAt);
@@ -167,7 +182,9 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       graph: ctx.tg.graph,
       login: loginKindOf(ctx.tg),
       ...(ctx.tg.username ? { username: ctx.tg.username } : {}),
-      ...(ctx.tg.oidc ? { sub: ctx.tg.oidc.sub, ...(ctx.tg.oidc.name !== undefined && { name: ctx.tg.oidc.name }) } : {}),
+      ...(ctx.tg.oidc
+        ? { sub: ctx.tg.oidc.sub, ...(ctx.tg.oidc.name !== undefined && { name: ctx.tg.oidc.name }) }
+        : {}),
       tokenExpiresAt: state ? iso(state.expiresAt) : null,
       sessionExpiresAt: new Date(sessionEnd).toISOString(),
     });

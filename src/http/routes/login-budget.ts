@@ -40,7 +40,9 @@ export function createLoginBudget(deps: {
   return {
     async take(seen, credential) {
       const address = deps.addressKey(seen);
-      const steps: Array<['address' | 'credential', string, number]> = [['address', `login:addr:${address}`, budgets.perAddress]];
+      const steps: Array<['address' | 'credential', string, number]> = [
+        ['address', `login:addr:${address}`, budgets.perAddress],
+      ];
       if (credential !== undefined) steps.push(['credential', `login:cred:${credential}`, budgets.perCredential]);
       const taken: string[] = [];
       for (const [scope, key, max] of steps) {
@@ -49,7 +51,14 @@ export function createLoginBudget(deps: {
           await Promise.all(taken.map((k) => limiter.unhit(k))).catch(() => undefined);
           metrics.loginBudgetLimited.inc({ scope });
           // The address key, or the credential's keyed id (first characters): never a secret or a user name.
-          logger.warn({ scope, ...(scope === 'address' ? { address } : { credential: credential?.slice(0, 8) }), retryAfterMs: result.retryAfterMs }, 'login budget spent');
+          logger.warn(
+            {
+              scope,
+              ...(scope === 'address' ? { address } : { credential: credential?.slice(0, 8) }),
+              retryAfterMs: result.retryAfterMs,
+            },
+            'login budget spent',
+          );
           const retry = String(Math.max(1, Math.ceil(result.retryAfterMs / 1000)));
           throw new AppError('rate_limited', 'Too many logins; try again later', { headers: { 'Retry-After': retry } });
         }

@@ -76,7 +76,8 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
 
   routes.get('/oidc/login', async (req: Request, res: Response) => {
     const { forwarded } = requestContext(req);
-    if (deps.cookieSecure && !countsAsSecure(req, forwarded, deps.loopbackIsSecure)) throw httpsRequired(req, { development: deps.loopbackIsSecure });
+    if (deps.cookieSecure && !countsAsSecure(req, forwarded, deps.loopbackIsSecure))
+      throw httpsRequired(req, { development: deps.loopbackIsSecure });
     const returnTo = typeof req.query.return_to === 'string' ? req.query.return_to : undefined;
     const { preLogin, url } = await deps.flow.start(returnTo);
     // The pending login rides in this cookie, sealed (AES-GCM): nothing is stored until a login succeeds.
@@ -99,7 +100,9 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     } catch (err) {
       const limited = isAppError(err) && err.status === 429;
       await ticket?.settle(isAppError(err) && err.status < 500 ? 'refused' : 'unchecked');
-      deps.metrics.logins.inc({ result: limited ? 'rate_limited' : isAppError(err) && err.status < 500 ? 'invalid' : 'error' });
+      deps.metrics.logins.inc({
+        result: limited ? 'rate_limited' : isAppError(err) && err.status < 500 ? 'invalid' : 'error',
+      });
       return failure(req, res, next, err);
     }
     try {
@@ -122,12 +125,19 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
         },
       };
       // Token state and indexes first: a session record that exists is a complete one.
-      await deps.broker.adopt(sid, { token: signOn.accessToken, expiresAt: signOn.expiresAt }, deps.absoluteTimeoutSec * 1000);
+      await deps.broker.adopt(
+        sid,
+        { token: signOn.accessToken, expiresAt: signOn.expiresAt },
+        deps.absoluteTimeoutSec * 1000,
+      );
       await deps.sessions.index(sid, tg);
       const capped = await deps.cap.admit(credential, sid, createdAt);
       await session.save(sid, tg);
       const endsBy = createdAt + deps.absoluteTimeoutSec * 1000;
-      await deps.sessionEnds.watch({ sid, endsBy, sealedSecret: tg.secret, kind: 'oidc' }, deps.now() + deps.idleTimeoutSec * 1000);
+      await deps.sessionEnds.watch(
+        { sid, endsBy, sealedSecret: tg.secret, kind: 'oidc' },
+        deps.now() + deps.idleTimeoutSec * 1000,
+      );
       await capped.enforce('oidc');
       deps.metrics.logins.inc({ result: 'ok' });
       res.set('Cache-Control', 'no-store').redirect(303, signOn.returnTo);
@@ -145,7 +155,10 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     const check = checkNavigation(req.headers);
     if (check.kind === 'refused') {
       deps.logger.info({ why: check.why }, 'SSO logout refused: not a navigation from this site');
-      const refusal = new AppError('csrf_rejected', "Log out with this site's own logout button: a request from another site, a script or a prefetch cannot end the session");
+      const refusal = new AppError(
+        'csrf_rejected',
+        "Log out with this site's own logout button: a request from another site, a script or a prefetch cannot end the session",
+      );
       return failure(req, res, next, refusal, 'Logout did not happen');
     }
     try {
@@ -155,7 +168,8 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
       let target = deps.postLoginPath;
       if (current?.tg && sid !== null) {
         // Worked out before the session (and its sealed id token) is gone.
-        if (current.tg.oidc) target = (await deps.sessions.logoutUrl(sid, current.tg, { hint: check.kind === 'navigation' })) ?? target;
+        if (current.tg.oidc)
+          target = (await deps.sessions.logoutUrl(sid, current.tg, { hint: check.kind === 'navigation' })) ?? target;
         await deps.endCurrent(sid, current.tg);
         await session.destroy();
       }
@@ -168,28 +182,50 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     }
   });
 
-  routes.post('/oidc/backchannel-logout', express.urlencoded({ extended: false, limit: '16kb' }), async (req: Request, res: Response) => {
-    res.set('Cache-Control', 'no-store');
-    const body = req.body as { logout_token?: unknown } | undefined;
-    const token = typeof body?.logout_token === 'string' ? body.logout_token : undefined;
-    if (token === undefined) throw new AppError('invalid_request', 'logout_token is required');
-    let subject;
-    try {
-      subject = await deps.verifyLogoutToken(token);
-    } catch (err) {
-      if (!(err instanceof LogoutTokenError)) throw err;
-      deps.logger.warn({ reason: err.message }, 'back-channel logout refused');
-      throw new AppError('invalid_request', 'The logout token is not valid');
-    }
-    const ended = await deps.sessions.endFromIdp(subject);
-    deps.logger.info({ ended }, 'back-channel logout');
-    res.status(200).end();
-  });
+  routes.post(
+    '/oidc/backchannel-logout',
+    express.urlencoded({ extended: false, limit: '16kb' }),
+    async (req: Request, res: Response) => {
+      res.set('Cache-Control', 'no-store');
+      const body = req.body as { logout_token?: unknown } | undefined;
+      const token = typeof body?.logout_token === 'string' ? body.logout_token : undefined;
+      if (token === undefined) throw new AppError('invalid_request', 'logout_token is required');
+      let subject;
+      try {
+        subject = await deps.verifyLogoutToken(token);
+      } catch (err) {
+        if (!(err instanceof LogoutTokenError)) throw err;
+        deps.logger.warn({ reason: err.message }, 'back-channel logout refused');
+        throw new AppError('invalid_request', 'The logout token is not valid');
+      }
+      const ended = await deps.sessions.endFromIdp(subject);
+      deps.logger.info({ ended }, 'back-channel logout');
+      res.status(200).end();
+    },
+  );
 
-  function failure(req: Request, res: Response, next: NextFunction, err: unknown, title = 'Sign-in did not complete'): void {
+  function failure(
+    req: Request,
+    res: Response,
+    next: NextFunction,
+    err: unknown,
+    title = 'Sign-in did not complete',
+  ): void {
     const appError = isAppError(err) ? err : new AppError('internal_error', { cause: err });
     if (wantsJson(req)) return next(appError);
-    deps.logger[appError.status >= 500 ? 'error' : 'info']({ code: appError.code, err: appError.cause ? { name: (appError.cause as Error).name, code: (appError.cause as { code?: string }).code, message: (appError.cause as Error).message } : undefined }, appError.message);
+    deps.logger[appError.status >= 500 ? 'error' : 'info'](
+      {
+        code: appError.code,
+        err: appError.cause
+          ? {
+              name: (appError.cause as Error).name,
+              code: (appError.cause as { code?: string }).code,
+              message: (appError.cause as Error).message,
+            }
+          : undefined,
+      },
+      appError.message,
+    );
     const home = escapeHtml(deps.postLoginPath);
     const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><p>${escapeHtml(appError.expose ? appError.message : 'The sign-in service is unavailable; try again shortly')}</p><p><a href="${home}">Back to the start page</a></p></body></html>`;
     res.status(appError.status).set(appError.headers).set('Cache-Control', 'no-store').type('html').send(body);

@@ -41,26 +41,35 @@ function withTimeout(p: Promise<void>, ms: number): Promise<void> {
  * verdict, and a probe still running past its timeout (a hung dependency) is never joined by another: it
  * counts as unavailable until it ends. So a flood of /readyz costs each dependency about one probe a second.
  */
-function sharedProbe(name: string, check: () => Promise<void>, timeoutMs: number, intervalMs: number, metrics?: Metrics): () => Promise<boolean> {
+function sharedProbe(
+  name: string,
+  check: () => Promise<void>,
+  timeoutMs: number,
+  intervalMs: number,
+  metrics?: Metrics,
+): () => Promise<boolean> {
   let verdict: Promise<boolean> | undefined;
   let running = false;
   let last: { at: number; ok: boolean } | undefined;
   return () => {
     if (verdict) return verdict;
-    if (last && (running || performance.now() - last.at < intervalMs)) return Promise.resolve(running ? false : last.ok);
+    if (last && (running || performance.now() - last.at < intervalMs))
+      return Promise.resolve(running ? false : last.ok);
     running = true;
     const probe = check().finally(() => {
       running = false;
     });
-    verdict = withTimeout(probe, timeoutMs).then(
-      () => true,
-      () => false,
-    ).then((ok) => {
-      last = { at: performance.now(), ok };
-      verdict = undefined;
-      metrics?.readinessProbes.inc({ check: name, result: ok ? 'ok' : 'error' });
-      return ok;
-    });
+    verdict = withTimeout(probe, timeoutMs)
+      .then(
+        () => true,
+        () => false,
+      )
+      .then((ok) => {
+        last = { at: performance.now(), ok };
+        verdict = undefined;
+        metrics?.readinessProbes.inc({ check: name, result: ok ? 'ok' : 'error' });
+        return ok;
+      });
     return verdict;
   };
 }
@@ -73,7 +82,10 @@ export function opsRoutes(deps: OpsRoutesDeps): Router {
   const routes = strictRoutes();
   const timeoutMs = deps.checkTimeoutMs ?? 1000;
   const intervalMs = deps.probeIntervalMs ?? READINESS_PROBE_INTERVAL_MS;
-  const probes = deps.checks.map((c) => ({ ...c, probe: sharedProbe(c.name, c.check, timeoutMs, intervalMs, deps.metrics) }));
+  const probes = deps.checks.map((c) => ({
+    ...c,
+    probe: sharedProbe(c.name, c.check, timeoutMs, intervalMs, deps.metrics),
+  }));
 
   routes.get('/healthz', (_req: Request, res: Response) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
@@ -82,7 +94,10 @@ export function opsRoutes(deps: OpsRoutesDeps): Router {
   routes.get('/readyz', async (_req: Request, res: Response) => {
     const results: Record<string, string> = {};
     if (deps.isDraining()) {
-      res.status(503).set('Cache-Control', 'no-store').json({ status: 'not_ready', reason: 'draining', checks: results });
+      res
+        .status(503)
+        .set('Cache-Control', 'no-store')
+        .json({ status: 'not_ready', reason: 'draining', checks: results });
       return;
     }
     await Promise.all(
@@ -96,7 +111,15 @@ export function opsRoutes(deps: OpsRoutesDeps): Router {
     res
       .status(ready ? 200 : 503)
       .set('Cache-Control', 'no-store')
-      .json(ready ? { status: 'ready', checks: results } : { status: 'not_ready', reason: failed.length ? `${failed.join(', ')} unavailable` : 'draining', checks: results });
+      .json(
+        ready
+          ? { status: 'ready', checks: results }
+          : {
+              status: 'not_ready',
+              reason: failed.length ? `${failed.join(', ')} unavailable` : 'draining',
+              checks: results,
+            },
+      );
   });
 
   return routes.router;

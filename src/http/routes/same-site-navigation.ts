@@ -13,16 +13,20 @@ import type { IncomingHttpHeaders } from 'node:http';
  */
 export type NavigationCheck = { kind: 'navigation' } | { kind: 'unknown' } | { kind: 'refused'; why: string };
 
-const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(',') : v)?.trim().toLowerCase();
+const one = (v: string | string[] | undefined): string | undefined =>
+  (Array.isArray(v) ? v.join(',') : v)?.trim().toLowerCase();
 
 export function checkNavigation(headers: IncomingHttpHeaders): NavigationCheck {
   const site = one(headers['sec-fetch-site']);
   const mode = one(headers['sec-fetch-mode']);
   const dest = one(headers['sec-fetch-dest']);
-  if (headers['sec-purpose'] !== undefined || headers['purpose'] !== undefined) return { kind: 'refused', why: 'a prefetch or prerender' };
+  if (headers['sec-purpose'] !== undefined || headers['purpose'] !== undefined)
+    return { kind: 'refused', why: 'a prefetch or prerender' };
   if (site === undefined && mode === undefined && dest === undefined) return { kind: 'unknown' };
-  if (site !== 'same-origin' && site !== 'none') return { kind: 'refused', why: `not from this origin (Sec-Fetch-Site: ${site ?? 'absent'})` };
+  if (site !== 'same-origin' && site !== 'none')
+    return { kind: 'refused', why: `not from this origin (Sec-Fetch-Site: ${site ?? 'absent'})` };
   if (mode !== 'navigate') return { kind: 'refused', why: 'not a navigation (a script or a subresource)' };
-  if (dest !== undefined && dest !== 'document') return { kind: 'refused', why: `a navigation of a ${dest}, not of the page` };
+  if (dest !== undefined && dest !== 'document')
+    return { kind: 'refused', why: `a navigation of a ${dest}, not of the page` };
   return { kind: 'navigation' };
 }

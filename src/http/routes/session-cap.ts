@@ -57,14 +57,20 @@ export function sessionCap(deps: SessionCapDeps): SessionCap {
         settled.push(id);
       } catch (err) {
         // Its tombstone may not be written: it stays on record, and the next login over the cap tries again.
-        logger.warn({ err: { code: (err as { code?: unknown }).code } }, 'could not end a session over the per-credential cap');
+        logger.warn(
+          { err: { code: (err as { code?: unknown }).code } },
+          'could not end a session over the per-credential cap',
+        );
       }
     }
     await sessions.remove(credential, [...gone, ...settled]);
     if (ended > 0) {
       metrics.sessionsEvicted.inc({ login: kind }, ended);
       // The credential by its keyed id's first characters: enough to correlate lines, never the secret.
-      logger.info({ credential: credential.slice(0, 8), login: kind, ended, cap }, 'sessions over the per-credential cap ended');
+      logger.info(
+        { credential: credential.slice(0, 8), login: kind, ended, cap },
+        'sessions over the per-credential cap ended',
+      );
     }
   }
 
@@ -76,7 +82,10 @@ export function sessionCap(deps: SessionCapDeps): SessionCap {
         // Never fails the login it follows (that session is saved): what is left over is tried again next time.
         enforce: (kind) =>
           enforce(credential, sid, onRecord, kind).catch((err: unknown) => {
-            logger.warn({ err: { code: (err as { code?: unknown }).code } }, 'could not enforce the per-credential session cap');
+            logger.warn(
+              { err: { code: (err as { code?: unknown }).code } },
+              'could not enforce the per-credential session cap',
+            );
           }),
       };
     },

@@ -18,7 +18,11 @@ export interface SessionConcurrency {
   readonly size: number;
 }
 
-export function sessionConcurrency(max: number, scope: ConcurrencyScope = 'session', metrics?: Metrics): SessionConcurrency {
+export function sessionConcurrency(
+  max: number,
+  scope: ConcurrencyScope = 'session',
+  metrics?: Metrics,
+): SessionConcurrency {
   const inFlight = new Map<string, number>();
   const message = `More than ${max} requests of this ${scope === 'session' ? 'session' : "session's credential"} are in flight`;
   return {

@@ -44,7 +44,11 @@ export interface SessionEnding {
 }
 
 /** The drop entry login recorded for a service-created secret. */
-const dropOf = (tg: TgSession): SecretDrop => ({ alias: tg.secretAlias ?? '', graph: tg.graph, sealedSecret: tg.secretDrop ?? tg.secret });
+const dropOf = (tg: TgSession): SecretDrop => ({
+  alias: tg.secretAlias ?? '',
+  graph: tg.graph,
+  sealedSecret: tg.secretDrop ?? tg.secret,
+});
 
 export function sessionEnding(deps: SessionEndingDeps): SessionEnding {
   const tombstoneMs = deps.absoluteTimeoutSec * 1000;
@@ -67,7 +71,9 @@ export function sessionEnding(deps: SessionEndingDeps): SessionEnding {
       // An OIDC session's credential is an IdP refresh token: it must never reach the TigerGraph broker.
       if (deps.oidc) await deps.oidc.end(sid, tg);
       else await deps.tombstones.mark(sid, tombstoneMs);
-      await deps.sessionEnds.forget(endOf(sid, tg)).catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
+      await deps.sessionEnds
+        .forget(endOf(sid, tg))
+        .catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
       return;
     }
     await deps.tombstones.mark(sid, tombstoneMs);
@@ -79,7 +85,9 @@ export function sessionEnding(deps: SessionEndingDeps): SessionEnding {
       await deps.tokens.delete(sid).catch(() => undefined);
     }
     // Left behind, the entry costs the sweeper one look once the session is gone, and nothing else.
-    await deps.sessionEnds.forget(endOf(sid, tg)).catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
+    await deps.sessionEnds
+      .forget(endOf(sid, tg))
+      .catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
     // After the token: deleting it needs the secret. release() never throws; a failed drop is swept later.
     if (tg.secretAlias && deps.passwords) await deps.passwords.release(dropOf(tg));
   }

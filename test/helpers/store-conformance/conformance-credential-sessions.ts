@@ -9,12 +9,18 @@ export function credentialSessionCases(stores: () => Stores): void {
 
     test('when a credential has at most cap sessions, then adding one answers nothing', async () => {
       const credential = randomUUID();
-      for (let i = 0; i < 3; i++) expect(await stores().credentialSessions.add(credential, `s${i}`, 1000 + i, limits)).toEqual([]);
+      for (let i = 0; i < 3; i++)
+        expect(await stores().credentialSessions.add(credential, `s${i}`, 1000 + i, limits)).toEqual([]);
     });
 
     test('when one more than cap is added, then every session on record is answered, oldest login first', async () => {
       const credential = randomUUID();
-      for (const [sid, at] of [['b', 2000], ['a', 1000], ['d', 4000]] as const) await stores().credentialSessions.add(credential, sid, at, limits);
+      for (const [sid, at] of [
+        ['b', 2000],
+        ['a', 1000],
+        ['d', 4000],
+      ] as const)
+        await stores().credentialSessions.add(credential, sid, at, limits);
       expect(await stores().credentialSessions.add(credential, 'c', 3000, limits)).toEqual(['a', 'b', 'c', 'd']);
     });
 
@@ -31,7 +37,14 @@ export function credentialSessionCases(stores: () => Stores): void {
       let last: string[] = [];
       for (let i = 0; i < 9; i++) last = await stores().credentialSessions.add(credential, `s${i}`, 1000 + i, limits);
       expect(last).toEqual(['s3', 's4', 's5', 's6', 's7', 's8']);
-      expect(await stores().credentialSessions.add(credential, 's9', 2000, limits)).toEqual(['s4', 's5', 's6', 's7', 's8', 's9']);
+      expect(await stores().credentialSessions.add(credential, 's9', 2000, limits)).toEqual([
+        's4',
+        's5',
+        's6',
+        's7',
+        's8',
+        's9',
+      ]);
     });
 
     test('when the newest login is ttlMs old, then the record is gone', async () => {

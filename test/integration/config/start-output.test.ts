@@ -26,18 +26,26 @@ describe('start-up output', () => {
     expect(warnings.join('\n')).not.toMatch(/loopback|app\.example/);
   });
 
-  it.each(['METRICS_PORT', 'PORT'] as const)('when %s is taken by another process, then the start fails naming the setting and the fix', async (setting) => {
-    const { port, server } = await occupied();
-    try {
-      const run = await startOutcome({ [setting]: String(port), ...(setting === 'METRICS_PORT' ? {} : { METRICS_PORT: 'off' }) });
-      expect(run.listened).toBe(false);
-      expect(run.code).toBe(1);
-      expect(run.output).toContain(`${setting}=${port} (on 127.0.0.1): the port is already in use (another instance on this host?); set ${setting} to a free port`);
-      if (setting === 'METRICS_PORT') expect(run.output).toContain('or METRICS_PORT=off');
-    } finally {
-      server.close();
-    }
-  });
+  it.each(['METRICS_PORT', 'PORT'] as const)(
+    'when %s is taken by another process, then the start fails naming the setting and the fix',
+    async (setting) => {
+      const { port, server } = await occupied();
+      try {
+        const run = await startOutcome({
+          [setting]: String(port),
+          ...(setting === 'METRICS_PORT' ? {} : { METRICS_PORT: 'off' }),
+        });
+        expect(run.listened).toBe(false);
+        expect(run.code).toBe(1);
+        expect(run.output).toContain(
+          `${setting}=${port} (on 127.0.0.1): the port is already in use (another instance on this host?); set ${setting} to a free port`,
+        );
+        if (setting === 'METRICS_PORT') expect(run.output).toContain('or METRICS_PORT=off');
+      } finally {
+        server.close();
+      }
+    },
+  );
 
   describe('in production', () => {
     const production = (restppUrl: string) => ({
@@ -67,7 +75,10 @@ describe('start-up output', () => {
         expect(nonJson(run.output)).toEqual([]);
         expect(run.output).not.toContain('in a browser');
         const listening = run.output.split('\n').find((line) => line.includes('"msg":"listening"'))!;
-        expect(JSON.parse(listening)).toMatchObject({ address: expect.stringMatching(/^127\.0\.0\.1:\d+$/), metricsAddress: expect.stringMatching(/^127\.0\.0\.1:\d+$/) });
+        expect(JSON.parse(listening)).toMatchObject({
+          address: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+          metricsAddress: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+        });
         expect(run.output).toContain('"setting":"TRUST_PROXY"'); // warnings are JSON lines too
       } finally {
         await sim.close();
@@ -81,7 +92,9 @@ describe('start-up output', () => {
         const run = await startOutcome({ ...production(sim.restppUrl), PORT: String(port) });
         expect(run.code).toBe(1);
         expect(nonJson(run.output)).toEqual([]);
-        expect(run.output).toMatch(/"level":60,.*"msg":"failed to start: PORT=\d+ \(on 127\.0\.0\.1\): the port is already in use/);
+        expect(run.output).toMatch(
+          /"level":60,.*"msg":"failed to start: PORT=\d+ \(on 127\.0\.0\.1\): the port is already in use/,
+        );
       } finally {
         server.close();
         await sim.close();

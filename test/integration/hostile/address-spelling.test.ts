@@ -61,11 +61,23 @@ describe('hostile client: spelling one address many ways', () => {
   const limiterKeys = async (pattern: string) => (await redis.keys(`${prefix}rl:${pattern}`)).sort();
 
   it('when one IPv6 client spells its address every way, then the guess limit counts them as one address with one key', async () => {
-    const spellings = ['2001:db8::1', '2001:DB8::1', '2001:db8:0:0:0:0:0:1', '[2001:db8::1]', '2001:db8::1%eth0', '2001:0db8::0001', '[2001:db8::1]:4711'];
+    const spellings = [
+      '2001:db8::1',
+      '2001:DB8::1',
+      '2001:db8:0:0:0:0:0:1',
+      '[2001:db8::1]',
+      '2001:db8::1%eth0',
+      '2001:0db8::0001',
+      '[2001:db8::1]:4711',
+    ];
     const answers = [];
     for (const from of spellings) answers.push(await login(from, wrong));
-    expect(answers.slice(0, FAILED_PER_ADDRESS).map((a) => a.code)).toEqual(Array(FAILED_PER_ADDRESS).fill('invalid_credentials'));
-    expect(answers.slice(FAILED_PER_ADDRESS).map((a) => a.code)).toEqual(Array(spellings.length - FAILED_PER_ADDRESS).fill('rate_limited'));
+    expect(answers.slice(0, FAILED_PER_ADDRESS).map((a) => a.code)).toEqual(
+      Array(FAILED_PER_ADDRESS).fill('invalid_credentials'),
+    );
+    expect(answers.slice(FAILED_PER_ADDRESS).map((a) => a.code)).toEqual(
+      Array(spellings.length - FAILED_PER_ADDRESS).fill('rate_limited'),
+    );
     expect(await limiterKeys('guess:addr:*')).toEqual([`${prefix}rl:guess:addr:2001:db8::/64`]);
   });
 
@@ -73,20 +85,33 @@ describe('hostile client: spelling one address many ways', () => {
     const spellings = ['192.0.2.1', '::ffff:192.0.2.1', '::FFFF:c000:201', '192.0.2.1:8080', '[::ffff:192.0.2.1]'];
     const answers = [];
     for (const from of spellings) answers.push(await login(from, wrong));
-    expect(answers.map((a) => a.code)).toEqual(['invalid_credentials', 'invalid_credentials', 'invalid_credentials', 'rate_limited', 'rate_limited']);
+    expect(answers.map((a) => a.code)).toEqual([
+      'invalid_credentials',
+      'invalid_credentials',
+      'invalid_credentials',
+      'rate_limited',
+      'rate_limited',
+    ]);
     expect(await limiterKeys('guess:addr:192*')).toEqual([`${prefix}rl:guess:addr:192.0.2.1`]);
   });
 
   it('when a client rotates through addresses of one /64, then it reaches 429 as one client, and the next /64 is another client', async () => {
     const answers = [];
-    for (let i = 1; i <= 10; i++) answers.push(await login(`2001:db8:0:7:${i.toString(16)}:${(i * 31).toString(16)}::${i}`, wrong));
+    for (let i = 1; i <= 10; i++)
+      answers.push(await login(`2001:db8:0:7:${i.toString(16)}:${(i * 31).toString(16)}::${i}`, wrong));
     expect(answers.filter((a) => a.code === 'invalid_credentials')).toHaveLength(FAILED_PER_ADDRESS);
     expect(answers.slice(FAILED_PER_ADDRESS).every((a) => a.code === 'rate_limited')).toBe(true);
     expect(await login('2001:db8:0:8::1', wrong)).toMatchObject({ status: 401, code: 'invalid_credentials' });
   });
 
   it('when successful logins come from spellings and rotations of one /64, then they spend one login budget', async () => {
-    const from = ['2001:db8:1:2::a', '2001:DB8:1:2:0:0:0:b', '[2001:db8:1:2::c]', '2001:db8:1:2::d%lo', '2001:db8:1:2:ffff::e'];
+    const from = [
+      '2001:db8:1:2::a',
+      '2001:DB8:1:2:0:0:0:b',
+      '[2001:db8:1:2::c]',
+      '2001:db8:1:2::d%lo',
+      '2001:db8:1:2:ffff::e',
+    ];
     const answers = [];
     for (const address of from) answers.push(await login(address, { secret }));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 429]);

@@ -38,21 +38,36 @@ describe('production means production (real process starts)', () => {
     });
     expect(run.listened).toBe(false);
     expect(run.code).toBe(1);
-    expect(run.said).toContain('SESSION_SECRET: secret 1 is too weak for production: it is one character repeated; make one with: openssl rand -base64 48');
+    expect(run.said).toContain(
+      'SESSION_SECRET: secret 1 is too weak for production: it is one character repeated; make one with: openssl rand -base64 48',
+    );
     expect(run.said).toContain('SESSION_ENCRYPTION_KEYS: key "a" is too weak for production: it is one byte repeated');
     expect(run.said).toContain('SESSION_ENCRYPTION_KEYS: key "b" is too weak for production: it is one byte repeated');
-    expect(run.said).toMatch(/TRUST_PROXY: must not be true in production: .*name your proxies instead, by address or subnet \(e\.g\. TRUST_PROXY=10\.0\.0\.0\/8\) or by count \(e\.g\. TRUST_PROXY=1\)/);
+    expect(run.said).toMatch(
+      /TRUST_PROXY: must not be true in production: .*name your proxies instead, by address or subnet \(e\.g\. TRUST_PROXY=10\.0\.0\.0\/8\) or by count \(e\.g\. TRUST_PROXY=1\)/,
+    );
     for (const value of [weakSecret, zeroKey, sameByte, 'AAAAAAAA']) expect(run.output).not.toContain(value);
   });
 
   it('when production has a low-entropy SESSION_SECRET of 40 characters, then it is refused', async () => {
-    const run = await startOutcome({ ...PRODUCTION, SESSION_SECRET: 'abababababababababababababababab12345678', SESSION_ENCRYPTION_KEYS: GOOD_KEY });
+    const run = await startOutcome({
+      ...PRODUCTION,
+      SESSION_SECRET: 'abababababababababababababababab12345678',
+      SESSION_ENCRYPTION_KEYS: GOOD_KEY,
+    });
     expect(run.listened).toBe(false);
-    expect(run.said).toContain('SESSION_SECRET: secret 1 is too weak for production: its estimated entropy is below 96 bits');
+    expect(run.said).toContain(
+      'SESSION_SECRET: secret 1 is too weak for production: its estimated entropy is below 96 bits',
+    );
   });
 
   it('when production has strong keys and names its proxy by count, then it starts', async () => {
-    const run = await startOutcome({ ...PRODUCTION, SESSION_SECRET: GOOD_SECRET, SESSION_ENCRYPTION_KEYS: GOOD_KEY, TRUST_PROXY: '1' });
+    const run = await startOutcome({
+      ...PRODUCTION,
+      SESSION_SECRET: GOOD_SECRET,
+      SESSION_ENCRYPTION_KEYS: GOOD_KEY,
+      TRUST_PROXY: '1',
+    });
     expect(run.listened).toBe(true);
   });
 });

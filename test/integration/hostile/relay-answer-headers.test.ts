@@ -10,25 +10,49 @@ describe('relay answer headers by allowlist (real process)', () => {
   let rig: HostileRig;
   let widened: HostileRig;
   beforeAll(async () => {
-    [rig, widened] = await Promise.all([startHostileRig('answer-headers'), startHostileRig('answer-headers-wide', { RELAY_RESPONSE_HEADERS: 'Server, X-Powered-By' })]);
+    [rig, widened] = await Promise.all([
+      startHostileRig('answer-headers'),
+      startHostileRig('answer-headers-wide', { RELAY_RESPONSE_HEADERS: 'Server, X-Powered-By' }),
+    ]);
   }, 60_000);
   afterAll(async () => {
     await rig?.close();
     await widened?.close();
   });
 
-  async function relayed(r: HostileRig): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  async function relayed(
+    r: HostileRig,
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
     const cookie = await r.login();
-    const res = await request(`${r.bff.url}/api/query/social/headers`, { headers: { cookie, 'x-requested-with': 'XMLHttpRequest' } });
+    const res = await request(`${r.bff.url}/api/query/social/headers`, {
+      headers: { cookie, 'x-requested-with': 'XMLHttpRequest' },
+    });
     return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
   }
 
   it('when the data server answers with cookie, navigation, origin-clearing, auth-prompt, HSTS, CSP, CORS and server headers, then the browser gets none of them', async () => {
     const answer = await relayed(rig);
     expect(answer.status).toBe(200);
-    const passed = Object.keys(HOSTILE_ANSWER_HEADERS).filter((name) => answer.headers[name] !== undefined && answer.headers[name] === HOSTILE_ANSWER_HEADERS[name]);
+    const passed = Object.keys(HOSTILE_ANSWER_HEADERS).filter(
+      (name) => answer.headers[name] !== undefined && answer.headers[name] === HOSTILE_ANSWER_HEADERS[name],
+    );
     expect(passed.sort()).toEqual(['cache-control', 'content-disposition', 'content-type']);
-    for (const name of ['set-cookie', 'clear-site-data', 'refresh', 'location', 'alt-svc', 'www-authenticate', 'proxy-authenticate', 'strict-transport-security', 'server', 'link', 'report-to', 'x-powered-by', 'access-control-allow-origin', 'access-control-allow-credentials']) {
+    for (const name of [
+      'set-cookie',
+      'clear-site-data',
+      'refresh',
+      'location',
+      'alt-svc',
+      'www-authenticate',
+      'proxy-authenticate',
+      'strict-transport-security',
+      'server',
+      'link',
+      'report-to',
+      'x-powered-by',
+      'access-control-allow-origin',
+      'access-control-allow-credentials',
+    ]) {
       expect([name, answer.headers[name]]).toEqual([name, undefined]);
     }
     // The BFF's own security headers stand, not the data server's.

@@ -84,7 +84,11 @@ async function metricSum(instances: ServiceProcess[], pattern: RegExp): Promise<
 }
 
 /** One service process over the machine's Redis (own prefix) in front of its own simulator, for a describe block. */
-function serviceOverSimulator(label: string, env: Record<string, string>, simOptions: SimulatorOptions = {}): { sim: SimulatorHandle; bff: ServiceProcess } {
+function serviceOverSimulator(
+  label: string,
+  env: Record<string, string>,
+  simOptions: SimulatorOptions = {},
+): { sim: SimulatorHandle; bff: ServiceProcess } {
   const rig = {} as { sim: SimulatorHandle; bff: ServiceProcess };
   const prefix = uniquePrefix(label);
   beforeAll(async () => {
@@ -160,7 +164,10 @@ describe('hostile client: one secret, many logins (two instances, one Redis)', (
     expect(second.status).toBe(200);
     expect(await liveTokensOf(sim, other.alias)).toBe(2);
     // A logout takes its session off its credential's list at once (one list of 1 left, the attacker's of CAP).
-    const logout = await request(`${instances[0]!.url}/auth/logout`, { method: 'POST', headers: { ...CSRF, cookie: second.cookie! } });
+    const logout = await request(`${instances[0]!.url}/auth/logout`, {
+      method: 'POST',
+      headers: { ...CSRF, cookie: second.cookie! },
+    });
     expect(logout.statusCode).toBe(204);
     await logout.body.dump();
     const lists = await redis.keys(`${prefix}creds:*`);
@@ -168,7 +175,8 @@ describe('hostile client: one secret, many logins (two instances, one Redis)', (
 
     // Redis: a second round of 150 logins adds only what the evicted sessions leave (their tombstones,
     // which expire on their TTL), not a session's worth per login as before.
-    for (let i = 0; i < LOGINS; i++) expect((await loginWith(instances[i % 2]!.url, { secret: attacker.value })).status).toBe(200);
+    for (let i = 0; i < LOGINS; i++)
+      expect((await loginWith(instances[i % 2]!.url, { secret: attacker.value })).status).toBe(200);
     const afterSecond = await footprint(redis, prefix);
     const perLogin = (a: { bytes: number }, b: { bytes: number }) => Math.round((b.bytes - a.bytes) / LOGINS);
     console.log(
@@ -195,7 +203,9 @@ describe('hostile client: the login budget counts successes too', () => {
   const rig = serviceOverSimulator('login-budget', { TRUST_PROXY: 'loopback' });
 
   it('when one secret keeps logging in successfully, then the 61st login in a minute is 429 rate_limited from any address, and the address budget stops the 121st login from one address', async () => {
-    const [one, two, three] = ['budget_one', 'budget_two', 'budget_three'].map((alias) => rig.sim.createSecret({ alias }).value);
+    const [one, two, three] = ['budget_one', 'budget_two', 'budget_three'].map(
+      (alias) => rig.sim.createSecret({ alias }).value,
+    );
     const from = '198.51.100.7';
     const answers: LoginAnswer[] = [];
     for (let i = 0; i < 61; i++) answers.push(await loginWith(rig.bff.url, { secret: one! }, from));
@@ -203,7 +213,10 @@ describe('hostile client: the login budget counts successes too', () => {
     expect(answers[60]).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(Number(answers[60]!.retryAfter)).toBeGreaterThanOrEqual(1);
     // Per credential, from every address together.
-    expect(await loginWith(rig.bff.url, { secret: one! }, '203.0.113.9')).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(await loginWith(rig.bff.url, { secret: one! }, '203.0.113.9')).toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+    });
 
     // The address has spent 60 of its 120: another secret gets the other 60, then the address is spent.
     for (let i = 0; i < 60; i++) expect((await loginWith(rig.bff.url, { secret: two! }, from)).status).toBe(200);
@@ -220,7 +233,11 @@ describe('hostile client: the login budget counts successes too', () => {
 });
 
 describe('hostile client: one TigerGraph user, many password logins', () => {
-  const rig = serviceOverSimulator('password-pileup', { PASSWORD_LOGIN: 'true', SESSIONS_PER_CREDENTIAL: '2' }, SIM_USERS);
+  const rig = serviceOverSimulator(
+    'password-pileup',
+    { PASSWORD_LOGIN: 'true', SESSIONS_PER_CREDENTIAL: '2' },
+    SIM_USERS,
+  );
 
   it('when alice logs in 6 times with her password, then only her 2 newest sessions live and the secrets the service made for the others are dropped', async () => {
     const cookies: string[] = [];
@@ -238,7 +255,10 @@ describe('hostile client: one TigerGraph user, many password logins', () => {
 });
 
 describe('hostile client: one credential, many sessions, many requests', () => {
-  const rig = serviceOverSimulator('credential-concurrency', { RELAY_SESSION_CONCURRENCY: '2', RELAY_CREDENTIAL_CONCURRENCY: '3' });
+  const rig = serviceOverSimulator('credential-concurrency', {
+    RELAY_SESSION_CONCURRENCY: '2',
+    RELAY_CREDENTIAL_CONCURRENCY: '3',
+  });
 
   it('when three sessions of one secret each send two slow requests at once, then only three are relayed and the rest get 429, while another secret is served', async () => {
     const shared = rig.sim.createSecret({ alias: 'conc_shared' }).value;
@@ -250,12 +270,19 @@ describe('hostile client: one credential, many sessions, many requests', () => {
     rig.sim.setFaults({ latencyMs: 1500 });
     const relayedBefore = rig.sim.counts()['GET /echo'] ?? 0;
 
-    const flood = Promise.all(sessions.flatMap((cookie) => [relayGet(rig.bff.url, '/api/echo', cookie), relayGet(rig.bff.url, '/api/echo', cookie)]));
+    const flood = Promise.all(
+      sessions.flatMap((cookie) => [
+        relayGet(rig.bff.url, '/api/echo', cookie),
+        relayGet(rig.bff.url, '/api/echo', cookie),
+      ]),
+    );
     // Meanwhile another credential's session is served as usual.
     const other = relayGet(rig.bff.url, '/api/echo', bystander);
     const answers = await flood;
     const served = answers.filter((a) => a.status === 200).length;
-    const limited = answers.filter((a) => a.status === 429 && a.code === 'too_many_requests' && a.retryAfter === '1').length;
+    const limited = answers.filter(
+      (a) => a.status === 429 && a.code === 'too_many_requests' && a.retryAfter === '1',
+    ).length;
     expect({ served, limited }).toEqual({ served: 3, limited: 3 });
     expect((await other).status).toBe(200);
     expect((rig.sim.counts()['GET /echo'] ?? 0) - relayedBefore).toBe(4);

@@ -18,7 +18,9 @@ interface Sim {
 }
 
 async function startSim(args: string[]): Promise<Sim> {
-  const child = spawn(process.execPath, [SIM_CLI, '--restpp-port', '0', '--gsql-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SIM_CLI, '--restpp-port', '0', '--gsql-port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
@@ -51,14 +53,18 @@ describe("the simulator's /__sim/ control surface (real processes)", () => {
     running.push(sim);
     const res = await tokens(sim);
     expect(res.status).toBe(404);
-    expect(((await res.json()) as { error: string }).error).toContain("the simulator's control surface is off: it listens on 0.0.0.0");
+    expect(((await res.json()) as { error: string }).error).toContain(
+      "the simulator's control surface is off: it listens on 0.0.0.0",
+    );
     const secret = await fetch(`${sim.restpp}/__sim/secrets`, { method: 'POST', body: '{}' });
     expect(secret.status).toBe(404);
     await secret.arrayBuffer();
     const faults = await fetch(`${sim.restpp}/__sim/faults`, { method: 'POST', body: '{"latencyMs":5000}' });
     expect(faults.status).toBe(404);
     await faults.arrayBuffer();
-    expect(sim.out()).toContain('Sim admin:       off (listening on 0.0.0.0, beyond loopback; --admin-key turns it on)');
+    expect(sim.out()).toContain(
+      'Sim admin:       off (listening on 0.0.0.0, beyond loopback; --admin-key turns it on)',
+    );
   });
 
   it('when it listens on 0.0.0.0 with --admin-key @file, then only X-Sim-Key with that key opens it', async () => {

@@ -4,7 +4,14 @@ import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import {
-  CSRF, REDIRECT_URI, dropPrefix, newPrefix, ssoLogin, startCountingUpstream, startLogin, type CountingUpstream,
+  CSRF,
+  REDIRECT_URI,
+  dropPrefix,
+  newPrefix,
+  ssoLogin,
+  startCountingUpstream,
+  startLogin,
+  type CountingUpstream,
 } from '../oidc/sso-rig.js';
 import { assertNoEscape } from './hostile-rig.js';
 
@@ -56,7 +63,8 @@ describe('hostile client: one IdP user, many single sign-ons', () => {
     await dropPrefix(prefix);
   });
 
-  const status = async (cookie: string) => (await supertest(bff.url).get('/api/echo').set(CSRF).set('Cookie', cookie)).status;
+  const status = async (cookie: string) =>
+    (await supertest(bff.url).get('/api/echo').set(CSRF).set('Cookie', cookie)).status;
 
   it('when alice signs on 4 times, then only her 2 newest sessions live and the back-channel index holds no more than those', async () => {
     const logins = [];
@@ -81,7 +89,10 @@ describe('hostile client: one IdP user, many single sign-ons', () => {
     const before = idp.tokenRequests();
     const answers: number[] = [];
     for (let i = 0; i < 3 * BUDGET; i++) {
-      const res = await supertest(bff.url).get(`/auth/oidc/callback?code=made-up-${i}&state=${state}`).set('Cookie', preCookie).set('Accept', 'application/json');
+      const res = await supertest(bff.url)
+        .get(`/auth/oidc/callback?code=made-up-${i}&state=${state}`)
+        .set('Cookie', preCookie)
+        .set('Accept', 'application/json');
       answers.push(res.status);
     }
     // The first test's 5 sign-ons spent 5 of this address's budget within the window.

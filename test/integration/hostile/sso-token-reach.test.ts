@@ -5,7 +5,16 @@ import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { startOutcome } from '../../helpers/start-outcome.js';
 import {
-  CSRF, REDIRECT_URI, cookiePair, dropPrefix, idpLogin, newPrefix, setCookies, sessionCookieOf, startCountingUpstream, type CountingUpstream,
+  CSRF,
+  REDIRECT_URI,
+  cookiePair,
+  dropPrefix,
+  idpLogin,
+  newPrefix,
+  setCookies,
+  sessionCookieOf,
+  startCountingUpstream,
+  type CountingUpstream,
 } from '../oidc/sso-rig.js';
 
 /**
@@ -20,7 +29,10 @@ interface Seen {
   what: string;
   text: string;
 }
-const seenOf = (what: string, res: supertest.Response): Seen => ({ what, text: `${res.status}\n${JSON.stringify(res.headers)}\n${res.text ?? ''}` });
+const seenOf = (what: string, res: supertest.Response): Seen => ({
+  what,
+  text: `${res.status}\n${JSON.stringify(res.headers)}\n${res.text ?? ''}`,
+});
 
 describe('single sign-on: the IdP tokens stay out of page scripts (real process)', () => {
   let idp: TestIdp;
@@ -43,7 +55,11 @@ describe('single sign-on: the IdP tokens stay out of page scripts (real process)
   });
 
   beforeAll(async () => {
-    idp = await startTestIdp({ redirectUris: [REDIRECT_URI], postLogoutRedirectUris: ['http://bff.test/'], accessClaims: { graph: 'social' } });
+    idp = await startTestIdp({
+      redirectUris: [REDIRECT_URI],
+      postLogoutRedirectUris: ['http://bff.test/'],
+      accessClaims: { graph: 'social' },
+    });
     upstream = await startCountingUpstream();
     service = await startServiceProcess({ ...baseEnv(idp, upstream.url), OIDC_AUDIENCE: idp.audience });
   }, 30_000);
@@ -56,11 +72,15 @@ describe('single sign-on: the IdP tokens stay out of page scripts (real process)
 
   /** The session's three IdP tokens, opened from Redis as the service would. */
   async function tokensOf(cookie: string): Promise<{ id: string; access: string; refresh: string }> {
-    const sid = decodeURIComponent(cookie.slice(cookie.indexOf('=') + 1)).replace(/^s:/, '').replace(/\.[^.]*$/, '');
+    const sid = decodeURIComponent(cookie.slice(cookie.indexOf('=') + 1))
+      .replace(/^s:/, '')
+      .replace(/\.[^.]*$/, '');
     const cipher = createCipher(parseEncryptionKeys(KEYS));
     const redis = new Redis('redis://127.0.0.1:6379');
     try {
-      const record = JSON.parse((await redis.get(`${prefix}sess:{${sid}}`))!) as { tg: { secret: string; oidc: { idToken: string } } };
+      const record = JSON.parse((await redis.get(`${prefix}sess:{${sid}}`))!) as {
+        tg: { secret: string; oidc: { idToken: string } };
+      };
       const state = await redis.hgetall(`${prefix}tok:{${sid}}`);
       return {
         id: cipher.decrypt(record.tg.oidc.idToken, sealedAs.idToken(sid)),
@@ -74,7 +94,9 @@ describe('single sign-on: the IdP tokens stay out of page scripts (real process)
 
   test('when a user logs in, uses the relay and logs out, then no answer a page script can read holds any IdP token (nor the signature of one)', async () => {
     const start = await supertest(service.url).get('/auth/oidc/login');
-    const pre = setCookies(start).map(cookiePair).find((c) => c.startsWith('tgbff-sso='))!;
+    const pre = setCookies(start)
+      .map(cookiePair)
+      .find((c) => c.startsWith('tgbff-sso='))!;
     const callback = await idpLogin(start.headers.location as string, 'alice');
     const landed = await supertest(service.url).get(`/auth/oidc/callback${callback.search}`).set('Cookie', pre);
     expect(landed.status).toBe(303);
@@ -83,7 +105,11 @@ describe('single sign-on: the IdP tokens stay out of page scripts (real process)
     for (const t of Object.values(tokens)) expect(t.length).toBeGreaterThan(20);
 
     const page = (method: 'get' | 'post', path: string, headers: Record<string, string> = {}) =>
-      supertest(service.url)[method](path).set(CSRF).set('Cookie', cookie).set({ 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Dest': 'empty', ...headers });
+      supertest(service.url)
+        [method](path)
+        .set(CSRF)
+        .set('Cookie', cookie)
+        .set({ 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Dest': 'empty', ...headers });
     const seen: Seen[] = [seenOf('login redirect', start), seenOf('callback', landed)];
     seen.push(seenOf('GET /auth/session', await page('get', '/auth/session')));
     seen.push(seenOf('GET /auth/methods', await page('get', '/auth/methods')));
@@ -104,7 +130,11 @@ describe('single sign-on: the IdP tokens stay out of page scripts (real process)
       'access token signature': tokens.access.split('.')[2]!,
       'refresh token': tokens.refresh,
     };
-    const leaks = seen.flatMap((s) => Object.entries(needles).filter(([, v]) => s.text.includes(v)).map(([name]) => `${name} in ${s.what}`));
+    const leaks = seen.flatMap((s) =>
+      Object.entries(needles)
+        .filter(([, v]) => s.text.includes(v))
+        .map(([name]) => `${name} in ${s.what}`),
+    );
     expect(leaks).toEqual([]);
     expect(scripted.status).toBe(403);
     expect(logout.status).toBe(204);
@@ -114,6 +144,8 @@ describe('single sign-on: the IdP tokens stay out of page scripts (real process)
     const run = await startOutcome(baseEnv(idp, upstream.url));
     expect(run.listened).toBe(false);
     expect(run.code).toBe(1);
-    expect(run.output).toContain("OIDC_AUDIENCE: is required when OIDC_ISSUER is set: the resource TigerGraph's Security.JWT.Audience names (set both, the same)");
+    expect(run.output).toContain(
+      "OIDC_AUDIENCE: is required when OIDC_ISSUER is set: the resource TigerGraph's Security.JWT.Audience names (set both, the same)",
+    );
   });
 });

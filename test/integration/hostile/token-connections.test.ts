@@ -29,7 +29,13 @@ describe('hostile clients: many logins at once', () => {
     sim = await startSimulator({});
     proxy = await startFaultProxy({ port: sim.restppPort });
     bff = await startServiceProcess(
-      { ...processEnv(prefix), TG_RESTPP_URL: proxy.url('http'), TG_VERSION: sim.version, UPSTREAM_CONNECTIONS: String(CONNECTIONS), TRUST_PROXY: 'loopback' },
+      {
+        ...processEnv(prefix),
+        TG_RESTPP_URL: proxy.url('http'),
+        TG_VERSION: sim.version,
+        UPSTREAM_CONNECTIONS: String(CONNECTIONS),
+        TRUST_PROXY: 'loopback',
+      },
       30_000,
     );
   }, 60_000);
@@ -40,7 +46,7 @@ describe('hostile clients: many logins at once', () => {
     await dropPrefix(prefix);
   });
 
-  it('when 40 logins arrive together, then the service holds at most UPSTREAM_CONNECTIONS token-call connections (plus the readiness probe\'s one)', async () => {
+  it("when 40 logins arrive together, then the service holds at most UPSTREAM_CONNECTIONS token-call connections (plus the readiness probe's one)", async () => {
     const secrets = Array.from({ length: 40 }, (_, i) => sim.createSecret({ alias: `conn_${i}` }).value);
     proxy.set({ kind: 'delay', ms: 300 });
     let peak = 0;
@@ -50,7 +56,11 @@ describe('hostile clients: many logins at once', () => {
         secrets.map(async (secret, i) => {
           const res = await request(`${bff.url}/auth/login`, {
             method: 'POST',
-            headers: { 'x-requested-with': 'XMLHttpRequest', 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.${i + 1}` },
+            headers: {
+              'x-requested-with': 'XMLHttpRequest',
+              'content-type': 'application/json',
+              'x-forwarded-for': `198.51.100.${i + 1}`,
+            },
             body: JSON.stringify({ secret }),
           });
           await res.body.dump();
@@ -62,7 +72,9 @@ describe('hostile clients: many logins at once', () => {
       clearInterval(sampler);
       proxy.set({ kind: 'pass' });
     }
-    console.log(`40 concurrent logins: at most ${peak} connections to the data server open at once (UPSTREAM_CONNECTIONS ${CONNECTIONS})`);
+    console.log(
+      `40 concurrent logins: at most ${peak} connections to the data server open at once (UPSTREAM_CONNECTIONS ${CONNECTIONS})`,
+    );
     // The relay pool was not used; the readiness probe has a connection of its own (none on the old build).
     expect(peak).toBeLessThanOrEqual(CONNECTIONS + 1);
     assertNoEscape(bff);

@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import {
-  CSRF, REDIRECT_URI, dropPrefix, newPrefix, redisDump, ssoLogin, startCountingUpstream, startSsoService, type CountingUpstream, type SsoService,
+  CSRF,
+  REDIRECT_URI,
+  dropPrefix,
+  newPrefix,
+  redisDump,
+  ssoLogin,
+  startCountingUpstream,
+  startSsoService,
+  type CountingUpstream,
+  type SsoService,
 } from './sso-rig.js';
 
 const BACKCHANNEL = '/auth/oidc/backchannel-logout';
@@ -15,7 +24,11 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
   const prefix = newPrefix();
 
   beforeAll(async () => {
-    idp = await startTestIdp({ redirectUris: [REDIRECT_URI], postLogoutRedirectUris: ['http://bff.test/'], backchannelLogoutUri: 'http://bff.test/auth/oidc/backchannel-logout' });
+    idp = await startTestIdp({
+      redirectUris: [REDIRECT_URI],
+      postLogoutRedirectUris: ['http://bff.test/'],
+      backchannelLogoutUri: 'http://bff.test/auth/oidc/backchannel-logout',
+    });
     upstream = await startCountingUpstream();
     a = await startSsoService({ idp, upstream: upstream.url, prefix });
     b = await startSsoService({ idp, upstream: upstream.url, prefix });
@@ -28,9 +41,14 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
     await dropPrefix(prefix);
   });
 
-  const alive = async (svc: SsoService, cookie: string) => (await supertest(svc.service.app).get('/auth/session').set('Cookie', cookie)).status === 200;
+  const alive = async (svc: SsoService, cookie: string) =>
+    (await supertest(svc.service.app).get('/auth/session').set('Cookie', cookie)).status === 200;
   const backchannel = (svc: SsoService, token: string | undefined, headers: Record<string, string> = {}) =>
-    supertest(svc.service.app).post(BACKCHANNEL).type('form').set(headers).send(token === undefined ? {} : { logout_token: token });
+    supertest(svc.service.app)
+      .post(BACKCHANNEL)
+      .type('form')
+      .set(headers)
+      .send(token === undefined ? {} : { logout_token: token });
 
   test('when an SSO session logs out by POST, then it ends locally, its refresh token is revoked at the IdP, and the answer is an empty 204 (no URL, no token)', async () => {
     const { cookie } = await ssoLogin(a.service.app, 'alice');
@@ -44,7 +62,12 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
   });
 
   /** What a browser sends when the page's own logout button navigates to the URL. */
-  const NAVIGATION = { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document', 'Sec-Fetch-User': '?1' };
+  const NAVIGATION = {
+    'Sec-Fetch-Site': 'same-origin',
+    'Sec-Fetch-Mode': 'navigate',
+    'Sec-Fetch-Dest': 'document',
+    'Sec-Fetch-User': '?1',
+  };
   const oidcLogout = (svc: SsoService, cookie: string | undefined, headers: Record<string, string>) => {
     const req = supertest(svc.service.app).get('/auth/oidc/logout').set(headers);
     return cookie === undefined ? req : req.set('Cookie', cookie);
@@ -61,7 +84,10 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
     expect(url.searchParams.get('post_logout_redirect_uri')).toBe('http://bff.test/');
     expect(url.searchParams.get('client_id')).toBe(idp.clientId);
     const hint = url.searchParams.get('id_token_hint')!;
-    expect(JSON.parse(Buffer.from(hint.split('.')[1]!, 'base64url').toString())).toMatchObject({ sub: 'alice', aud: idp.clientId });
+    expect(JSON.parse(Buffer.from(hint.split('.')[1]!, 'base64url').toString())).toMatchObject({
+      sub: 'alice',
+      aud: idp.clientId,
+    });
     expect(String(res.headers['set-cookie'])).toMatch(/^tgbff=;/);
     expect(idp.destroyedRefreshTokens()).toBeGreaterThan(destroyedBefore);
     expect(await alive(a, cookie)).toBe(false);
@@ -69,23 +95,40 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
   });
 
   test.each([
-    ['a cross-site link or form (top-level navigation)', { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' }],
+    [
+      'a cross-site link or form (top-level navigation)',
+      { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' },
+    ],
     ['a cross-site <img>', { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'image' }],
-    ['a sibling subdomain (same-site)', { 'Sec-Fetch-Site': 'same-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' }],
-    ["this page's own script (fetch)", { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Dest': 'empty' }],
-    ['an <img> on this origin', { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'image' }],
+    [
+      'a sibling subdomain (same-site)',
+      { 'Sec-Fetch-Site': 'same-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' },
+    ],
+    [
+      "this page's own script (fetch)",
+      { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Dest': 'empty' },
+    ],
+    [
+      'an <img> on this origin',
+      { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'image' },
+    ],
     ['a frame', { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'iframe' }],
     ['a prefetch or prerender', { ...NAVIGATION, 'Sec-Purpose': 'prefetch;prerender' }],
-  ])('when GET /auth/oidc/logout comes from %s, then 403 csrf_rejected, nothing is revealed and the session lives on', async (_what, headers) => {
-    const { cookie } = await ssoLogin(a.service.app, 'gina');
-    const res = await oidcLogout(a, cookie, headers);
-    expect(res.status).toBe(403);
-    expect(res.headers.location).toBeUndefined();
-    expect(res.headers['set-cookie']).toBeUndefined();
-    expect(res.text).toContain("Log out with this site&#39;s own logout button");
-    expect((await oidcLogout(a, cookie, { ...headers, Accept: 'application/json' })).body.error.code).toBe('csrf_rejected');
-    expect(await alive(a, cookie)).toBe(true);
-  });
+  ])(
+    'when GET /auth/oidc/logout comes from %s, then 403 csrf_rejected, nothing is revealed and the session lives on',
+    async (_what, headers) => {
+      const { cookie } = await ssoLogin(a.service.app, 'gina');
+      const res = await oidcLogout(a, cookie, headers);
+      expect(res.status).toBe(403);
+      expect(res.headers.location).toBeUndefined();
+      expect(res.headers['set-cookie']).toBeUndefined();
+      expect(res.text).toContain('Log out with this site&#39;s own logout button');
+      expect((await oidcLogout(a, cookie, { ...headers, Accept: 'application/json' })).body.error.code).toBe(
+        'csrf_rejected',
+      );
+      expect(await alive(a, cookie)).toBe(true);
+    },
+  );
 
   test('when a browser sends no Fetch Metadata (older ones), then the session ends and the IdP is asked to log out without an id token hint', async () => {
     const { cookie } = await ssoLogin(a.service.app, 'hank');
@@ -121,7 +164,11 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
     const two = await ssoLogin(b.service.app, 'carol');
     const other = await ssoLogin(a.service.app, 'dave');
     expect((await backchannel(a, await idp.logoutToken({ sub: 'carol' }))).status).toBe(200);
-    expect([await alive(a, one.cookie), await alive(b, two.cookie), await alive(a, other.cookie)]).toEqual([false, false, true]);
+    expect([await alive(a, one.cookie), await alive(b, two.cookie), await alive(a, other.cookie)]).toEqual([
+      false,
+      false,
+      true,
+    ]);
   });
 
   test.each([
@@ -153,8 +200,13 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
 
   test('when the back-channel endpoint is exempt from the CSRF header, then only that exact path is: others still need it', async () => {
     expect((await backchannel(a, undefined)).status).toBe(400);
-    expect((await supertest(a.service.app).post(`${BACKCHANNEL}/`).type('form').send({ logout_token: 'x' })).body.error.code).toBe('csrf_rejected');
+    expect(
+      (await supertest(a.service.app).post(`${BACKCHANNEL}/`).type('form').send({ logout_token: 'x' })).body.error.code,
+    ).toBe('csrf_rejected');
     expect((await supertest(a.service.app).post('/auth/logout')).body.error.code).toBe('csrf_rejected');
-    expect((await supertest(a.service.app).post('/auth/OIDC/backchannel-logout').type('form').send({ logout_token: 'x' })).body.error.code).toBe('csrf_rejected');
+    expect(
+      (await supertest(a.service.app).post('/auth/OIDC/backchannel-logout').type('form').send({ logout_token: 'x' }))
+        .body.error.code,
+    ).toBe('csrf_rejected');
   });
 });

@@ -15,10 +15,11 @@ const ROOT = path.resolve('.');
 let work: string;
 let simulator: ChildProcess | undefined;
 
-const build = () => run(process.execPath, ['scripts/build.mjs'], { cwd: work }).then(
-  () => 0,
-  (err: { code?: number }) => err.code ?? 1,
-);
+const build = () =>
+  run(process.execPath, ['scripts/build.mjs'], { cwd: work }).then(
+    () => 0,
+    (err: { code?: number }) => err.code ?? 1,
+  );
 const binMode = async () => (await stat(path.join(work, 'dist/cli/main.js'))).mode & 0o777;
 /** The bin run as a shell would run it: through its shebang, which needs the executable bit. */
 const runBin = () => run(path.join(work, 'dist/cli/main.js'), ['--help'], { cwd: work });
@@ -42,7 +43,9 @@ describe('npm run build', () => {
     expect(await binMode()).toBe(0o755);
     expect((await runBin()).stdout).toMatch(/tgbff/);
 
-    simulator = spawn(process.execPath, ['dist/simulator/cli.js', '--restpp-port', '0', '--gsql-port', '0'], { cwd: work });
+    simulator = spawn(process.execPath, ['dist/simulator/cli.js', '--restpp-port', '0', '--gsql-port', '0'], {
+      cwd: work,
+    });
     const restpp = await new Promise<string>((resolve, reject) => {
       let out = '';
       simulator!.stdout!.on('data', (chunk: Buffer) => {

@@ -19,7 +19,9 @@ async function oldestSessionsEnd(rig: Rig): Promise<void> {
   expect(statuses).toEqual([401, 401, 401, 401, 401, 200, 200, 200]);
   const ours = rig.sim.tokens().filter((t) => !before.has(t.token));
   expect(ours).toHaveLength(CAP);
-  expect(rig.sim.seen().filter((r) => r.method === 'DELETE' && r.path === '/requesttoken').length).toBeGreaterThanOrEqual(8 - CAP);
+  expect(
+    rig.sim.seen().filter((r) => r.method === 'DELETE' && r.path === '/requesttoken').length,
+  ).toBeGreaterThanOrEqual(8 - CAP);
 }
 
 describe('per-credential session cap on Redis Cluster', () => {
@@ -34,7 +36,8 @@ describe('per-credential session cap on Redis Cluster', () => {
     await cluster?.stop();
   });
 
-  test('when one secret logs in 8 times, then its 5 oldest sessions end and their tokens are deleted', () => oldestSessionsEnd(rig));
+  test('when one secret logs in 8 times, then its 5 oldest sessions end and their tokens are deleted', () =>
+    oldestSessionsEnd(rig));
 });
 
 describe('per-credential session cap on Redis Sentinel', () => {
@@ -43,14 +46,18 @@ describe('per-credential session cap on Redis Sentinel', () => {
   beforeAll(async () => {
     group = await startSentinelGroup();
     await group.waitUntilReady();
-    rig = await startRig({ store: { env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name } }, env: ENV });
+    rig = await startRig({
+      store: { env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name } },
+      env: ENV,
+    });
   }, 40_000);
   afterAll(async () => {
     await rig?.close();
     await group?.stop();
   });
 
-  test('when one secret logs in 8 times, then its 5 oldest sessions end and their tokens are deleted', () => oldestSessionsEnd(rig));
+  test('when one secret logs in 8 times, then its 5 oldest sessions end and their tokens are deleted', () =>
+    oldestSessionsEnd(rig));
 });
 
 describe('per-credential session cap on the memory store', () => {
@@ -60,5 +67,6 @@ describe('per-credential session cap on the memory store', () => {
   });
   afterAll(() => rig?.close());
 
-  test('when one secret logs in 8 times, then its 5 oldest sessions end and their tokens are deleted', () => oldestSessionsEnd(rig));
+  test('when one secret logs in 8 times, then its 5 oldest sessions end and their tokens are deleted', () =>
+    oldestSessionsEnd(rig));
 });

@@ -1,4 +1,11 @@
-import { readyz, startRigOnOwnRedis, untilNotReady, untilReady, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
+import {
+  readyz,
+  startRigOnOwnRedis,
+  untilNotReady,
+  untilReady,
+  type OwnRedisRig,
+  type Rig,
+} from '../../helpers/app-rig.js';
 import type { RedisServer } from '../../helpers/redis-server.js';
 
 describe('readiness when Redis goes away', () => {
@@ -25,7 +32,11 @@ describe('readiness when Redis goes away', () => {
     await redis.kill();
     const down = await untilNotReady(rig);
     expect(down.status).toBe(503);
-    expect(down.body).toEqual({ status: 'not_ready', reason: 'store unavailable', checks: { store: 'unavailable', upstream: 'ok' } });
+    expect(down.body).toEqual({
+      status: 'not_ready',
+      reason: 'store unavailable',
+      checks: { store: 'unavailable', upstream: 'ok' },
+    });
     expect((await rig.agent().get('/healthz')).status).toBe(200);
 
     await redis.restart();

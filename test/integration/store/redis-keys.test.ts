@@ -86,7 +86,8 @@ test('when every kind of key is written, then each carries the TTL it was given'
 
 test('when sessions are recorded under a credential, then it is one sorted set with its own hash tag, a TTL and no more members than the ceiling', async () => {
   const credential = randomBytes(16).toString('base64url').slice(0, 22);
-  for (let i = 0; i < 12; i++) await stores.credentialSessions.add(credential, randomUUID(), 1000 + i, { ttlMs: 25_000, cap: 4, ceiling: 8 });
+  for (let i = 0; i < 12; i++)
+    await stores.credentialSessions.add(credential, randomUUID(), 1000 + i, { ttlMs: 25_000, cap: 4, ceiling: 8 });
   const key = `${prefix}creds:{${credential}}`;
   expect(await keysOf(`${prefix}creds:*`)).toEqual([key]);
   expect(keySlot(key)).toBe(keySlot(credential));

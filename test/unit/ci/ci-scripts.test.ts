@@ -55,16 +55,20 @@ describe('the CI scripts, read', () => {
     const lines = codeLines(read('run'));
     const install = lines.findIndex((line) => /\bbash \.ci\/install\b/.test(line));
     expect(install).toBeGreaterThan(-1);
-    const early = lines.slice(0, install).flatMap((line, i) => [
-      ...tools.filter((tool) => usesTool(line, tool)).map((tool) => `line ${i + 1}: ${tool}`),
-      ...(/\.ci\/(extra|containers)|npm (ci|test|run)/.test(line) ? [`line ${i + 1}: ${line.trim()}`] : []),
-    ]);
+    const early = lines
+      .slice(0, install)
+      .flatMap((line, i) => [
+        ...tools.filter((tool) => usesTool(line, tool)).map((tool) => `line ${i + 1}: ${tool}`),
+        ...(/\.ci\/(extra|containers)|npm (ci|test|run)/.test(line) ? [`line ${i + 1}: ${line.trim()}`] : []),
+      ]);
     expect(early).toEqual([]);
   });
 
   it('when a CI script other than .ci/install runs, then it installs nothing', () => {
     for (const name of ['run', 'extra', 'containers']) {
-      const installing = codeLines(read(name)).filter((line) => /\bapt(-get)?\b|\bapt_install\b|\bdpkg -i\b/.test(line));
+      const installing = codeLines(read(name)).filter((line) =>
+        /\bapt(-get)?\b|\bapt_install\b|\bdpkg -i\b/.test(line),
+      );
       expect({ name, installing }).toEqual({ name, installing: [] });
     }
   });
@@ -92,13 +96,30 @@ describe('the CI scripts, read', () => {
 
   it('when .ci/extra may skip a check, then it does so only through skip(), which fails under CI', () => {
     const lines = codeLines(read('extra'));
-    expect(lines.filter((line) => /echo "skip:/.test(line) && !/^\s*if \[ "\$\{CI:-\}" = true \]/.test(line))).toEqual([]);
+    expect(lines.filter((line) => /echo "skip:/.test(line) && !/^\s*if \[ "\$\{CI:-\}" = true \]/.test(line))).toEqual(
+      [],
+    );
   });
 });
 
 describe('.ci/extra on a machine without its tools', () => {
   // A PATH with the shell utilities the script needs and none of the tools .ci/install brings.
-  const UTILITIES = ['bash', 'sed', 'grep', 'awk', 'head', 'tail', 'cat', 'mktemp', 'rm', 'env', 'tr', 'dirname', 'wc', 'sort'];
+  const UTILITIES = [
+    'bash',
+    'sed',
+    'grep',
+    'awk',
+    'head',
+    'tail',
+    'cat',
+    'mktemp',
+    'rm',
+    'env',
+    'tr',
+    'dirname',
+    'wc',
+    'sort',
+  ];
   const run = (ci: string | undefined) => {
     const bin = mkdtempSync(join(tmpdir(), 'tgbff-ci-path-'));
     try {

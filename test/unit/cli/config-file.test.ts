@@ -12,7 +12,11 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-async function writeConfig(content: string, mode: number, path = join(home, '.config', 'tgbff', 'config.json')): Promise<string> {
+async function writeConfig(
+  content: string,
+  mode: number,
+  path = join(home, '.config', 'tgbff', 'config.json'),
+): Promise<string> {
   await mkdir(join(path, '..'), { recursive: true });
   await writeFile(path, content);
   await chmod(path, mode);
@@ -20,7 +24,10 @@ async function writeConfig(content: string, mode: number, path = join(home, '.co
 }
 
 async function failure(promise: Promise<unknown>): Promise<CliError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof CliError)) throw new Error(`expected a CliError, got ${String(err)}`);
   return err;
 }
@@ -31,7 +38,10 @@ describe('config file', () => {
   });
 
   it('when ~/.config/tgbff/config.json is mode 600, then its settings and credentials are read', async () => {
-    const path = await writeConfig(JSON.stringify({ gsqlUrl: 'http://h:14240', version: '4.1.0', username: 'u', password: 'pw' }), 0o600);
+    const path = await writeConfig(
+      JSON.stringify({ gsqlUrl: 'http://h:14240', version: '4.1.0', username: 'u', password: 'pw' }),
+      0o600,
+    );
     await expect(loadConfigFile({}, home)).resolves.toEqual({
       path,
       config: { gsqlUrl: 'http://h:14240', version: '4.1.0', username: 'u', password: 'pw' },
@@ -40,7 +50,9 @@ describe('config file', () => {
 
   it('when TGBFF_CONFIG names a file, then that file is used instead', async () => {
     const path = await writeConfig('{"username":"other","password":"pw"}', 0o400, join(home, 'elsewhere.json'));
-    await expect(loadConfigFile({ TGBFF_CONFIG: path }, home)).resolves.toMatchObject({ config: { username: 'other' } });
+    await expect(loadConfigFile({ TGBFF_CONFIG: path }, home)).resolves.toMatchObject({
+      config: { username: 'other' },
+    });
   });
 
   it('when TGBFF_CONFIG names a missing file, then it is a setup error naming the path', async () => {
@@ -57,12 +69,17 @@ describe('config file', () => {
     expect(err.message).toContain(`mode ${mode}`);
   });
 
-  it.each(['620', '602', '660', '622'])('when the file is mode %s (others can change it), then it is refused: they could point the password at their own server', async (mode) => {
-    const path = await writeConfig('{"username":"u","password":"pw"}', parseInt(mode, 8));
-    const err = await failure(loadConfigFile({}, home));
-    expect(err.code).toBe('config_file');
-    expect(err.message).toBe(`refusing config file ${path}: other users can change it (mode ${mode}); run: chmod 600 ${path}`);
-  });
+  it.each(['620', '602', '660', '622'])(
+    'when the file is mode %s (others can change it), then it is refused: they could point the password at their own server',
+    async (mode) => {
+      const path = await writeConfig('{"username":"u","password":"pw"}', parseInt(mode, 8));
+      const err = await failure(loadConfigFile({}, home));
+      expect(err.code).toBe('config_file');
+      expect(err.message).toBe(
+        `refusing config file ${path}: other users can change it (mode ${mode}); run: chmod 600 ${path}`,
+      );
+    },
+  );
 
   it('when the file belongs to another user (not root), then it is refused like ssh does; root-owned passes', () => {
     expect(unsafeMode({ mode: 0o100600, uid: 4242 }, 1000)).toBe('it belongs to another user (uid 4242)');

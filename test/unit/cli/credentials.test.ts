@@ -14,7 +14,10 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-const config: LoadedConfig = { path: '/etc/cfg.json', config: { host: 'db.example', username: 'cfg-user', password: 'cfg-pass' } };
+const config: LoadedConfig = {
+  path: '/etc/cfg.json',
+  config: { host: 'db.example', username: 'cfg-user', password: 'cfg-pass' },
+};
 
 /** Scripted answers stand in for a person here; the real terminal prompt is driven through a pty in test/integration/cli. */
 function scripted(answers: string[]): Prompter & { asked: string[] } {
@@ -47,15 +50,25 @@ describe('admin credential resolution', () => {
   it('when --user and TG_PASSWORD are set, then they win over netrc, config and prompt', async () => {
     await writeNetrc('machine db.example login n password np');
     const prompter = scripted(['x', 'y']);
-    const got = await resolveCredentials(inputs({ user: 'flag-user', env: { TG_PASSWORD: 'env-pass' }, config, prompter }));
-    expect(got).toEqual({ creds: { username: 'flag-user', password: 'env-pass' }, source: '--user and TG_PASSWORD', skipped: [] });
+    const got = await resolveCredentials(
+      inputs({ user: 'flag-user', env: { TG_PASSWORD: 'env-pass' }, config, prompter }),
+    );
+    expect(got).toEqual({
+      creds: { username: 'flag-user', password: 'env-pass' },
+      source: '--user and TG_PASSWORD',
+      skipped: [],
+    });
     expect(prompter.asked).toEqual([]);
   });
 
   it('when ~/.netrc has an entry for the host, then it wins over the config file', async () => {
     const path = await writeNetrc('machine other login o password op\nmachine db.example login n password np');
     const got = await resolveCredentials(inputs({ config }));
-    expect(got).toEqual({ creds: { username: 'n', password: 'np' }, source: `netrc file ${path} (machine db.example)`, skipped: [] });
+    expect(got).toEqual({
+      creds: { username: 'n', password: 'np' },
+      source: `netrc file ${path} (machine db.example)`,
+      skipped: [],
+    });
   });
 
   it('when NETRC names a file and --netrc-default is given, then it is read instead of ~/.netrc, and its default entry serves any host', async () => {
@@ -70,7 +83,9 @@ describe('admin credential resolution', () => {
     const path = await writeNetrc('default login d password dp-secret');
     const err = await resolveCredentials(inputs({})).catch((e: unknown) => e);
     expect(err).toMatchObject({ exitCode: ExitCode.usage, code: 'no_credentials' });
-    expect((err as Error).message).toContain(`the default entry of netrc file ${path} (it serves any host only with --netrc-default)`);
+    expect((err as Error).message).toContain(
+      `the default entry of netrc file ${path} (it serves any host only with --netrc-default)`,
+    );
     expect((err as Error).message).not.toContain('dp-secret');
   });
 
@@ -80,21 +95,31 @@ describe('admin credential resolution', () => {
     ['another host', { host: 'tg.internal.example' }, 'tg.internal.example'],
     ['no host (so the default 127.0.0.1)', {}, '127.0.0.1'],
   ])('when the config file names %s, then its credentials are not sent to db.example', async (_what, where, named) => {
-    const stored: LoadedConfig = { path: '/etc/cfg.json', config: { ...where, username: 'cfg-user', password: 'cfg-pass' } };
+    const stored: LoadedConfig = {
+      path: '/etc/cfg.json',
+      config: { ...where, username: 'cfg-user', password: 'cfg-pass' },
+    };
     const err = await resolveCredentials(inputs({ config: stored })).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'no_credentials' });
-    expect((err as Error).message).toContain(`config file /etc/cfg.json (its credentials are for ${named}, not http://db.example:14240)`);
+    expect((err as Error).message).toContain(
+      `config file /etc/cfg.json (its credentials are for ${named}, not http://db.example:14240)`,
+    );
   });
 
   it('when the config file names the host (any case) or the same origin, then its credentials are used', async () => {
     for (const where of [{ host: 'DB.example' }, { gsqlUrl: 'http://db.example:14240/' }]) {
-      const stored: LoadedConfig = { path: '/etc/cfg.json', config: { ...where, username: 'cfg-user', password: 'cfg-pass' } };
+      const stored: LoadedConfig = {
+        path: '/etc/cfg.json',
+        config: { ...where, username: 'cfg-user', password: 'cfg-pass' },
+      };
       expect((await resolveCredentials(inputs({ config: stored }))).source).toBe('config file /etc/cfg.json');
     }
   });
 
   it('when NETRC names a missing file, then it is a setup error rather than a silent skip', async () => {
-    const err = await resolveCredentials(inputs({ env: { NETRC: join(home, 'missing') }, config })).catch((e: unknown) => e);
+    const err = await resolveCredentials(inputs({ env: { NETRC: join(home, 'missing') }, config })).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).exitCode).toBe(ExitCode.usage);
     expect((err as CliError).message).toContain('missing');
@@ -123,7 +148,10 @@ describe('admin credential resolution', () => {
 
   it('when nothing else has credentials and there is a terminal, then user and password are asked for', async () => {
     const prompter = scripted(['typed-user', 'typed-pass']);
-    expect((await resolveCredentials(inputs({ prompter }))).creds).toEqual({ username: 'typed-user', password: 'typed-pass' });
+    expect((await resolveCredentials(inputs({ prompter }))).creds).toEqual({
+      username: 'typed-user',
+      password: 'typed-pass',
+    });
     expect(prompter.asked).toEqual(['Admin user for db.example: ', 'Password for typed-user@db.example: ']);
   });
 

@@ -46,7 +46,12 @@ describe('config in production', () => {
   });
 
   it('when production uses sentinels or a cluster instead of REDIS_URL, then that satisfies the Redis requirement', () => {
-    const sentinel = loadConfig({ ...PRODUCTION, REDIS_URL: undefined, REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_NAME: 'mymaster' });
+    const sentinel = loadConfig({
+      ...PRODUCTION,
+      REDIS_URL: undefined,
+      REDIS_SENTINELS: 's1:26379',
+      REDIS_SENTINEL_NAME: 'mymaster',
+    });
     expect(sentinel.redis.mode).toBe('sentinel');
     const cluster = loadConfig({ ...PRODUCTION, REDIS_URL: undefined, REDIS_CLUSTER_NODES: 'n1:7000' });
     expect(cluster.redis.mode).toBe('cluster');
@@ -58,7 +63,9 @@ describe('config in production', () => {
     ['NODE_ENV=staging', { NODE_ENV: 'staging' }],
   ])('when %s, then the start is refused naming the accepted values', (_what, env) => {
     const err = configErrorOf({ ...PRODUCTION, ...env });
-    expect(err.issues).toEqual([{ key: 'NODE_ENV', message: 'must be one of development, production, test (exactly, lower case)' }]);
+    expect(err.issues).toEqual([
+      { key: 'NODE_ENV', message: 'must be one of development, production, test (exactly, lower case)' },
+    ]);
   });
 
   it.each([
@@ -66,11 +73,19 @@ describe('config in production', () => {
     ['a short run repeated', 'abc123'.repeat(8), 'it is one short run repeated'],
     ['a few characters', 'abcdefghabcdefghhgfedcbahgfedcbaabcdefghabcd', 'it uses fewer than 10 different characters'],
     ['low entropy', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaabcdefghijkl', 'its estimated entropy is below 96 bits'],
-  ])('when production has a SESSION_SECRET that is %s, then it is refused, naming which and never the value', (_what, weak, why) => {
-    const err = configErrorOf({ ...PRODUCTION, SESSION_SECRET: `${SECRET},${weak}` });
-    expect(err.issues).toEqual([{ key: 'SESSION_SECRET', message: `secret 2 is too weak for production: ${why}; make one with: openssl rand -base64 48` }]);
-    expect(err.message).not.toContain(weak);
-  });
+  ])(
+    'when production has a SESSION_SECRET that is %s, then it is refused, naming which and never the value',
+    (_what, weak, why) => {
+      const err = configErrorOf({ ...PRODUCTION, SESSION_SECRET: `${SECRET},${weak}` });
+      expect(err.issues).toEqual([
+        {
+          key: 'SESSION_SECRET',
+          message: `secret 2 is too weak for production: ${why}; make one with: openssl rand -base64 48`,
+        },
+      ]);
+      expect(err.message).not.toContain(weak);
+    },
+  );
 
   it.each([
     ['all zero', Buffer.alloc(32), 'it is one byte repeated'],
@@ -79,18 +94,31 @@ describe('config in production', () => {
     ['eight byte values', Buffer.from('01234567765432100246135713570246'), 'it uses fewer than 10 different bytes'],
   ])('when production has an encryption key that is %s, then it is refused, naming its id', (_what, key, why) => {
     const err = configErrorOf({ ...PRODUCTION, SESSION_ENCRYPTION_KEYS: `new:${KEY},old:${key.toString('base64')}` });
-    expect(err.issues).toEqual([{ key: 'SESSION_ENCRYPTION_KEYS', message: `key "old" is too weak for production: ${why}; make one with: openssl rand -base64 32` }]);
+    expect(err.issues).toEqual([
+      {
+        key: 'SESSION_ENCRYPTION_KEYS',
+        message: `key "old" is too weak for production: ${why}; make one with: openssl rand -base64 32`,
+      },
+    ]);
   });
 
   it('when production sets TRUST_PROXY=true, then it is refused naming the fix; a count or a subnet passes', () => {
     expect(keysOf(configErrorOf({ ...PRODUCTION, TRUST_PROXY: 'true' }))).toEqual(['TRUST_PROXY']);
-    expect(configErrorOf({ ...PRODUCTION, TRUST_PROXY: 'TRUE' }).message).toContain('name your proxies instead, by address or subnet (e.g. TRUST_PROXY=10.0.0.0/8) or by count (e.g. TRUST_PROXY=1)');
+    expect(configErrorOf({ ...PRODUCTION, TRUST_PROXY: 'TRUE' }).message).toContain(
+      'name your proxies instead, by address or subnet (e.g. TRUST_PROXY=10.0.0.0/8) or by count (e.g. TRUST_PROXY=1)',
+    );
     expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: '10.0.0.0/8' }).trustProxy).toEqual(['10.0.0.0/8']);
     expect(loadConfig({ NODE_ENV: 'development', TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   });
 
   it('when outside production the secret is weak, then it is still accepted (tests and local runs use short fixed ones)', () => {
-    expect(loadConfig({ NODE_ENV: 'test', SESSION_SECRET: 's'.repeat(32), SESSION_ENCRYPTION_KEYS: `k:${Buffer.alloc(32).toString('base64')}` }).production).toBe(false);
+    expect(
+      loadConfig({
+        NODE_ENV: 'test',
+        SESSION_SECRET: 's'.repeat(32),
+        SESSION_ENCRYPTION_KEYS: `k:${Buffer.alloc(32).toString('base64')}`,
+      }).production,
+    ).toBe(false);
   });
 });

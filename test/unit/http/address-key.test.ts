@@ -5,7 +5,16 @@ describe('client address keys', () => {
   const key = addressKeyer();
 
   test('when one IPv6 address is spelt every way, then it has one key: its /64', () => {
-    const spellings = ['2001:db8::1', '2001:DB8::1', '2001:db8:0:0:0:0:0:1', '2001:0db8:0000::0001', '[2001:db8::1]', '[2001:db8::1]:443', '2001:db8::1%eth0', ' 2001:db8::1 '];
+    const spellings = [
+      '2001:db8::1',
+      '2001:DB8::1',
+      '2001:db8:0:0:0:0:0:1',
+      '2001:0db8:0000::0001',
+      '[2001:db8::1]',
+      '[2001:db8::1]:443',
+      '2001:db8::1%eth0',
+      ' 2001:db8::1 ',
+    ];
     expect(new Set(spellings.map(key))).toEqual(new Set(['2001:db8::/64']));
   });
 
@@ -15,7 +24,8 @@ describe('client address keys', () => {
   });
 
   test('when an IPv4 address arrives as IPv4-mapped IPv6 or with a port, then it is that IPv4 address', () => {
-    for (const spelling of ['192.0.2.1', '::ffff:192.0.2.1', '::FFFF:c000:201', '[::ffff:192.0.2.1]', '192.0.2.1:8080']) expect(key(spelling)).toBe('192.0.2.1');
+    for (const spelling of ['192.0.2.1', '::ffff:192.0.2.1', '::FFFF:c000:201', '[::ffff:192.0.2.1]', '192.0.2.1:8080'])
+      expect(key(spelling)).toBe('192.0.2.1');
     expect(key('192.0.2.2')).toBe('192.0.2.2');
   });
 
@@ -27,6 +37,7 @@ describe('client address keys', () => {
   });
 
   test('when an address does not parse, then every such value shares one key (garbage is no fresh budget)', () => {
-    for (const value of [undefined, '', 'unknown', 'a.b.c.d', '2001:db8::1::2', '1.2.3.4, 5.6.7.8', 'x'.repeat(5000)]) expect(key(value)).toBe(UNPARSABLE_ADDRESS);
+    for (const value of [undefined, '', 'unknown', 'a.b.c.d', '2001:db8::1::2', '1.2.3.4, 5.6.7.8', 'x'.repeat(5000)])
+      expect(key(value)).toBe(UNPARSABLE_ADDRESS);
   });
 });

@@ -21,26 +21,57 @@ describe('simulator CLI flags', () => {
 
   it('when every flag is given, then each lands in the options', () => {
     const parsed = parseSimArgs([
-      '--version', '4.1.0', '--host', '0.0.0.0', '--restpp-port', '0', '--gsql-port', '0', '--auth-disabled',
-      '--auth-failure-status', '403', '--latency-ms', '5', '--omit-token-expiration', '--config', 'x.json',
+      '--version',
+      '4.1.0',
+      '--host',
+      '0.0.0.0',
+      '--restpp-port',
+      '0',
+      '--gsql-port',
+      '0',
+      '--auth-disabled',
+      '--auth-failure-status',
+      '403',
+      '--latency-ms',
+      '5',
+      '--omit-token-expiration',
+      '--config',
+      'x.json',
     ]);
     expect(parsed).toEqual({
       kind: 'run',
       configPath: 'x.json',
       options: {
-        version: '4.1.0', host: '0.0.0.0', restppPort: 0, gsqlPort: 0, authEnabled: false,
-        authFailureStatus: 403, latencyMs: 5, omitTokenExpiration: true,
+        version: '4.1.0',
+        host: '0.0.0.0',
+        restppPort: 0,
+        gsqlPort: 0,
+        authEnabled: false,
+        authFailureStatus: 403,
+        latencyMs: 5,
+        omitTokenExpiration: true,
       },
     });
   });
 
   it('when the JWT flags are given, then they become the jwt option as given (@file paths are read at start)', () => {
     const parsed = parseSimArgs([
-      '--version', '4.1.0', '--jwt-hmac-secret', 'shh', '--jwt-rsa-public-key', '@/keys/jwks.json',
-      '--jwt-issuer', 'https://idp', '--jwt-audience', 'bff',
+      '--version',
+      '4.1.0',
+      '--jwt-hmac-secret',
+      'shh',
+      '--jwt-rsa-public-key',
+      '@/keys/jwks.json',
+      '--jwt-issuer',
+      'https://idp',
+      '--jwt-audience',
+      'bff',
     ]);
     expect(parsed.kind === 'run' && parsed.options.jwt).toEqual({
-      hmacSecret: 'shh', rsaPublicKey: '@/keys/jwks.json', issuer: 'https://idp', audience: 'bff',
+      hmacSecret: 'shh',
+      rsaPublicKey: '@/keys/jwks.json',
+      issuer: 'https://idp',
+      audience: 'bff',
     });
     const none = parseSimArgs([]);
     expect(none.kind === 'run' && 'jwt' in none.options).toBe(false);
@@ -70,11 +101,16 @@ describe('simulator CLI flags', () => {
 describe('the /__sim/ surface access rule', () => {
   it('when the simulator binds loopback it is open, beyond loopback it is off, and a key always decides', async () => {
     const { adminAccess, isLoopbackBind } = await import('../../../src/simulator/admin-surface.js');
-    for (const host of ['127.0.0.1', '127.9.9.9', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1']) expect(isLoopbackBind(host)).toBe(true);
-    for (const host of ['0.0.0.0', '::', '10.0.0.5', '::ffff:10.0.0.5', 'simulator', '']) expect(isLoopbackBind(host)).toBe(false);
+    for (const host of ['127.0.0.1', '127.9.9.9', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1'])
+      expect(isLoopbackBind(host)).toBe(true);
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', '::ffff:10.0.0.5', 'simulator', ''])
+      expect(isLoopbackBind(host)).toBe(false);
     expect(adminAccess('0.0.0.0', undefined)).toEqual({ mode: 'off', host: '0.0.0.0' });
     expect(adminAccess('127.0.0.1', undefined)).toEqual({ mode: 'open' });
     expect(adminAccess('127.0.0.1', 'k').mode).toBe('key');
-    expect(parseSimArgs(['--admin-key', '@/run/key'])).toMatchObject({ kind: 'run', options: { adminKey: '@/run/key' } });
+    expect(parseSimArgs(['--admin-key', '@/run/key'])).toMatchObject({
+      kind: 'run',
+      options: { adminKey: '@/run/key' },
+    });
   });
 });
