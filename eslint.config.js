@@ -31,7 +31,10 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
       ],
       // A caught value passed on as it came (`reject(err)`) is whatever was thrown; wrapping it would lose it.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       // Off: without noUncheckedIndexedAccess TypeScript types `list[i]` as always present, so this rule
       // asks to delete the `!` that says "this index exists"; the mark is the point, and it finds no bug.
       '@typescript-eslint/no-unnecessary-type-assertion': 'off',

@@ -14,7 +14,10 @@ export function renderChart(summaries: SubjectSummary[], title: string): string 
   const height = top + summaries.length * rowH + 50;
   const width = latX + latW + 140;
   const maxRps = Math.max(1, ...summaries.map((s) => finite(s.phases.c50.rps)));
-  const maxLat = Math.max(0.1, ...summaries.map((s) => Math.max(finite(s.phases.c1.addedP50Ms), finite(s.phases.c1.addedP99Ms))));
+  const maxLat = Math.max(
+    0.1,
+    ...summaries.map((s) => Math.max(finite(s.phases.c1.addedP50Ms), finite(s.phases.c1.addedP99Ms))),
+  );
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="13">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
@@ -37,16 +40,30 @@ export function renderChart(summaries: SubjectSummary[], title: string): string 
     if (s.id !== 'direct') {
       const p50 = Math.max(0, finite(s.phases.c1.addedP50Ms));
       const p99 = Math.max(0, finite(s.phases.c1.addedP99Ms));
-      parts.push(`<rect x="${latX}" y="${y + 4}" width="${Math.max(1, (p50 / maxLat) * latW).toFixed(1)}" height="8" fill="#dd6b20"/>`);
-      parts.push(`<rect x="${latX}" y="${y + 14}" width="${Math.max(1, (p99 / maxLat) * latW).toFixed(1)}" height="8" fill="#9c4221"/>`);
-      parts.push(text(latX + Math.max(p50, p99) / maxLat * latW + 6, y + 17, `${p50.toFixed(2)} / ${p99.toFixed(2)}`));
+      parts.push(
+        `<rect x="${latX}" y="${y + 4}" width="${Math.max(1, (p50 / maxLat) * latW).toFixed(1)}" height="8" fill="#dd6b20"/>`,
+      );
+      parts.push(
+        `<rect x="${latX}" y="${y + 14}" width="${Math.max(1, (p99 / maxLat) * latW).toFixed(1)}" height="8" fill="#9c4221"/>`,
+      );
+      parts.push(
+        text(latX + (Math.max(p50, p99) / maxLat) * latW + 6, y + 17, `${p50.toFixed(2)} / ${p99.toFixed(2)}`),
+      );
     }
   });
-  parts.push(text(16, height - 16, 'Medians over interleaved rounds; see latest.json for every run.', 'fill="#666" font-size="11"'));
+  parts.push(
+    text(
+      16,
+      height - 16,
+      'Medians over interleaved rounds; see latest.json for every run.',
+      'fill="#666" font-size="11"',
+    ),
+  );
   parts.push('</svg>');
   return parts.join('\n') + '\n';
 }
 
 const finite = (n: number): number => (Number.isFinite(n) ? n : 0);
-const text = (x: number, y: number, body: string, attrs = ''): string => `<text x="${x.toFixed(1)}" y="${y}" ${attrs}>${body}</text>`;
+const text = (x: number, y: number, body: string, attrs = ''): string =>
+  `<text x="${x.toFixed(1)}" y="${y}" ${attrs}>${body}</text>`;
 const escape = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

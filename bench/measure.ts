@@ -49,14 +49,19 @@ export async function measure(deps: MeasureDeps): Promise<Sample[]> {
         const target = targets.get(id) as Target;
         const connections = phase === 'c1' ? 1 : options.connections;
         const run = (seconds: number) =>
-          offeredRps === null ? runLoad(target, { connections, seconds }) : runPaced(target, { connections, seconds, rate: offeredRps });
+          offeredRps === null
+            ? runLoad(target, { connections, seconds })
+            : runPaced(target, { connections, seconds, rate: offeredRps });
         await run(options.warmupSeconds);
         const redisBefore = await commandCounts(deps.redis);
         const tokensBefore = await deps.sim.tokenCalls();
         const cpuBefore = target.child.cpuSeconds();
         const result = await run(options.seconds[phase]);
         const cpuAfter = target.child.cpuSeconds();
-        const cpuUsPerRequest = cpuBefore === null || cpuAfter === null || result.ok === 0 ? null : Math.round(((cpuAfter - cpuBefore) / result.ok) * 1e6);
+        const cpuUsPerRequest =
+          cpuBefore === null || cpuAfter === null || result.ok === 0
+            ? null
+            : Math.round(((cpuAfter - cpuBefore) / result.ok) * 1e6);
         const redis = diffCounts(redisBefore, await commandCounts(deps.redis));
         const tokenCalls = (await deps.sim.tokenCalls()) - tokensBefore;
         samples.push({ subject: id, phase, round, offeredRps, load: result, redis, tokenCalls, cpuUsPerRequest });
@@ -76,10 +81,19 @@ export function median(values: number[]): number {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
   if (sorted.length === 0) return NaN;
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-function describe(round: number, phase: Phase, id: string, r: LoadResult, offered: number | null, cpu: number | null): string {
+function describe(
+  round: number,
+  phase: Phase,
+  id: string,
+  r: LoadResult,
+  offered: number | null,
+  cpu: number | null,
+): string {
   const rate = offered === null ? '' : ` @${offered}/s`;
   const failed = r.failed > 0 ? `, ${r.failed} FAILED` : '';
   return `round ${round} ${phase}${rate} ${id}: ${Math.round(r.rps)} req/s, p50 ${r.p50Ms.toFixed(3)} ms, p99 ${r.p99Ms.toFixed(3)} ms, ${cpu ?? '?'} us CPU/req${failed}`;

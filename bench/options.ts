@@ -68,7 +68,12 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutD
   if (unknown.length > 0) throw new Error(`unknown argument ${unknown[0]}\n\n${USAGE}`);
   const quick = argv.includes('--quick');
   const forced = number(env, 'BENCH_SECONDS');
-  const seconds = forced !== undefined ? { c50: forced, c1: forced, rate: forced } : quick ? { c50: 1.5, c1: 1, rate: 1 } : { c50: 5, c1: 3, rate: 3 };
+  const seconds =
+    forced !== undefined
+      ? { c50: forced, c1: forced, rate: forced }
+      : quick
+        ? { c50: 1.5, c1: 1, rate: 1 }
+        : { c50: 5, c1: 3, rate: 3 };
   return {
     quick,
     rounds: number(env, 'BENCH_ROUNDS') ?? (quick ? 1 : 3),
@@ -79,12 +84,17 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutD
     outDir: env.BENCH_OUT || defaultOutDir,
     logLevel: env.BENCH_LOG_LEVEL || 'info',
     profile: env.BENCH_PROFILE === '1',
-    only: env.BENCH_ONLY ? env.BENCH_ONLY.split(',').map((s) => s.trim()).filter(Boolean) : null,
+    only: env.BENCH_ONLY
+      ? env.BENCH_ONLY.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : null,
     redisUrl: env.BENCH_REDIS_URL || null,
     compareDist: env.BENCH_COMPARE_DIST || null,
     bffNodeOptions: env.BENCH_BFF_NODE_OPTIONS ?? '',
     bffNodeArgs: nodeArgs(env.BENCH_BFF_NODE_ARGS) ?? [...DEPLOYED_NODE_ARGS],
-    compareNodeArgs: nodeArgs(env.BENCH_COMPARE_NODE_ARGS) ?? nodeArgs(env.BENCH_BFF_NODE_ARGS) ?? [...DEPLOYED_NODE_ARGS],
+    compareNodeArgs: nodeArgs(env.BENCH_COMPARE_NODE_ARGS) ??
+      nodeArgs(env.BENCH_BFF_NODE_ARGS) ?? [...DEPLOYED_NODE_ARGS],
     phases: phases(env.BENCH_PHASES),
   };
 }
@@ -92,7 +102,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutD
 function phases(raw: string | undefined): BenchOptions['phases'] {
   if (!raw) return ['c50', 'c1', 'rate'];
   const list = raw.split(',').map((p) => p.trim());
-  for (const p of list) if (p !== 'c50' && p !== 'c1' && p !== 'rate') throw new Error(`BENCH_PHASES: unknown phase "${p}" (c50, c1, rate)`);
+  for (const p of list)
+    if (p !== 'c50' && p !== 'c1' && p !== 'rate')
+      throw new Error(`BENCH_PHASES: unknown phase "${p}" (c50, c1, rate)`);
   // The fixed rate is half of a c=50 result of the same run.
   if (list.includes('rate') && !list.includes('c50')) throw new Error('BENCH_PHASES: rate needs c50 in the same run');
   return list as BenchOptions['phases'];

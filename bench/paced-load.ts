@@ -12,7 +12,10 @@ import type { Target } from './subjects.js';
  * for a free connection, so a slow server is charged for the queue it causes. Keep-alive connections,
  * no pipelining, credentials rotated as in runLoad.
  */
-export async function runPaced(target: Target, opts: { seconds: number; connections: number; rate: number }): Promise<LoadResult> {
+export async function runPaced(
+  target: Target,
+  opts: { seconds: number; connections: number; rate: number },
+): Promise<LoadResult> {
   const url = new URL(target.url);
   const pool = new Pool(url.origin, { connections: opts.connections, pipelining: 1 });
   const path = `${url.pathname}${url.search}`;
@@ -46,7 +49,7 @@ export async function runPaced(target: Target, opts: { seconds: number; connecti
   const total = Math.round(opts.seconds * opts.rate);
   const interval = 1000 / opts.rate;
   const start = performance.now();
-  for (let i = 0; i < total; ) {
+  for (let i = 0; i < total;) {
     const now = performance.now();
     while (i < total && start + i * interval <= now) {
       inFlight.push(send(i));
@@ -58,6 +61,9 @@ export async function runPaced(target: Target, opts: { seconds: number; connecti
   const seconds = (performance.now() - start) / 1000;
   await pool.close();
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => (latencies.length === 0 ? NaN : (latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] as number));
+  const at = (q: number) =>
+    latencies.length === 0
+      ? NaN
+      : (latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] as number);
   return { seconds, ok, failed, rps: ok / seconds, p50Ms: at(0.5), p90Ms: at(0.9), p99Ms: at(0.99) };
 }

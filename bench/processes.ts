@@ -40,7 +40,11 @@ export async function startChild(opts: {
   timeoutMs?: number;
 }): Promise<Child> {
   const fd = openSync(opts.logFile, 'w');
-  const proc: ChildProcess = spawn(opts.command, opts.args, { env: opts.env, cwd: opts.cwd, stdio: ['ignore', fd, fd] });
+  const proc: ChildProcess = spawn(opts.command, opts.args, {
+    env: opts.env,
+    cwd: opts.cwd,
+    stdio: ['ignore', fd, fd],
+  });
   closeSync(fd);
   const stop = async (): Promise<void> => {
     if (proc.exitCode !== null || proc.signalCode !== null) return;
@@ -54,7 +58,9 @@ export async function startChild(opts: {
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   while (!(await opts.ready().catch(() => false))) {
     if (proc.exitCode !== null || proc.signalCode !== null) {
-      throw new Error(`${opts.name} exited early (${proc.exitCode ?? proc.signalCode}); see ${opts.logFile}:\n${tail(opts.logFile)}`);
+      throw new Error(
+        `${opts.name} exited early (${proc.exitCode ?? proc.signalCode}); see ${opts.logFile}:\n${tail(opts.logFile)}`,
+      );
     }
     if (Date.now() > deadline) {
       await stop();

@@ -32,7 +32,13 @@ export async function startPrivateRedis(logFile: string, cwd: string): Promise<{
 }
 
 async function ping(port: number): Promise<boolean> {
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -73,4 +79,3 @@ export async function deletePrefix(redis: Redis, prefix: string): Promise<void> 
     cursor = next;
   } while (cursor !== '0');
 }
-

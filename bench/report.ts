@@ -1,12 +1,31 @@
 import type { Comparison, SubjectSummary, TargetCheck } from './summary.js';
 
-const fmt = (n: number | null | undefined, digits = 2): string => (n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits));
-const signed = (n: number, digits = 3): string => (Number.isFinite(n) ? `${n >= 0 ? '+' : ''}${n.toFixed(digits)}` : '-');
+const fmt = (n: number | null | undefined, digits = 2): string =>
+  n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits);
+const signed = (n: number, digits = 3): string =>
+  Number.isFinite(n) ? `${n >= 0 ? '+' : ''}${n.toFixed(digits)}` : '-';
 
 /** The stdout table: one row per subject, ratios and added latency against (a). */
-export function formatTable(summaries: SubjectSummary[], checks: TargetCheck[], comparison: Comparison | null = null): string {
+export function formatTable(
+  summaries: SubjectSummary[],
+  checks: TargetCheck[],
+  comparison: Comparison | null = null,
+): string {
   const rate = summaries.find((s) => s.phases.rate.offeredRps !== null)?.phases.rate.offeredRps;
-  const header = ['subject', 'req/s c=50', 'x (a)', 'p50 c=1', '+p50 c=1', '+p99 c=1', `+p50 @${rate ?? '?'}/s`, `+p99 @${rate ?? '?'}/s`, 'CPU us/req c=50', 'Redis cmd/req', 'token calls', 'peak RSS MB'];
+  const header = [
+    'subject',
+    'req/s c=50',
+    'x (a)',
+    'p50 c=1',
+    '+p50 c=1',
+    '+p99 c=1',
+    `+p50 @${rate ?? '?'}/s`,
+    `+p99 @${rate ?? '?'}/s`,
+    'CPU us/req c=50',
+    'Redis cmd/req',
+    'token calls',
+    'peak RSS MB',
+  ];
   const rows = summaries.map((s) => [
     s.label,
     fmt(s.phases.c50.rps, 0),
@@ -22,18 +41,25 @@ export function formatTable(summaries: SubjectSummary[], checks: TargetCheck[], 
     fmt(s.peakRssMb, 1),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
   const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
   const failed = summaries.filter((s) => s.failed > 0);
   if (failed.length > 0) out.push('', `FAILED requests: ${failed.map((s) => `${s.id} ${s.failed}`).join(', ')}`);
   if (checks.length > 0) {
     out.push('', 'Targets (on (d)):');
-    for (const c of checks) out.push(`  ${c.met ? 'met   ' : 'MISSED'}  ${c.name}: ${fmt(c.value, 3)} (target ${c.limit})`);
+    for (const c of checks)
+      out.push(`  ${c.met ? 'met   ' : 'MISSED'}  ${c.name}: ${fmt(c.value, 3)} (target ${c.limit})`);
   }
   if (comparison) {
-    out.push('', `(d) against the other build (d*): req/s x${fmt(comparison.rpsRatioC50, 3)} at c=50, p50 at c=1 ${signed(comparison.p50DeltaC1Ms)} ms, CPU/req x${fmt(comparison.cpuRatioC50, 3)}`);
+    out.push(
+      '',
+      `(d) against the other build (d*): req/s x${fmt(comparison.rpsRatioC50, 3)} at c=50, p50 at c=1 ${signed(comparison.p50DeltaC1Ms)} ms, CPU/req x${fmt(comparison.cpuRatioC50, 3)}`,
+    );
   }
   out.push('', 'Latencies in ms; "+" columns are added latency versus (a) in the same round (median over rounds).');
-  out.push('CPU us/req: CPU time of the subject\'s own process per request (for (a), the simulator\'s); steady on a busy machine.');
+  out.push(
+    "CPU us/req: CPU time of the subject's own process per request (for (a), the simulator's); steady on a busy machine.",
+  );
   return out.join('\n');
 }

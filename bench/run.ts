@@ -24,7 +24,8 @@ async function main(): Promise<number> {
   }
   const options: BenchOptions = parsed;
   for (const file of ['dist/main.js', 'dist/simulator/cli.js']) {
-    if (!existsSync(join(root, file))) throw new Error(`${file} is missing: run "npm run build" (npm run bench does it)`);
+    if (!existsSync(join(root, file)))
+      throw new Error(`${file} is missing: run "npm run build" (npm run bench does it)`);
   }
   mkdirSync(options.outDir, { recursive: true });
   const machine = describeMachine();
@@ -43,7 +44,15 @@ async function main(): Promise<number> {
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
 
     const [restppPort, gsqlPort] = [await freePort(), await freePort()];
-    const simArgs = [join(root, 'dist/simulator/cli.js'), '--restpp-port', String(restppPort), '--gsql-port', String(gsqlPort), '--latency-ms', '0'];
+    const simArgs = [
+      join(root, 'dist/simulator/cli.js'),
+      '--restpp-port',
+      String(restppPort),
+      '--gsql-port',
+      String(gsqlPort),
+      '--latency-ms',
+      '0',
+    ];
     const restppUrl = `http://127.0.0.1:${restppPort}`;
     const simChild = await startChild({
       name: 'simulator',
@@ -75,7 +84,12 @@ async function main(): Promise<number> {
       samples,
       chosen.map((s) => {
         const target = targets.get(s.id) as Target;
-        return { id: s.id, label: s.label, usesRedis: target.redisPrefix !== null, peakRssMb: target.child.peakRssMb() };
+        return {
+          id: s.id,
+          label: s.label,
+          usesRedis: target.redisPrefix !== null,
+          peakRssMb: target.child.peakRssMb(),
+        };
       }),
     );
     const checks = checkTargets(samples, summaries);
@@ -87,7 +101,11 @@ async function main(): Promise<number> {
       finishedAt: finished.toISOString(),
       durationSec: Math.round((finished.getTime() - started.getTime()) / 1000),
       machine,
-      options: { ...options, outDir: undefined, redisUrl: options.redisUrl === null ? 'private redis-server' : 'external' },
+      options: {
+        ...options,
+        outDir: undefined,
+        redisUrl: options.redisUrl === null ? 'private redis-server' : 'external',
+      },
       rateReference,
       subjects: summaries,
       targets: checks,
@@ -97,11 +115,14 @@ async function main(): Promise<number> {
     writeFileSync(join(options.outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
     const title = `tigergraph-bff relay overhead: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${started.toISOString().slice(0, 10)}`;
     writeFileSync(join(options.outDir, 'latest.svg'), renderChart(summaries, title));
-    process.stdout.write(`\n${title}\n\n${formatTable(summaries, checks, comparison)}\n\nWrote ${join(options.outDir, 'latest.json')} and latest.svg\n`);
+    process.stdout.write(
+      `\n${title}\n\n${formatTable(summaries, checks, comparison)}\n\nWrote ${join(options.outDir, 'latest.json')} and latest.svg\n`,
+    );
     return 0;
   } finally {
     if (redis) {
-      if (options.redisUrl !== null) for (const prefix of prefixes) await deletePrefix(redis, prefix).catch(() => undefined);
+      if (options.redisUrl !== null)
+        for (const prefix of prefixes) await deletePrefix(redis, prefix).catch(() => undefined);
       redis.disconnect();
     }
     for (const child of children.reverse()) await child.stop().catch(() => undefined);

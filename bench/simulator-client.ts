@@ -35,7 +35,11 @@ export async function mintToken(restppUrl: string, secret: string, lifetimeSec: 
 }
 
 async function postJson(url: string, payload: unknown): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  });
   const body: unknown = await res.json();
   if (!res.ok) throw new Error(`POST ${new URL(url).pathname}: ${res.status}`);
   return body;

@@ -9,7 +9,13 @@ const XHR = { 'x-requested-with': 'XMLHttpRequest' };
  * the load's pool with it has been answered or timed out (10 s), so a logout never fails a request of
  * the steady load, however long the pool's queue grew.
  */
-export function startChurn(opts: { baseUrl: string; cookies: string[]; secrets: string[]; perSec: number; logoutAfterMs?: number }) {
+export function startChurn(opts: {
+  baseUrl: string;
+  cookies: string[];
+  secrets: string[];
+  perSec: number;
+  logoutAfterMs?: number;
+}) {
   const counts = { logins: 0, logouts: 0, failed: 0 };
   const pending = new Set<Promise<void>>();
   let running = true;

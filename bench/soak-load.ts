@@ -18,7 +18,14 @@ export interface LoadWindow {
  * from then, so a server that slows down is charged for its queue. `cookies` is read at every send, so
  * the churn can swap sessions in and out underneath. Latencies are kept per window of `windowSec`.
  */
-export function holdLoad(opts: { url: string; headers: Record<string, string>; cookies: string[]; rate: number; connections: number; windowSec: number }) {
+export function holdLoad(opts: {
+  url: string;
+  headers: Record<string, string>;
+  cookies: string[];
+  rate: number;
+  connections: number;
+  windowSec: number;
+}) {
   const url = new URL(opts.url);
   const pool = new Pool(url.origin, { connections: opts.connections, pipelining: 1 });
   const path = `${url.pathname}${url.search}`;
@@ -34,7 +41,13 @@ export function holdLoad(opts: { url: string; headers: Record<string, string>; c
     const sentAt = performance.now();
     const cookie = opts.cookies[i % opts.cookies.length] as string;
     return pool
-      .request({ path, method: 'GET', headers: { ...opts.headers, cookie }, headersTimeout: 10_000, bodyTimeout: 10_000 })
+      .request({
+        path,
+        method: 'GET',
+        headers: { ...opts.headers, cookie },
+        headersTimeout: 10_000,
+        bodyTimeout: 10_000,
+      })
       .then(async (res) => {
         await res.body.dump();
         if (res.statusCode >= 200 && res.statusCode < 300) {
@@ -52,8 +65,16 @@ export function holdLoad(opts: { url: string; headers: Record<string, string>; c
   const start = performance.now();
   const closeWindow = (now: number, since: number): void => {
     const sorted = latencies.sort((a, b) => a - b);
-    const at = (q: number) => (sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number));
-    windows.push({ endSec: (now - start) / 1000, ok, failed, rps: ok / ((now - since) / 1000), p50Ms: at(0.5), p99Ms: at(0.99) });
+    const at = (q: number) =>
+      sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number);
+    windows.push({
+      endSec: (now - start) / 1000,
+      ok,
+      failed,
+      rps: ok / ((now - since) / 1000),
+      p50Ms: at(0.5),
+      p99Ms: at(0.99),
+    });
     latencies = [];
     ok = 0;
     failed = 0;
@@ -62,7 +83,7 @@ export function holdLoad(opts: { url: string; headers: Record<string, string>; c
   let windowStart = start;
   const loop = (async () => {
     const interval = 1000 / opts.rate;
-    for (let i = 0; running; ) {
+    for (let i = 0; running;) {
       const now = performance.now();
       while (start + i * interval <= now) {
         const p = send(i++);

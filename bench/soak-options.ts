@@ -63,4 +63,13 @@ export function parseSoakOptions(argv: string[], defaultOutDir: string): SoakOpt
   };
 }
 
-const FLAGS = ['--minutes', '--rate', '--probe-seconds', '--sessions', '--churn', '--refresh-every', '--connections', '--out'];
+const FLAGS = [
+  '--minutes',
+  '--rate',
+  '--probe-seconds',
+  '--sessions',
+  '--churn',
+  '--refresh-every',
+  '--connections',
+  '--out',
+];

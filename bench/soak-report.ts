@@ -59,7 +59,8 @@ export function figuresOf(points: Point[]): Figures {
   };
 }
 
-const growth = (from: number | null, to: number | null): number | null => (from && to !== null ? (to - from) / from : null);
+const growth = (from: number | null, to: number | null): number | null =>
+  from && to !== null ? (to - from) / from : null;
 const pct = (x: number | null): string => (x === null ? 'n/a' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`);
 
 /**
@@ -75,8 +76,12 @@ export function checkGoals(start: Figures, end: Figures, failed: number, upstrea
   return [
     { name: 'RSS growth', limit: '< 10 %', value: pct(rss), met: rss === null || rss < 0.1 },
     { name: 'p99 drift', limit: '< 20 %', value: pct(p99), met: p99 === null || p99 < 0.2 },
-    { name: 'descriptor growth', limit: `≤ 0 and upstream ≤ ${upstreamPool}`, value: `${fdGrowth === null ? 'n/a' : `${fdGrowth >= 0 ? '+' : ''}${fdGrowth}`}, upstream ${pooled ?? 'n/a'}`,
-      met: (fdGrowth === null || fdGrowth <= 0) && (pooled === null || pooled <= upstreamPool) },
+    {
+      name: 'descriptor growth',
+      limit: `≤ 0 and upstream ≤ ${upstreamPool}`,
+      value: `${fdGrowth === null ? 'n/a' : `${fdGrowth >= 0 ? '+' : ''}${fdGrowth}`}, upstream ${pooled ?? 'n/a'}`,
+      met: (fdGrowth === null || fdGrowth <= 0) && (pooled === null || pooled <= upstreamPool),
+    },
     { name: 'failed requests', limit: '0', value: String(failed), met: failed === 0 },
   ];
 }

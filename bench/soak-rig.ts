@@ -42,7 +42,15 @@ export async function startSoakRig(root: string, options: SoakOptions): Promise<
     const simChild = await startChild({
       name: 'simulator',
       command: process.execPath,
-      args: [join(root, 'dist/simulator/cli.js'), '--restpp-port', String(restppPort), '--gsql-port', String(gsqlPort), '--latency-ms', '0'],
+      args: [
+        join(root, 'dist/simulator/cli.js'),
+        '--restpp-port',
+        String(restppPort),
+        '--gsql-port',
+        String(gsqlPort),
+        '--latency-ms',
+        '0',
+      ],
       env: { PATH: process.env.PATH ?? '' },
       cwd: root,
       logFile: join(options.outDir, 'soak-simulator.log'),
@@ -57,7 +65,14 @@ export async function startSoakRig(root: string, options: SoakOptions): Promise<
     if (defaults === 'help') throw new Error('unreachable: no arguments');
     const bench = { ...defaults, connections: options.connections };
     const refresh = { TG_TOKEN_LIFETIME: '3600', TOKEN_REFRESH_BEFORE: String(3600 - options.refreshEverySec) };
-    const target = await bff('soak', 'tigergraph-bff under soak', 'redis', refresh).start({ root, options: bench, sim, simChild, secrets, redisUrl: own.url });
+    const target = await bff('soak', 'tigergraph-bff under soak', 'redis', refresh).start({
+      root,
+      options: bench,
+      sim,
+      simChild,
+      secrets,
+      redisUrl: own.url,
+    });
     children.push(target.child);
     const ports = { bff: Number(new URL(target.url).port), upstream: restppPort, redis: Number(new URL(own.url).port) };
     return { redis, emptyRedisBytes, restppUrl, ports, target, secrets, stop };

@@ -24,7 +24,8 @@ async function main(): Promise<number> {
     return 0;
   }
   for (const file of ['dist/main.js', 'dist/simulator/cli.js']) {
-    if (!existsSync(join(root, file))) throw new Error(`${file} is missing: run "npm run build" (npm run soak does it)`);
+    if (!existsSync(join(root, file)))
+      throw new Error(`${file} is missing: run "npm run build" (npm run soak does it)`);
   }
   mkdirSync(options.outDir, { recursive: true });
   const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -41,7 +42,9 @@ async function main(): Promise<number> {
       await runLoad(target, { seconds: 1, connections: options.connections });
       maxRps = (await runLoad(target, { seconds: options.probeSeconds, connections: options.connections })).rps;
       rate = maxRps / 2;
-      log(`maximum ${Math.round(maxRps)} req/s at ${options.connections} connections; holding ${Math.round(rate)} req/s for ${options.minutes} min`);
+      log(
+        `maximum ${Math.round(maxRps)} req/s at ${options.connections} connections; holding ${Math.round(rate)} req/s for ${options.minutes} min`,
+      );
       await sleep(1000); // let the probe's connections close before descriptors are counted
     }
 
@@ -49,8 +52,20 @@ async function main(): Promise<number> {
     const windowSec = Math.min(30, Math.max(2, seconds / 10));
     const points: Array<Promise<Point>> = [];
     const tokenCallsBefore = await tokenCounts(restppUrl);
-    const churn = startChurn({ baseUrl: new URL(target.url).origin, cookies, secrets: rig.secrets, perSec: options.churnPerSec });
-    const load = holdLoad({ url: target.url, headers: target.headers, cookies, rate, connections: options.connections, windowSec });
+    const churn = startChurn({
+      baseUrl: new URL(target.url).origin,
+      cookies,
+      secrets: rig.secrets,
+      perSec: options.churnPerSec,
+    });
+    const load = holdLoad({
+      url: target.url,
+      headers: target.headers,
+      cookies,
+      rate,
+      connections: options.connections,
+      windowSec,
+    });
     let seen = 0;
     let cpuBefore = target.child.cpuSeconds();
     const deadline = Date.now() + seconds * 1000;
@@ -63,10 +78,22 @@ async function main(): Promise<number> {
         const kinds = fdKinds(pid, rig.ports);
         const cpu = target.child.cpuSeconds();
         const served = window.ok + window.failed;
-        const cpuUsPerRequest = cpu !== null && cpuBefore !== null && served > 0 ? ((cpu - cpuBefore) * 1e6) / served : null;
+        const cpuUsPerRequest =
+          cpu !== null && cpuBefore !== null && served > 0 ? ((cpu - cpuBefore) * 1e6) / served : null;
         cpuBefore = cpu;
-        points.push(pointAt(redis, target.redisPrefix!, rig.emptyRedisBytes, { window, rssMb: rss, fds, fdKinds: kinds, cpuUsPerRequest, loadAverage: loadavg()[0]! }));
-        log(`${window.endSec.toFixed(0).padStart(5)} s: ${Math.round(window.rps)} req/s, p99 ${window.p99Ms.toFixed(2)} ms, failed ${window.failed}, RSS ${rss} MB, fds ${fds} ${JSON.stringify(kinds)}, CPU ${Math.round(cpuUsPerRequest ?? NaN)} µs/req`);
+        points.push(
+          pointAt(redis, target.redisPrefix!, rig.emptyRedisBytes, {
+            window,
+            rssMb: rss,
+            fds,
+            fdKinds: kinds,
+            cpuUsPerRequest,
+            loadAverage: loadavg()[0]!,
+          }),
+        );
+        log(
+          `${window.endSec.toFixed(0).padStart(5)} s: ${Math.round(window.rps)} req/s, p99 ${window.p99Ms.toFixed(2)} ms, failed ${window.failed}, RSS ${rss} MB, fds ${fds} ${JSON.stringify(kinds)}, CPU ${Math.round(cpuUsPerRequest ?? NaN)} µs/req`,
+        );
       }
     }
     await churn.stop();
@@ -100,7 +127,8 @@ async function main(): Promise<number> {
       `${JSON.stringify({ finishedAt: new Date().toISOString(), options, ...summary, failures: load.failures, start, end, goals, windows: load.windows }, null, 2)}\n`,
     );
     process.stdout.write(`${describe('start', start)}\n${describe('end', end)}\n`);
-    for (const g of goals) process.stdout.write(`${g.met ? 'met ' : 'MISSED'} ${g.name} ${g.value} (goal ${g.limit})\n`);
+    for (const g of goals)
+      process.stdout.write(`${g.met ? 'met ' : 'MISSED'} ${g.name} ${g.value} (goal ${g.limit})\n`);
     process.stdout.write(`${summaryLine({ ...summary, start, end, goals })}\n`);
     return goals.every((g) => g.met) ? 0 : 2;
   } finally {
@@ -108,7 +136,12 @@ async function main(): Promise<number> {
   }
 }
 
-async function pointAt(redis: Redis, prefix: string, emptyBytes: number, p: Pick<Point, 'window' | 'rssMb' | 'fds' | 'fdKinds' | 'cpuUsPerRequest' | 'loadAverage'>): Promise<Point> {
+async function pointAt(
+  redis: Redis,
+  prefix: string,
+  emptyBytes: number,
+  p: Pick<Point, 'window' | 'rssMb' | 'fds' | 'fdKinds' | 'cpuUsPerRequest' | 'loadAverage'>,
+): Promise<Point> {
   const [{ sessions, keyBytes }, used] = await Promise.all([sessionKeys(redis, prefix), redisUsedBytes(redis)]);
   const per = (bytes: number) => (sessions > 0 ? bytes / sessions : null);
   return { ...p, sessions, redisBytesPerSession: per(used - emptyBytes), keyBytesPerSession: per(keyBytes) };

@@ -54,7 +54,13 @@ export const SUBJECTS: Subject[] = [
     async start(ctx) {
       const token = await ctx.sim.mintToken(ctx.secrets[0] as string, 2_592_000);
       const port = await freePort();
-      const child = await script(ctx, 'floor', 'floor-relay.js', { PORT: String(port), UPSTREAM: ctx.sim.restppUrl, TOKEN: token }, port);
+      const child = await script(
+        ctx,
+        'floor',
+        'floor-relay.js',
+        { PORT: String(port), UPSTREAM: ctx.sim.restppUrl, TOKEN: token },
+        port,
+      );
       const credentials = { header: 'cookie', values: ctx.secrets.map((_s, i) => `bench=${i}`) };
       return { url: `http://127.0.0.1:${port}/api/echo`, headers: {}, credentials, child, redisPrefix: null };
     },
@@ -65,17 +71,32 @@ export const SUBJECTS: Subject[] = [
     async start(ctx) {
       const port = await freePort();
       const prefix = `bench-peer:${randomBytes(4).toString('hex')}:`;
-      const env = { PORT: String(port), UPSTREAM: ctx.sim.restppUrl, REDIS_URL: ctx.redisUrl, REDIS_PREFIX: prefix, SESSION_SECRET: randomBytes(24).toString('hex') };
+      const env = {
+        PORT: String(port),
+        UPSTREAM: ctx.sim.restppUrl,
+        REDIS_URL: ctx.redisUrl,
+        REDIS_PREFIX: prefix,
+        SESSION_SECRET: randomBytes(24).toString('hex'),
+      };
       const child = await script(ctx, 'plain-peer', 'plain-peer.js', env, port);
       const cookies = await loginAll(ctx.secrets, (secret) => login(`http://127.0.0.1:${port}/login`, { secret }, {}));
-      return { url: `http://127.0.0.1:${port}/api/echo`, headers: {}, credentials: { header: 'cookie', values: cookies }, child, redisPrefix: prefix };
+      return {
+        url: `http://127.0.0.1:${port}/api/echo`,
+        headers: {},
+        credentials: { header: 'cookie', values: cookies },
+        child,
+        redisPrefix: prefix,
+      };
     },
   },
   bff('bff-redis', '(d) tigergraph-bff, Redis', 'redis', {}),
   bff('bff-memory', '(e) tigergraph-bff, memory store', 'memory', {}),
   // The broker refuses a refresh margin at or above the lifetime, so the most refreshing a
   // configuration allows is this: a token is due one second (at most) after it was refreshed.
-  bff('bff-refresh', '(f) tigergraph-bff, Redis, refresh every second', 'redis', { TG_TOKEN_LIFETIME: '3600', TOKEN_REFRESH_BEFORE: '3599' }),
+  bff('bff-refresh', '(f) tigergraph-bff, Redis, refresh every second', 'redis', {
+    TG_TOKEN_LIFETIME: '3600',
+    TOKEN_REFRESH_BEFORE: '3599',
+  }),
 ];
 
 /** The subjects of a run: all of SUBJECTS, plus another build's BFF when BENCH_COMPARE_DIST names one. */
@@ -85,7 +106,13 @@ export function subjectsFor(options: BenchOptions): Subject[] {
   return [...chosen, bff('bff-compare', '(d*) tigergraph-bff, Redis, other build', 'redis', {}, options.compareDist)];
 }
 
-export function bff(id: string, label: string, store: 'redis' | 'memory', extraEnv: Record<string, string>, dist?: string): Subject {
+export function bff(
+  id: string,
+  label: string,
+  store: 'redis' | 'memory',
+  extraEnv: Record<string, string>,
+  dist?: string,
+): Subject {
   return {
     id,
     label,
@@ -110,25 +137,49 @@ export function bff(id: string, label: string, store: 'redis' | 'memory', extraE
         ...(store === 'redis' && { REDIS_URL: ctx.redisUrl, REDIS_PREFIX: prefix }),
         ...extraEnv,
       };
-      const profile = ctx.options.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(ctx.options.outDir, 'profiles', id)}`] : [];
+      const profile = ctx.options.profile
+        ? ['--cpu-prof', `--cpu-prof-dir=${join(ctx.options.outDir, 'profiles', id)}`]
+        : [];
       const child = await startChild({
         name: id,
         command: process.execPath,
-        args: [...profile, ...(id === 'bff-compare' ? ctx.options.compareNodeArgs : ctx.options.bffNodeArgs), join(dist ?? join(ctx.root, 'dist'), 'main.js')],
-        env: { PATH: process.env.PATH ?? '', ...(ctx.options.bffNodeOptions && { NODE_OPTIONS: ctx.options.bffNodeOptions }), ...env },
+        args: [
+          ...profile,
+          ...(id === 'bff-compare' ? ctx.options.compareNodeArgs : ctx.options.bffNodeArgs),
+          join(dist ?? join(ctx.root, 'dist'), 'main.js'),
+        ],
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...(ctx.options.bffNodeOptions && { NODE_OPTIONS: ctx.options.bffNodeOptions }),
+          ...env,
+        },
         cwd: ctx.root,
         logFile: join(ctx.options.outDir, `${id}.log`),
         ready: answers(`http://127.0.0.1:${port}/healthz`),
       });
       const base = `http://127.0.0.1:${port}`;
-      const cookies = await loginAll(ctx.secrets, (secret) => login(`${base}/auth/login`, { secret, graph: 'social' }, XHR));
+      const cookies = await loginAll(ctx.secrets, (secret) =>
+        login(`${base}/auth/login`, { secret, graph: 'social' }, XHR),
+      );
       const credentials = { header: 'cookie', values: cookies };
-      return { url: `${base}/api/echo`, headers: XHR, credentials, child, redisPrefix: store === 'redis' ? prefix : null };
+      return {
+        url: `${base}/api/echo`,
+        headers: XHR,
+        credentials,
+        child,
+        redisPrefix: store === 'redis' ? prefix : null,
+      };
     },
   };
 }
 
-function script(ctx: SubjectContext, name: string, file: string, env: Record<string, string>, port: number): Promise<Child> {
+function script(
+  ctx: SubjectContext,
+  name: string,
+  file: string,
+  env: Record<string, string>,
+  port: number,
+): Promise<Child> {
   return startChild({
     name,
     command: process.execPath,
@@ -148,7 +199,11 @@ async function loginAll(secrets: string[], one: (secret: string) => Promise<stri
 }
 
 async function login(url: string, body: unknown, headers: Record<string, string>): Promise<string> {
-  const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   const cookie = res.headers.getSetCookie()[0]?.split(';')[0];
   if (res.status !== 200 || !cookie) throw new Error(`login at ${new URL(url).pathname} failed: ${res.status}`);

@@ -56,11 +56,16 @@ export function summarize(
     return {
       id,
       label,
-      phases: Object.fromEntries(PHASE_NAMES.map((phase) => [phase, phaseSummary(samples, id, phase)])) as Record<Phase, PhaseSummary>,
+      phases: Object.fromEntries(PHASE_NAMES.map((phase) => [phase, phaseSummary(samples, id, phase)])) as Record<
+        Phase,
+        PhaseSummary
+      >,
       requests,
       failed: own.reduce((n, s) => n + s.load.failed, 0),
       redisCommandsPerRequest: usesRedis ? perRequest(totalCount(commands)) : null,
-      redisCommandsByName: usesRedis ? Object.fromEntries(Object.entries(commands).map(([name, n]) => [name, perRequest(n)])) : null,
+      redisCommandsByName: usesRedis
+        ? Object.fromEntries(Object.entries(commands).map(([name, n]) => [name, perRequest(n)]))
+        : null,
       tokenCalls,
       tokenCallsPer1000: perRequest(tokenCalls * 1000),
       peakRssMb,
@@ -70,7 +75,10 @@ export function summarize(
 
 function phaseSummary(samples: Sample[], id: string, phase: Phase): PhaseSummary {
   const own = samples.filter((s) => s.subject === id && s.phase === phase);
-  const paired = own.map((s) => ({ s, d: samples.find((x) => x.subject === 'direct' && x.phase === phase && x.round === s.round) }));
+  const paired = own.map((s) => ({
+    s,
+    d: samples.find((x) => x.subject === 'direct' && x.phase === phase && x.round === s.round),
+  }));
   const diffs = (pick: (x: Sample) => number) => paired.filter((p) => p.d).map((p) => pick(p.s) - pick(p.d as Sample));
   return {
     rps: round3(median(own.map((s) => s.load.rps))),
@@ -124,7 +132,11 @@ export function checkTargets(samples: Sample[], summaries: SubjectSummary[]): Ta
     median(
       samples
         .filter((s) => s.subject === a && s.phase === 'c50')
-        .map((s) => s.load.rps / (samples.find((x) => x.subject === b && x.phase === 'c50' && x.round === s.round)?.load.rps ?? NaN)),
+        .map(
+          (s) =>
+            s.load.rps /
+            (samples.find((x) => x.subject === b && x.phase === 'c50' && x.round === s.round)?.load.rps ?? NaN),
+        ),
     );
   const checks: Array<[string, number | null, string, (v: number) => boolean]> = [
     ['(d)/(a) req/s at c=50', d.phases.c50.ratioToDirect, '>= 0.45', (v) => v >= 0.45],

@@ -14,7 +14,11 @@ export async function call(method, url, body) {
   });
   const text = await res.text();
   let data;
-  try { data = text ? JSON.parse(text) : null; } catch { data = text; }
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = text;
+  }
   return { status: res.status, statusText: res.statusText, data, ms: Math.round(performance.now() - started) };
 }
 

@@ -64,7 +64,8 @@ async function run() {
   $('output').textContent = typeof answer.data === 'string' ? answer.data : JSON.stringify(answer.data, null, 2);
   $('answer-status').textContent = `${answer.status} ${answer.statusText} · ${method} ${path} · ${answer.ms} ms`;
   $('answer-status').className = answer.status < 400 ? 'ok' : 'failed';
-  if (answer.status === 401) status(`Session ended (${errorMessage(answer.data) || 'not authenticated'}); log in again.`);
+  if (answer.status === 401)
+    status(`Session ended (${errorMessage(answer.data) || 'not authenticated'}); log in again.`);
   // The token may have been refreshed or the session ended: keep the bar truthful.
   await refresh();
 }
@@ -73,9 +74,17 @@ $('login-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   status('');
   const graph = $('graph').value.trim();
-  const { status: code, data } = await call('POST', '/auth/login', { secret: $('secret').value, ...(graph ? { graph } : {}) });
+  const { status: code, data } = await call('POST', '/auth/login', {
+    secret: $('secret').value,
+    ...(graph ? { graph } : {}),
+  });
   $('secret').value = '';
-  if (code === 200) { clearAnswer(); await refresh(); } else { status(errorMessage(data) || `Login failed (${code})`); }
+  if (code === 200) {
+    clearAnswer();
+    await refresh();
+  } else {
+    status(errorMessage(data) || `Login failed (${code})`);
+  }
 });
 
 $('method').addEventListener('change', syncBodyField);
@@ -89,7 +98,10 @@ $('logout-button').addEventListener('click', async () => {
   const { status: code, data } = await call('POST', '/auth/logout');
   clearAnswer();
   // A single sign-on session: end the identity provider's session too (RP-initiated logout).
-  if (code === 200 && data?.logoutUrl) { window.location.assign(data.logoutUrl); return; }
+  if (code === 200 && data?.logoutUrl) {
+    window.location.assign(data.logoutUrl);
+    return;
+  }
   if (code === 204) status('Logged out.', 'info');
   else status(errorMessage(data) || `Logout failed (${code})`);
   await refresh();

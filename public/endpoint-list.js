@@ -26,9 +26,13 @@ export function bodyTemplate(params) {
 /** Installed queries first (the demo's point), then the built-ins; `{ error }` when the listing is refused. */
 export async function loadEndpoints(graph) {
   const base = `/api/endpoints${graph ? `/${encodeURIComponent(graph)}` : ''}`;
-  const [dynamic, builtin] = await Promise.all([call('GET', `${base}?dynamic=true`), call('GET', `${base}?builtin=true`)]);
+  const [dynamic, builtin] = await Promise.all([
+    call('GET', `${base}?dynamic=true`),
+    call('GET', `${base}?builtin=true`),
+  ]);
   const failed = [dynamic, builtin].find((r) => r.status !== 200);
-  if (failed) return { error: `${failed.status}: ${errorMessage(failed.data) || 'the endpoint list is not available'}` };
+  if (failed)
+    return { error: `${failed.status}: ${errorMessage(failed.data) || 'the endpoint list is not available'}` };
   return { queries: entries(dynamic.data, 'query', graph), builtins: entries(builtin.data, 'builtin', graph) };
 }
 

@@ -44,5 +44,9 @@ export function renderSession(session, now = Date.now()) {
   name.textContent = user ? `Logged in as ${user}${session.login === 'oidc' ? ' (SSO)' : ''}` : 'Logged in';
   const state = document.createElement('span');
   state.append(name, session.graph ? ` to graph ${session.graph}` : '');
-  who.replaceChildren(state, expiry('Token', session.tokenExpiresAt, now), expiry('Session', session.sessionExpiresAt, now));
+  who.replaceChildren(
+    state,
+    expiry('Token', session.tokenExpiresAt, now),
+    expiry('Session', session.sessionExpiresAt, now),
+  );
 }

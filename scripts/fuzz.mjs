@@ -18,12 +18,23 @@ const jest = spawnSync(
   process.execPath,
   // In band the tests run in jest's own process, where Node can spin at exit after a clean run (seen after the
   // fault suite: a loop in Environment::CleanupHandles): --forceExit ends it.
-  ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning', 'node_modules/jest/bin/jest.js', '--runInBand', '--forceExit', 'test/property'],
+  [
+    '--experimental-vm-modules',
+    '--disable-warning=ExperimentalWarning',
+    'node_modules/jest/bin/jest.js',
+    '--runInBand',
+    '--forceExit',
+    'test/property',
+  ],
   { stdio: 'inherit', env: { ...process.env, FUZZ_RUNS: String(runs), FUZZ_TALLY: tallyFile } },
 );
 let lines = [];
 try {
-  lines = readFileSync(tallyFile, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  lines = readFileSync(tallyFile, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 } catch {
   // no tally: jest failed before any property ran
 }
@@ -36,7 +47,8 @@ const leaked = sum(scans, 'leaked');
 // A failed test that is neither a property nor a leak scan (a regression test, a rig that did not start).
 const otherFailures = jest.status !== 0 && failedProperties === 0 && leaked === 0 ? 1 : 0;
 const failures = failedProperties + otherFailures;
-for (const p of properties) console.log(`  ${p.failed ? 'FAILED' : 'ok    '} ${p.name}: ${p.runs} runs, ${p.inputs} inputs`);
+for (const p of properties)
+  console.log(`  ${p.failed ? 'FAILED' : 'ok    '} ${p.name}: ${p.runs} runs, ${p.inputs} inputs`);
 const seconds = Math.round((Date.now() - started) / 1000);
 console.log(
   `fuzz: properties ${properties.length}, inputs tried ${sum(properties, 'inputs')}, failures ${failures}, ` +

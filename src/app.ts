@@ -72,7 +72,12 @@ export const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta
 export function createApp(deps: AppDeps): FrontDoor {
   const { settings, stores, metrics, logger } = deps;
   const now = deps.now ?? Date.now;
-  const sessionDeps = { cipher: deps.cipher, tombstones: stores.tombstones, absoluteTimeoutSec: settings.absoluteTimeoutSec, now };
+  const sessionDeps = {
+    cipher: deps.cipher,
+    tombstones: stores.tombstones,
+    absoluteTimeoutSec: settings.absoluteTimeoutSec,
+    now,
+  };
   const pipeline = createPipeline({
     logger,
     metrics,
@@ -81,7 +86,11 @@ export function createApp(deps: AppDeps): FrontDoor {
     trustProxy: settings.trustProxy,
     cookieName: settings.cookieName,
     cookieSecure: settings.cookieSecure,
-    sessions: sessionLookup({ store: stores.sessionStore, cookieName: settings.cookieName, secrets: settings.sessionSecrets }),
+    sessions: sessionLookup({
+      store: stores.sessionStore,
+      cookieName: settings.cookieName,
+      secrets: settings.sessionSecrets,
+    }),
     gate: sessionGate(sessionDeps),
     ...(deps.oidc && { serverToServerPosts: [BACKCHANNEL_LOGOUT_PATH] }),
   });

@@ -1,13 +1,32 @@
 import { z } from 'zod';
 import {
-  boolean, cookieName, headerName, hostPort, httpUrl, integer, list, oneOf, optional, origin, pemFile, portOrOff, text, version,
-  withDefault, type HostPort, type KeyIssue,
+  boolean,
+  cookieName,
+  headerName,
+  hostPort,
+  httpUrl,
+  integer,
+  list,
+  oneOf,
+  optional,
+  origin,
+  pemFile,
+  portOrOff,
+  text,
+  version,
+  withDefault,
+  type HostPort,
+  type KeyIssue,
 } from './config/fields.js';
 import { forwardHeader } from './config/forward-header.js';
 import { redisMode, redisUrl, type RedisConfig } from './config/redis-mode.js';
 import { RULES, type RuleValues } from './config/rules.js';
 import {
-  encryptionKeys, generateEncryptionKeys, generateSessionSecrets, sessionSecrets, type EncryptionKey,
+  encryptionKeys,
+  generateEncryptionKeys,
+  generateSessionSecrets,
+  sessionSecrets,
+  type EncryptionKey,
 } from './config/secrets.js';
 import { trustProxy, type TrustProxy } from './config/trust-proxy.js';
 import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
@@ -162,7 +181,13 @@ export interface Config {
    * Failed credential checks (login and admin Basic auth): `max` per address and `userMax` per user name
    * per window; one user from one address waits 1 s, 2 s, 4 s… (up to backoffMaxSeconds) after backoffAfter.
    */
-  readonly loginRateLimit: Readonly<{ max: number; windowSeconds: number; userMax: number; backoffAfter: number; backoffMaxSeconds: number }>;
+  readonly loginRateLimit: Readonly<{
+    max: number;
+    windowSeconds: number;
+    userMax: number;
+    backoffAfter: number;
+    backoffMaxSeconds: number;
+  }>;
   /** Single sign-on; present when OIDC_ISSUER is set. */
   readonly oidc?: OidcConfig;
   /** Keys generated at random for this start (outside production only), so main can warn. */
@@ -202,7 +227,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     if (rule.keys.every((k) => !bad.has(k))) issues.push(...rule.check(v as RuleValues));
   }
   const redisKeys = Object.keys(FIELDS).filter((k) => k.startsWith('REDIS_'));
-  const { redis, issues: redisIssues } = redisKeys.some((k) => bad.has(k)) ? { redis: undefined, issues: [] } : redisMode(v);
+  const { redis, issues: redisIssues } = redisKeys.some((k) => bad.has(k))
+    ? { redis: undefined, issues: [] }
+    : redisMode(v);
   issues.push(...redisIssues);
   if (issues.length > 0 || redis === undefined) throw new ConfigError(issues);
   return deepFreeze(build(v, redis));
@@ -258,7 +285,8 @@ function build(v: Values, redis: RedisConfig): Config {
     clientTimeouts: { headersMs: v.HEADERS_TIMEOUT_MS, requestMs: v.REQUEST_TIMEOUT_MS },
     passwordLogin: v.PASSWORD_LOGIN,
     adminRoutes: v.ADMIN_ROUTES,
-    openapiRoute: v.OPENAPI_ROUTE === undefined ? (production ? 'off' : 'if-present') : v.OPENAPI_ROUTE ? 'required' : 'off',
+    openapiRoute:
+      v.OPENAPI_ROUTE === undefined ? (production ? 'off' : 'if-present') : v.OPENAPI_ROUTE ? 'required' : 'off',
     logLevel: v.LOG_LEVEL,
     logFlushMs: v.LOG_FLUSH_MS,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,

@@ -29,10 +29,14 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger({ level: config.logLevel, ...(config.logFlushMs > 0 && { buffered: { flushMs: config.logFlushMs } }) });
+  const logger = createLogger({
+    level: config.logLevel,
+    ...(config.logFlushMs > 0 && { buffered: { flushMs: config.logFlushMs } }),
+  });
   const metrics = createMetrics();
   installSafetyNet(process, logger, metrics);
-  if (envFileRead) logger.info({ file: envFile }, 'read settings from .env; variables already in the environment kept their values');
+  if (envFileRead)
+    logger.info({ file: envFile }, 'read settings from .env; variables already in the environment kept their values');
   warnAboutDefaults(config, logger);
 
   let simulator: SimulatorHandle | undefined;
@@ -45,7 +49,10 @@ async function main(): Promise<void> {
     simulator = await startSimulator({ version: config.tigergraph.version });
     upstream = { restppUrl: simulator.restppUrl, gsqlUrl: simulator.gsqlUrl, version: simulator.version };
     demoSecret = simulator.createSecret({ alias: 'tgbff_demo' }).value;
-    logger.warn({ restppUrl: simulator.restppUrl, gsqlUrl: simulator.gsqlUrl }, 'no TG_RESTPP_URL: running the TigerGraph simulator in-process');
+    logger.warn(
+      { restppUrl: simulator.restppUrl, gsqlUrl: simulator.gsqlUrl },
+      'no TG_RESTPP_URL: running the TigerGraph simulator in-process',
+    );
   } else {
     upstream = {
       restppUrl: config.tigergraph.restppUrl as string,
@@ -76,7 +83,13 @@ async function main(): Promise<void> {
   // Before the 'listening' line, so whoever waits for that line has the banner too.
   process.stdout.write(startBanner(browserUrl(config.host, port), demoSecret));
   logger.info(
-    { port, host: config.host, ...(metricsServer && { metricsPort, metricsHost: config.metrics.host }), upstream: upstream.restppUrl, redis: config.redis.mode },
+    {
+      port,
+      host: config.host,
+      ...(metricsServer && { metricsPort, metricsHost: config.metrics.host }),
+      upstream: upstream.restppUrl,
+      redis: config.redis.mode,
+    },
     'listening',
   );
   logger.flush(); // lines are batched (LOG_FLUSH_MS); this one should not wait
@@ -117,7 +130,10 @@ function warnAboutDefaults(config: Config, logger: Logger): void {
     logger.warn('no Redis configured: using the embedded memory store (one instance only; sessions vanish on restart)');
   }
   if (config.generated.length > 0) {
-    logger.warn({ keys: config.generated }, 'generated random values for unset keys; sessions will not survive a restart');
+    logger.warn(
+      { keys: config.generated },
+      'generated random values for unset keys; sessions will not survive a restart',
+    );
   }
   if (!config.session.cookieSecure) logger.warn('COOKIE_SECURE=false: the session cookie is sent over plain http');
 }

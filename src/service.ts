@@ -110,7 +110,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const tls = config.tigergraph.ca ? trustAlso(config.tigergraph.ca) : undefined;
   const restppOrigin = new URL(upstream.restppUrl).origin;
   const connectTimeout = Math.min(config.upstreamTimeoutMs, 10_000);
-  const pool = new Pool(restppOrigin, { connections: config.upstreamConnections, pipelining: 1, connect: { timeout: connectTimeout, ...tls } });
+  const pool = new Pool(restppOrigin, {
+    connections: config.upstreamConnections,
+    pipelining: 1,
+    connect: { timeout: connectTimeout, ...tls },
+  });
   const tokenAgent = new Agent({ ...(tls && { connect: tls }) });
   const api = createTokenApi({
     restppUrl: upstream.restppUrl,
@@ -141,7 +145,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ? (await import('./oidc/oidc-parts.js')).createOidcParts({
         settings: config.oidc,
         allowHttp: !config.production,
-        stores, oidcStores, cipher, logger, metrics, now, instanceId,
+        stores,
+        oidcStores,
+        cipher,
+        logger,
+        metrics,
+        now,
+        instanceId,
         leaseTtlMs: options.leaseTtlMs ?? config.tigergraph.leaseTtlMs,
         absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,
         stateGraceMs: tokenStateGraceMs(config.tigergraph.sweepIntervalMs),
@@ -153,7 +163,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     sessionRemainingMs: stores.sessionRemainingMs,
     // An OIDC session's secret is an IdP refresh token: it goes to the IdP, never to TigerGraph.
     revoke: (sid, secret, kind) =>
-      kind === 'oidc' ? (oidc ? oidc.routes.sessions.revokeEnded(sid, secret) : Promise.resolve(false)) : broker.revoke(sid, secret, { keepOnFailure: true }),
+      kind === 'oidc'
+        ? oidc
+          ? oidc.routes.sessions.revokeEnded(sid, secret)
+          : Promise.resolve(false)
+        : broker.revoke(sid, secret, { keepOnFailure: true }),
     cipher,
     leases: stores.leases,
     intervalMs: sweepMs,
@@ -178,10 +192,17 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   });
 
   const adminParts = createAdminParts({
-    config, upstream, drops, leases: stores.leases, cipher, dispatcher: tokenAgent, now, instanceId, logger,
+    config,
+    upstream,
+    drops,
+    leases: stores.leases,
+    cipher,
+    dispatcher: tokenAgent,
+    now,
+    instanceId,
+    logger,
     ...(options.secretSweep && { sweep: options.secretSweep }),
   });
-
 
   let draining = false;
   const app = createApp({

@@ -23,5 +23,4 @@ export function mapAdminError(err: unknown): unknown {
   }
 }
 
-export const forbiddenGraph = (): AppError =>
-  new AppError('forbidden');
+export const forbiddenGraph = (): AppError => new AppError('forbidden');

@@ -57,7 +57,15 @@ export function createAdminParts(deps: AdminPartsDeps): AdminParts {
 
   const dropSecret = createSecretDropper({ secrets, cipher: deps.cipher });
   const intervalMs = deps.sweep?.intervalMs ?? 30_000;
-  parts.passwords = createSessionSecrets({ secrets, drops: deps.drops, dropSecret, cipher: deps.cipher, graphRequired, now: deps.now, logger });
+  parts.passwords = createSessionSecrets({
+    secrets,
+    drops: deps.drops,
+    dropSecret,
+    cipher: deps.cipher,
+    graphRequired,
+    now: deps.now,
+    logger,
+  });
   parts.sweeper = createSecretSweeper({
     drops: deps.drops,
     leases: deps.leases,

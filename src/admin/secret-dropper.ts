@@ -32,7 +32,8 @@ export function createSecretDropper(deps: { secrets: SecretApi; cipher: Cipher }
       return 'dropped';
     } catch (err) {
       // A secret that cannot log in any more no longer exists: the admin server answers 401 for it.
-      if (err instanceof TigerGraphError && (err.kind === 'secret_not_found' || err.kind === 'invalid_credentials')) return 'gone';
+      if (err instanceof TigerGraphError && (err.kind === 'secret_not_found' || err.kind === 'invalid_credentials'))
+        return 'gone';
       throw err;
     }
   };

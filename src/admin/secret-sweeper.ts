@@ -39,7 +39,8 @@ export function createSecretSweeper(deps: SecretSweeperDeps): SecretSweeper {
         if (stopped()) return result; // unprocessed claims come due again after claimMs
         try {
           const outcome = await deps.dropSecret(drop);
-          if (outcome === 'unsealable') logger.error({ alias: drop.alias }, 'expired session secret cannot be unsealed any more; drop it by hand');
+          if (outcome === 'unsealable')
+            logger.error({ alias: drop.alias }, 'expired session secret cannot be unsealed any more; drop it by hand');
           await drops.remove(drop);
           if (outcome === 'dropped') result.dropped += 1;
           else result.gone += 1;
@@ -50,7 +51,8 @@ export function createSecretSweeper(deps: SecretSweeperDeps): SecretSweeper {
       }
       if (batch.length < batchSize) break;
     }
-    if (result.dropped + result.gone + result.failed > 0) logger.info({ ...result }, 'swept secrets of expired sessions');
+    if (result.dropped + result.gone + result.failed > 0)
+      logger.info({ ...result }, 'swept secrets of expired sessions');
     return result;
   }
 

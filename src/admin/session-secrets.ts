@@ -39,7 +39,8 @@ export function createSessionSecrets(deps: SessionSecretsDeps): SessionSecrets {
     const alias = drop.alias;
     try {
       const outcome = await deps.dropSecret(drop);
-      if (outcome === 'unsealable') logger.error({ alias }, 'service-created secret cannot be unsealed any more; drop it by hand');
+      if (outcome === 'unsealable')
+        logger.error({ alias }, 'service-created secret cannot be unsealed any more; drop it by hand');
       await drops.remove(drop);
       return;
     } catch (err) {
@@ -61,13 +62,20 @@ export function createSessionSecrets(deps: SessionSecretsDeps): SessionSecrets {
       } catch (err) {
         throw mapAdminError(err);
       }
-      const drop: SecretDrop = { alias: made.alias, graph, sealedSecret: deps.cipher.encrypt(made.secret, sealedAs.secretDrop(made.alias)) };
+      const drop: SecretDrop = {
+        alias: made.alias,
+        graph,
+        sealedSecret: deps.cipher.encrypt(made.secret, sealedAs.secretDrop(made.alias)),
+      };
       try {
         await drops.add(drop, dueAt);
       } catch (err) {
         // Without its drop on record the secret could outlive everything; do not keep it.
         await deps.dropSecret(drop).catch((dropErr: unknown) => {
-          logger.error({ err: dropErr, alias: drop.alias }, 'a service-created secret could neither be recorded nor dropped');
+          logger.error(
+            { err: dropErr, alias: drop.alias },
+            'a service-created secret could neither be recorded nor dropped',
+          );
         });
         throw err;
       }

@@ -6,8 +6,7 @@ import { commandHelp, groupHelp, topHelp } from './help.js';
 export type OptionValues = Record<string, string | boolean | undefined>;
 
 export type CommandLine =
-  | { kind: 'help'; text: string }
-  | { kind: 'run'; spec: CommandSpec; values: OptionValues; positionals: string[] };
+  { kind: 'help'; text: string } | { kind: 'run'; spec: CommandSpec; values: OptionValues; positionals: string[] };
 
 const isHelp = (arg: string | undefined): boolean => arg === '--help' || arg === '-h' || arg === 'help';
 
@@ -77,7 +76,8 @@ function parseOptions(spec: CommandSpec, args: readonly string[]): CommandLine {
   if (missing) throw usageError(`option --${missing[0]} is required ${where}`);
   const range = spec.positionals;
   if (!range && positionals.length > 0) throw usageError(`unexpected argument '${positionals[0]}' ${where}`);
-  if (range && positionals.length < range.min) throw usageError(`at least ${range.min} ${range.name} is required ${where}`);
+  if (range && positionals.length < range.min)
+    throw usageError(`at least ${range.min} ${range.name} is required ${where}`);
   if (range?.max !== undefined && positionals.length > range.max) throw usageError(`too many arguments ${where}`);
   return { kind: 'run', spec, values, positionals };
 }

@@ -29,8 +29,16 @@ const output: Record<string, OptionSpec> = {
 };
 
 const connection: Record<string, OptionSpec> = {
-  'gsql-url': { type: 'string', value: 'URL', description: 'admin server (env TG_GSQL_URL; default http://127.0.0.1:14240)' },
-  'restpp-url': { type: 'string', value: 'URL', description: 'data server (env TG_RESTPP_URL; default http://127.0.0.1:9000)' },
+  'gsql-url': {
+    type: 'string',
+    value: 'URL',
+    description: 'admin server (env TG_GSQL_URL; default http://127.0.0.1:14240)',
+  },
+  'restpp-url': {
+    type: 'string',
+    value: 'URL',
+    description: 'data server (env TG_RESTPP_URL; default http://127.0.0.1:9000)',
+  },
   version: { type: 'string', value: 'X.Y.Z', description: 'TigerGraph version (env TG_VERSION; default 3.9.3)' },
   'timeout-ms': { type: 'string', value: 'MS', description: 'per-request deadline (env TG_TIMEOUT_MS; default 10000)' },
 };
@@ -45,8 +53,16 @@ const admin: Record<string, OptionSpec> = {
   },
 };
 
-const lifetime: OptionSpec = { type: 'string', value: 'SECONDS', description: 'token lifetime (default: server default, 2592000 on 3.x)' };
-const token: OptionSpec = { type: 'string', value: 'TOKEN', description: 'the token; else TG_TOKEN (which, unlike a flag, `ps` does not show)' };
+const lifetime: OptionSpec = {
+  type: 'string',
+  value: 'SECONDS',
+  description: 'token lifetime (default: server default, 2592000 on 3.x)',
+};
+const token: OptionSpec = {
+  type: 'string',
+  value: 'TOKEN',
+  description: 'the token; else TG_TOKEN (which, unlike a flag, `ps` does not show)',
+};
 const strict: OptionSpec = { type: 'boolean', description: 'exit 4 when it does not exist instead of ignoring it' };
 
 const secretInput =
@@ -68,7 +84,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'create a secret and print it (the only time it is shown in full)',
     usage: 'tgbff secrets create [--alias ALIAS] [options]',
     details: 'Without --alias the server generates one (AUTO_GENERATED_ALIAS_…), printed with the secret.',
-    options: { alias: { type: 'string', value: 'ALIAS', description: 'name of the new secret' }, ...admin, ...connection, ...output },
+    options: {
+      alias: { type: 'string', value: 'ALIAS', description: 'name of the new secret' },
+      ...admin,
+      ...connection,
+      ...output,
+    },
   },
   {
     name: 'secrets drop',

@@ -10,7 +10,10 @@ const schema = z.strictObject({
   host: z.string().min(1).optional(),
   restppUrl: url.optional(),
   gsqlUrl: url.optional(),
-  version: z.string().regex(/^\d+\.\d+(\.\d+)?$/, 'must look like 3.9.3').optional(),
+  version: z
+    .string()
+    .regex(/^\d+\.\d+(\.\d+)?$/, 'must look like 3.9.3')
+    .optional(),
   username: z.string().min(1),
   password: z.string().min(1),
 });

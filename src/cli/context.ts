@@ -23,7 +23,9 @@ export interface CommandContext {
 /** Resolves to the process exit code. */
 export type CommandRunner = (ctx: CommandContext) => Promise<number>;
 
-export async function loadSettings(ctx: CommandContext): Promise<{ settings: ConnectionSettings; config: LoadedConfig | undefined }> {
+export async function loadSettings(
+  ctx: CommandContext,
+): Promise<{ settings: ConnectionSettings; config: LoadedConfig | undefined }> {
   const config = await loadConfigFile(ctx.env, ctx.homeDir);
   return { settings: resolveSettings(ctx.values, ctx.env, config?.config), config };
 }

@@ -34,7 +34,10 @@ async function fromNetrc(inputs: CredentialInputs): Promise<ResolvedCredentials 
   } catch (err) {
     // ~/.netrc is optional; a NETRC that points nowhere is a mistake worth reporting.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !inputs.env.NETRC) return undefined;
-    throw setupError('netrc_file', `cannot read netrc file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw setupError(
+      'netrc_file',
+      `cannot read netrc file ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   const entry = findNetrcEntry(parseNetrc(text), inputs.host, inputs.user);
   const username = inputs.user ?? entry?.login;

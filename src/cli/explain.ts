@@ -24,9 +24,17 @@ export function explain(err: unknown, where: Situation): CliError {
 
   switch (err.kind) {
     case 'unreachable':
-      return make(ExitCode.unreachable, 'unreachable', `cannot reach ${server}: is it running, and is the URL right (${flagFor[where.server]})?`);
+      return make(
+        ExitCode.unreachable,
+        'unreachable',
+        `cannot reach ${server}: is it running, and is the URL right (${flagFor[where.server]})?`,
+      );
     case 'timeout':
-      return make(ExitCode.unreachable, 'timeout', `${server} did not answer within ${where.timeoutMs} ms (raise it with --timeout-ms)`);
+      return make(
+        ExitCode.unreachable,
+        'timeout',
+        `${server} did not answer within ${where.timeoutMs} ms (raise it with --timeout-ms)`,
+      );
     case 'auth_disabled':
       return make(
         ExitCode.authDisabled,
@@ -47,17 +55,28 @@ export function explain(err: unknown, where: Situation): CliError {
           );
     case 'token_not_found': {
       const which = where.server === 'data' && where.token ? `token ${maskSecret(where.token)}` : 'the token';
-      return make(ExitCode.notFound, 'not_found', `${which} does not exist on ${server}: it expired, was deleted, or belongs to another secret`);
+      return make(
+        ExitCode.notFound,
+        'not_found',
+        `${which} does not exist on ${server}: it expired, was deleted, or belongs to another secret`,
+      );
     }
     case 'secret_not_found':
       return make(ExitCode.notFound, 'not_found', err.message);
     case 'secret_exists':
-      return make(ExitCode.other, 'secret_exists', `${err.message.replace(/\.$/, '')}: choose another --alias or drop the old one first`);
+      return make(
+        ExitCode.other,
+        'secret_exists',
+        `${err.message.replace(/\.$/, '')}: choose another --alias or drop the old one first`,
+      );
     case 'bad_request':
       return make(ExitCode.usage, 'bad_request', `${server} refused the request: ${err.message}`);
     case 'protocol': {
       // GSQL reports a graph it cannot use in free text the client cannot classify; name the likely cause.
-      const hint = where.server === 'admin' ? ` (check that graph '${where.graph}' exists and '${where.user}' may use it: --graph / TG_GRAPH)` : '';
+      const hint =
+        where.server === 'admin'
+          ? ` (check that graph '${where.graph}' exists and '${where.user}' may use it: --graph / TG_GRAPH)`
+          : '';
       return make(ExitCode.other, 'protocol', `unexpected answer from ${server}: ${err.message}${hint}`);
     }
   }

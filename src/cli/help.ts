@@ -38,13 +38,16 @@ export function groupHelp(group: string): string {
 }
 
 export function commandHelp(spec: CommandSpec): string {
-  const rows = Object.entries(spec.options).map(([name, o]) => [`--${name}${o.value ? ` ${o.value}` : ''}`, o.description]);
+  const rows = Object.entries(spec.options).map(([name, o]) => [
+    `--${name}${o.value ? ` ${o.value}` : ''}`,
+    o.description,
+  ]);
   const width = Math.max(...rows.map(([flag]) => flag!.length));
   const lines = [`Usage: ${spec.usage}`, '', `${spec.summary[0]!.toUpperCase()}${spec.summary.slice(1)}.`];
   if (spec.details) lines.push('', spec.details);
   lines.push('', 'Options:', ...rows.map(([flag, text]) => `  ${flag!.padEnd(width)}  ${text}`));
   if ('user' in spec.options) lines.push('', CREDENTIALS);
-  if (spec.name === 'sim') lines.push('', 'The simulator\'s flags, as it describes them:', '', SIM_USAGE.trimEnd());
+  if (spec.name === 'sim') lines.push('', "The simulator's flags, as it describes them:", '', SIM_USAGE.trimEnd());
   if (spec.name !== 'sim' && spec.name !== 'serve') lines.push('', EXIT_CODES);
   return lines.join('\n');
 }

@@ -30,7 +30,9 @@ export function createOutput(options: { json: boolean; stdout: Writable; stderr:
       if (value.length >= MIN_PROTECTED_LENGTH) sensitive.add(value);
     },
     result(data, human) {
-      options.stdout.write(options.json ? `${JSON.stringify(data, null, 2)}\n` : human.endsWith('\n') ? human : `${human}\n`);
+      options.stdout.write(
+        options.json ? `${JSON.stringify(data, null, 2)}\n` : human.endsWith('\n') ? human : `${human}\n`,
+      );
     },
     note(text) {
       if (!options.json) options.stderr.write(`${text}\n`);
@@ -46,7 +48,14 @@ export function createOutput(options: { json: boolean; stdout: Writable; stderr:
 /** Rows as aligned columns; the first row is the header. */
 export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => (r[col] ?? '').length)));
-  return rows.map((r) => r.map((cell, col) => cell.padEnd(widths[col]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, col) => cell.padEnd(widths[col]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** Epoch seconds as an ISO 8601 UTC string. */

@@ -40,7 +40,8 @@ function readLine(input: TerminalInput, output: NodeJS.WritableStream, label: st
       if (err) reject(err);
       else resolve(line);
     };
-    const onEnd = (): void => finish(new CliError(ExitCode.usage, 'prompt_cancelled', 'input ended before a line was entered'));
+    const onEnd = (): void =>
+      finish(new CliError(ExitCode.usage, 'prompt_cancelled', 'input ended before a line was entered'));
     const onData = (chunk: Buffer | string): void => {
       const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
       for (const ch of text) {

@@ -55,7 +55,13 @@ export async function runCli(proc: CliProcess): Promise<number> {
     return await RUNNERS[line.spec.name]!(ctx);
   } catch (err) {
     const failure =
-      err instanceof CliError ? err : new CliError(ExitCode.other, 'internal', `unexpected failure: ${err instanceof Error ? err.message : String(err)}`);
+      err instanceof CliError
+        ? err
+        : new CliError(
+            ExitCode.other,
+            'internal',
+            `unexpected failure: ${err instanceof Error ? err.message : String(err)}`,
+          );
     out.error(failure);
     return failure.exitCode;
   }

@@ -28,7 +28,10 @@ export async function readSecret(
     const typed = (await prompter.askHidden('Secret: ')).trim();
     if (typed) return { secret: typed, source: 'the prompt' };
   } else {
-    const piped = (await readAll(stdin)).split(/\r?\n/).map((l) => l.trim()).find((l) => l !== '');
+    const piped = (await readAll(stdin))
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find((l) => l !== '');
     if (piped) return { secret: piped, source: 'standard input' };
   }
   throw usageError('no secret given: set TG_SECRET or pipe the secret on standard input');

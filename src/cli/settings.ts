@@ -25,7 +25,8 @@ function checkedUrl(raw: string, name: string): URL {
   } catch {
     throw usageError(`${name} is not a URL: '${raw}'`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw usageError(`${name} must be http(s): '${raw}'`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw usageError(`${name} must be http(s): '${raw}'`);
   return parsed;
 }
 
@@ -45,13 +46,17 @@ export function resolveSettings(values: OptionValues, env: Env, config: TgbffCon
 
   const host = config?.host ?? DEFAULT_HOST;
   const gsqlRaw = str(values['gsql-url']) ?? env.TG_GSQL_URL ?? config?.gsqlUrl ?? `http://${host}:14240`;
-  const gsql = checkedUrl(gsqlRaw, str(values['gsql-url']) ? '--gsql-url' : env.TG_GSQL_URL ? 'TG_GSQL_URL' : 'gsqlUrl');
+  const gsql = checkedUrl(
+    gsqlRaw,
+    str(values['gsql-url']) ? '--gsql-url' : env.TG_GSQL_URL ? 'TG_GSQL_URL' : 'gsqlUrl',
+  );
   const restppDefault = isRestppUnderGsql(version) ? `${trimSlash(gsql.href)}/restpp` : `http://${host}:9000`;
   const restppRaw = str(values['restpp-url']) ?? env.TG_RESTPP_URL ?? config?.restppUrl ?? restppDefault;
   checkedUrl(restppRaw, str(values['restpp-url']) ? '--restpp-url' : env.TG_RESTPP_URL ? 'TG_RESTPP_URL' : 'restppUrl');
 
   const timeoutFlag = str(values['timeout-ms']);
-  const timeoutMs = positiveInt(timeoutFlag ?? env.TG_TIMEOUT_MS, timeoutFlag ? '--timeout-ms' : 'TG_TIMEOUT_MS') ?? 10_000;
+  const timeoutMs =
+    positiveInt(timeoutFlag ?? env.TG_TIMEOUT_MS, timeoutFlag ? '--timeout-ms' : 'TG_TIMEOUT_MS') ?? 10_000;
   const graph = str(values.graph) ?? env.TG_GRAPH ?? 'social';
   if (!isName(graph)) throw usageError(`graph must be a plain name, got '${graph}'`);
 

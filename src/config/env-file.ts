@@ -18,20 +18,23 @@ const QUOTES = new Set(['"', "'", '`']);
  */
 export function checkEnvFile(text: string, file: string): void {
   // Node keeps a byte-order mark as part of the first key, so that setting would be lost unnoticed.
-  if (text.startsWith('\uFEFF')) throw new EnvFileError(file, 'starts with a byte-order mark: save it as UTF-8 without BOM', 1);
+  if (text.startsWith('\uFEFF'))
+    throw new EnvFileError(file, 'starts with a byte-order mark: save it as UTF-8 without BOM', 1);
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === '' || line.startsWith('#')) continue;
     const match = ASSIGNMENT.exec(line);
-    if (!match) throw new EnvFileError(file, 'expected KEY=value (KEY: letters, digits and _, not starting with a digit)', i + 1);
+    if (!match)
+      throw new EnvFileError(file, 'expected KEY=value (KEY: letters, digits and _, not starting with a digit)', i + 1);
     const value = match[2]!.trimStart();
     const quote = value[0];
     if (quote === undefined || !QUOTES.has(quote) || value.indexOf(quote, 1) > 0) continue;
     const start = i;
     do i++;
     while (i < lines.length && !lines[i]!.includes(quote));
-    if (i >= lines.length) throw new EnvFileError(file, `the value opens a ${quote} quote that is never closed`, start + 1);
+    if (i >= lines.length)
+      throw new EnvFileError(file, `the value opens a ${quote} quote that is never closed`, start + 1);
   }
 }
 

@@ -91,7 +91,10 @@ export function version(raw: string): string {
 /** Comma-separated; empty items (a trailing comma) are ignored. */
 export function list<T>(item: (raw: string, index: number) => T) {
   return (raw: string): T[] => {
-    const items = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const items = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     if (items.length === 0) throw new Invalid('must list at least one item');
     return items.map((s, i) => item(s, i));
   };
@@ -108,8 +111,13 @@ export function origin(raw: string): string {
   } catch {
     throw new Invalid('must list origins like https://app.example.com');
   }
-  const bare = url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '';
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !bare || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]+\/?$/i.test(raw)) {
+  const bare =
+    url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '';
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    !bare ||
+    !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]+\/?$/i.test(raw)
+  ) {
     throw new Invalid('must list origins like https://app.example.com (scheme, host and optional port only)');
   }
   return url.origin;

@@ -27,7 +27,8 @@ export function absoluteUrl(raw: string): string {
 /** Space- or comma-separated scope names, stored space-separated. */
 export function scopes(raw: string): string {
   const names = raw.split(/[\s,]+/).filter((s) => s !== '');
-  if (names.length === 0 || names.some((n) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(n))) throw new Invalid('must list scope names');
+  if (names.length === 0 || names.some((n) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(n)))
+    throw new Invalid('must list scope names');
   return names.join(' ');
 }
 

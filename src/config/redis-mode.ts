@@ -50,7 +50,8 @@ export function redisMode(v: RedisInput): { redis?: RedisConfig; issues: KeyIssu
   }
   if (named.length === 0) {
     for (const key of ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_CA_FILE'] as const) {
-      if (v[key] !== undefined) issues.push({ key, message: 'is set but no Redis mode (REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES) is' });
+      if (v[key] !== undefined)
+        issues.push({ key, message: 'is set but no Redis mode (REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES) is' });
     }
   }
   const tls = v.REDIS_TLS || (v.REDIS_URL?.startsWith('rediss:') ?? false);
@@ -78,7 +79,8 @@ export function redisMode(v: RedisInput): { redis?: RedisConfig; issues: KeyIssu
     };
     return { redis, issues };
   }
-  if (v.REDIS_CLUSTER_NODES !== undefined) return { redis: { mode: 'cluster', nodes: v.REDIS_CLUSTER_NODES, ...common }, issues };
+  if (v.REDIS_CLUSTER_NODES !== undefined)
+    return { redis: { mode: 'cluster', nodes: v.REDIS_CLUSTER_NODES, ...common }, issues };
   return { redis: { mode: 'memory', prefix: v.REDIS_PREFIX }, issues };
 }
 

@@ -50,7 +50,9 @@ function wrapComment(text: string): string[] {
 
 export function renderEnvExample(): string {
   const out = [...ENV_HEADER];
-  for (const [id, section] of Object.entries(SETTING_SECTIONS) as Array<[SectionId, (typeof SETTING_SECTIONS)[SectionId]]>) {
+  for (const [id, section] of Object.entries(SETTING_SECTIONS) as Array<
+    [SectionId, (typeof SETTING_SECTIONS)[SectionId]]
+  >) {
     const title = `# --- ${section.title} `;
     out.push('', title.padEnd(93, '-'));
     if (section.intro) out.push(...wrapComment(`(${section.intro})`));
@@ -74,11 +76,14 @@ export function renderSettingsMarkdown(): string {
     'the key. In production (`NODE_ENV=production`) `TG_RESTPP_URL`, a Redis mode, `SESSION_SECRET` and',
     '`SESSION_ENCRYPTION_KEYS` are required. [.env.example](../.env.example) has the same list as a file to copy.',
   ];
-  for (const [id, section] of Object.entries(SETTING_SECTIONS) as Array<[SectionId, (typeof SETTING_SECTIONS)[SectionId]]>) {
+  for (const [id, section] of Object.entries(SETTING_SECTIONS) as Array<
+    [SectionId, (typeof SETTING_SECTIONS)[SectionId]]
+  >) {
     out.push('', `## ${section.title}`, '');
     if (section.intro) out.push(`${section.intro[0]!.toUpperCase()}${section.intro.slice(1)}.`, '');
     out.push('| Key | Default | What it does |', '|---|---|---|');
-    for (const key of keysOf(id)) out.push(`| \`${key}\` | ${cell(defaultText(key))} | ${cell(SETTING_DOCS[key].doc)} |`);
+    for (const key of keysOf(id))
+      out.push(`| \`${key}\` | ${cell(defaultText(key))} | ${cell(SETTING_DOCS[key].doc)} |`);
   }
   return `${out.join('\n')}\n`;
 }

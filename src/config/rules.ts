@@ -50,12 +50,18 @@ const when = (cond: boolean, key: string, message: string): KeyIssue[] => (cond 
 export const RULES: readonly Rule[] = [
   {
     keys: ['PORT', 'METRICS_PORT'],
-    check: (v) => when(v.METRICS_PORT !== null && v.METRICS_PORT !== 0 && v.METRICS_PORT === v.PORT, 'METRICS_PORT', 'must differ from PORT (metrics have their own listener)'),
+    check: (v) =>
+      when(
+        v.METRICS_PORT !== null && v.METRICS_PORT !== 0 && v.METRICS_PORT === v.PORT,
+        'METRICS_PORT',
+        'must differ from PORT (metrics have their own listener)',
+      ),
   },
   {
     // Node refuses to start a server whose header timeout is longer than its whole-request timeout.
     keys: ['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'],
-    check: (v) => when(v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS, 'HEADERS_TIMEOUT_MS', 'must be at most REQUEST_TIMEOUT_MS'),
+    check: (v) =>
+      when(v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS, 'HEADERS_TIMEOUT_MS', 'must be at most REQUEST_TIMEOUT_MS'),
   },
   {
     // Only against an explicit lifetime: with the derived one the refresh margin is capped (config.ts).
@@ -115,7 +121,11 @@ export const RULES: readonly Rule[] = [
       ),
   },
   inProduction(['TG_RESTPP_URL'], (v) =>
-    when(v.TG_RESTPP_URL === undefined, 'TG_RESTPP_URL', 'is required in production (the simulator is for development only)'),
+    when(
+      v.TG_RESTPP_URL === undefined,
+      'TG_RESTPP_URL',
+      'is required in production (the simulator is for development only)',
+    ),
   ),
   inProduction(['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'], (v) =>
     when(
@@ -124,7 +134,9 @@ export const RULES: readonly Rule[] = [
       'a Redis mode (REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES) is required in production',
     ),
   ),
-  inProduction(['SESSION_SECRET'], (v) => when(v.SESSION_SECRET === undefined, 'SESSION_SECRET', 'is required in production')),
+  inProduction(['SESSION_SECRET'], (v) =>
+    when(v.SESSION_SECRET === undefined, 'SESSION_SECRET', 'is required in production'),
+  ),
   inProduction(['SESSION_ENCRYPTION_KEYS'], (v) =>
     when(v.SESSION_ENCRYPTION_KEYS === undefined, 'SESSION_ENCRYPTION_KEYS', 'is required in production'),
   ),
@@ -141,7 +153,12 @@ export const RULES: readonly Rule[] = [
   },
   {
     keys: ['OIDC_ISSUER', 'OIDC_SCOPES'],
-    check: (v) => when(v.OIDC_ISSUER !== undefined && !v.OIDC_SCOPES.split(' ').includes('openid'), 'OIDC_SCOPES', 'must include openid'),
+    check: (v) =>
+      when(
+        v.OIDC_ISSUER !== undefined && !v.OIDC_SCOPES.split(' ').includes('openid'),
+        'OIDC_SCOPES',
+        'must include openid',
+      ),
   },
   inProduction(['OIDC_ISSUER', 'OIDC_REDIRECT_URI'], (v) => [
     ...when(v.OIDC_ISSUER?.startsWith('http:') === true, 'OIDC_ISSUER', 'must be https in production'),

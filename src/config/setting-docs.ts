@@ -16,17 +16,25 @@ export interface SettingDoc {
   defaultNote?: string;
 }
 
-export type SectionId = 'service' | 'tigergraph' | 'redis' | 'sessions-and-cookie' | 'browser-security' | 'features' | 'single-sign-on';
+export type SectionId =
+  'service' | 'tigergraph' | 'redis' | 'sessions-and-cookie' | 'browser-security' | 'features' | 'single-sign-on';
 
 /** The sections of .env.example and docs/configuration.md, in order. */
 export const SETTING_SECTIONS: Readonly<Record<SectionId, SettingSection>> = {
   service: { title: 'Service' },
   tigergraph: { title: 'TigerGraph' },
-  redis: { title: 'Redis', intro: 'set at most one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES; none = in-memory store, not in production' },
+  redis: {
+    title: 'Redis',
+    intro:
+      'set at most one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES; none = in-memory store, not in production',
+  },
   'sessions-and-cookie': { title: 'Sessions and cookie' },
   'browser-security': { title: 'Browser security' },
   features: { title: 'Features' },
-  'single-sign-on': { title: 'Single sign-on (OIDC)', intro: 'on when OIDC_ISSUER is set; see README "Single sign-on"' },
+  'single-sign-on': {
+    title: 'Single sign-on (OIDC)',
+    intro: 'on when OIDC_ISSUER is set; see README "Single sign-on"',
+  },
 };
 
 /**
@@ -35,28 +43,85 @@ export const SETTING_SECTIONS: Readonly<Record<SectionId, SettingSection>> = {
  * A Record over ConfigKey, so a new key does not compile until it is documented here.
  */
 export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
-  NODE_ENV: { section: 'service', doc: '"production" makes TG_RESTPP_URL, a Redis mode and the session secrets mandatory.' },
+  NODE_ENV: {
+    section: 'service',
+    doc: '"production" makes TG_RESTPP_URL, a Redis mode and the session secrets mandatory.',
+  },
   PORT: { section: 'service', doc: 'Port to listen on.' },
   HOST: { section: 'service', doc: 'Address to bind.' },
-  METRICS_PORT: { section: 'service', doc: 'Port of the Prometheus listener, which serves GET /metrics and nothing else; never publish it. 0 picks a free port, off disables it.' },
-  METRICS_HOST: { section: 'service', doc: 'Address the metrics listener binds; the image sets 0.0.0.0 so a scraper on the container network reaches it.' },
+  METRICS_PORT: {
+    section: 'service',
+    doc: 'Port of the Prometheus listener, which serves GET /metrics and nothing else; never publish it. 0 picks a free port, off disables it.',
+  },
+  METRICS_HOST: {
+    section: 'service',
+    doc: 'Address the metrics listener binds; the image sets 0.0.0.0 so a scraper on the container network reaches it.',
+  },
   LOG_LEVEL: { section: 'service', doc: 'Log level: fatal, error, warn, info, debug, trace or silent.' },
-  LOG_FLUSH_MS: { section: 'service', doc: 'Log lines are written in batches of about 4 KiB, at the latest this often, in ms; 0 writes each line at once.' },
-  SHUTDOWN_TIMEOUT_MS: { section: 'service', doc: 'Time to finish in-flight requests on SIGTERM before exiting, in ms.' },
-  TG_RESTPP_URL: { section: 'tigergraph', doc: 'Data server (RESTPP) URL, e.g. http://tg:9000 or https://host/restpp (Cloud, 4.x); unset outside production runs the simulator.' },
-  TG_GSQL_URL: { section: 'tigergraph', doc: 'Admin (GSQL) server URL, e.g. http://tg:14240 or https://host (Cloud); needed for 4.1+, PASSWORD_LOGIN, ADMIN_ROUTES.' },
+  LOG_FLUSH_MS: {
+    section: 'service',
+    doc: 'Log lines are written in batches of about 4 KiB, at the latest this often, in ms; 0 writes each line at once.',
+  },
+  SHUTDOWN_TIMEOUT_MS: {
+    section: 'service',
+    doc: 'Time to finish in-flight requests on SIGTERM before exiting, in ms.',
+  },
+  TG_RESTPP_URL: {
+    section: 'tigergraph',
+    doc: 'Data server (RESTPP) URL, e.g. http://tg:9000 or https://host/restpp (Cloud, 4.x); unset outside production runs the simulator.',
+  },
+  TG_GSQL_URL: {
+    section: 'tigergraph',
+    doc: 'Admin (GSQL) server URL, e.g. http://tg:14240 or https://host (Cloud); needed for 4.1+, PASSWORD_LOGIN, ADMIN_ROUTES.',
+  },
   TG_VERSION: { section: 'tigergraph', doc: 'TigerGraph version as x.y[.z]; decides the token wire format.' },
-  TG_TOKEN_LIFETIME: { section: 'tigergraph', doc: 'Lifetime requested for each token, in seconds. A larger value than SESSION_ABSOLUTE_TIMEOUT is refused at start-up: no token may outlive the longest session it can serve.', defaultText: 'SESSION_ABSOLUTE_TIMEOUT' },
-  TOKEN_REFRESH_BEFORE: { section: 'tigergraph', doc: 'Refresh a token this many seconds before it expires; must be below an explicit TG_TOKEN_LIFETIME (with the derived lifetime it is capped at half of it).' },
-  TG_CA_FILE: { section: 'tigergraph', doc: "PEM file with the CA that signed TigerGraph's TLS certificate, read once at start-up.", defaultText: 'system CAs' },
-  UPSTREAM_TIMEOUT_MS: { section: 'tigergraph', doc: "Per-request upstream deadline in ms, counted from the request's arrival (session, token, body and pool queue included) to the answer's headers; also the longest pause between chunks of the answer." },
-  UPSTREAM_CONNECTIONS: { section: 'tigergraph', doc: 'Keep-alive connections to the data server, shared by all sessions of one instance.' },
-  RELAY_SESSION_CONCURRENCY: { section: 'tigergraph', doc: 'Relayed requests one session may have in flight on one instance; more get 429 too_many_requests.' },
-  RELAY_FORWARD_HEADERS: { section: 'tigergraph', doc: 'Browser headers the relay forwards besides its allowlist (Accept, Accept-Language, Content-Type, Content-Encoding, GSQL-TIMEOUT, RESPONSE-LIMIT), comma list; credentials, framing and override headers are refused.' },
-  RELAY_ALLOW: { section: 'tigergraph', doc: 'RESTPP paths the /api relay may forward: comma list of path prefixes, each optionally "METHOD /prefix".', defaultText: "the relay's built-in list" },
-  MAX_BODY_BYTES: { section: 'tigergraph', doc: 'Largest request body accepted, in bytes, chunked or not; a larger /api body gets 413 and never reaches TigerGraph.' },
-  HEADERS_TIMEOUT_MS: { section: 'tigergraph', doc: 'Slow clients: a request whose headers take longer than this (ms) is answered 408 and its connection closed.' },
-  REQUEST_TIMEOUT_MS: { section: 'tigergraph', doc: 'Slow clients: a request whose headers and body together take longer than this (ms) gets 408, connection closed.' },
+  TG_TOKEN_LIFETIME: {
+    section: 'tigergraph',
+    doc: 'Lifetime requested for each token, in seconds. A larger value than SESSION_ABSOLUTE_TIMEOUT is refused at start-up: no token may outlive the longest session it can serve.',
+    defaultText: 'SESSION_ABSOLUTE_TIMEOUT',
+  },
+  TOKEN_REFRESH_BEFORE: {
+    section: 'tigergraph',
+    doc: 'Refresh a token this many seconds before it expires; must be below an explicit TG_TOKEN_LIFETIME (with the derived lifetime it is capped at half of it).',
+  },
+  TG_CA_FILE: {
+    section: 'tigergraph',
+    doc: "PEM file with the CA that signed TigerGraph's TLS certificate, read once at start-up.",
+    defaultText: 'system CAs',
+  },
+  UPSTREAM_TIMEOUT_MS: {
+    section: 'tigergraph',
+    doc: "Per-request upstream deadline in ms, counted from the request's arrival (session, token, body and pool queue included) to the answer's headers; also the longest pause between chunks of the answer.",
+  },
+  UPSTREAM_CONNECTIONS: {
+    section: 'tigergraph',
+    doc: 'Keep-alive connections to the data server, shared by all sessions of one instance.',
+  },
+  RELAY_SESSION_CONCURRENCY: {
+    section: 'tigergraph',
+    doc: 'Relayed requests one session may have in flight on one instance; more get 429 too_many_requests.',
+  },
+  RELAY_FORWARD_HEADERS: {
+    section: 'tigergraph',
+    doc: 'Browser headers the relay forwards besides its allowlist (Accept, Accept-Language, Content-Type, Content-Encoding, GSQL-TIMEOUT, RESPONSE-LIMIT), comma list; credentials, framing and override headers are refused.',
+  },
+  RELAY_ALLOW: {
+    section: 'tigergraph',
+    doc: 'RESTPP paths the /api relay may forward: comma list of path prefixes, each optionally "METHOD /prefix".',
+    defaultText: "the relay's built-in list",
+  },
+  MAX_BODY_BYTES: {
+    section: 'tigergraph',
+    doc: 'Largest request body accepted, in bytes, chunked or not; a larger /api body gets 413 and never reaches TigerGraph.',
+  },
+  HEADERS_TIMEOUT_MS: {
+    section: 'tigergraph',
+    doc: 'Slow clients: a request whose headers take longer than this (ms) is answered 408 and its connection closed.',
+  },
+  REQUEST_TIMEOUT_MS: {
+    section: 'tigergraph',
+    doc: 'Slow clients: a request whose headers and body together take longer than this (ms) gets 408, connection closed.',
+  },
   REDIS_URL: { section: 'redis', doc: 'Standalone Redis, redis:// or rediss:// (TLS) URL.' },
   REDIS_SENTINELS: { section: 'redis', doc: 'Sentinels as host:port,host:port; needs REDIS_SENTINEL_NAME.' },
   REDIS_SENTINEL_NAME: { section: 'redis', doc: 'Name of the master the sentinels watch.' },
@@ -65,34 +130,115 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   REDIS_USERNAME: { section: 'redis', doc: 'Redis ACL username.' },
   REDIS_PASSWORD: { section: 'redis', doc: 'Redis password.' },
   REDIS_TLS: { section: 'redis', doc: 'Connect to Redis over TLS.', defaultNote: 'a rediss:// URL turns it on too' },
-  REDIS_CA_FILE: { section: 'redis', doc: "PEM file with the CA that signed Redis's TLS certificate, trusted besides the public roots; needs TLS.", defaultText: 'system CAs' },
-  REDIS_COMMAND_TIMEOUT_MS: { section: 'redis', doc: 'Redis command timeout in ms, so a stalled Redis answers 503 instead of hanging.' },
+  REDIS_CA_FILE: {
+    section: 'redis',
+    doc: "PEM file with the CA that signed Redis's TLS certificate, trusted besides the public roots; needs TLS.",
+    defaultText: 'system CAs',
+  },
+  REDIS_COMMAND_TIMEOUT_MS: {
+    section: 'redis',
+    doc: 'Redis command timeout in ms, so a stalled Redis answers 503 instead of hanging.',
+  },
   REDIS_PREFIX: { section: 'redis', doc: 'Prefix of every Redis key this service writes.' },
-  SESSION_SECRET: { section: 'sessions-and-cookie', doc: 'Cookie signing secrets, comma list, each >= 32 chars, first signs; required in production, else generated per start.', defaultText: 'generated per start (outside production)' },
-  SESSION_ENCRYPTION_KEYS: { section: 'sessions-and-cookie', doc: 'At-rest encryption keys as id:base64key,... (32 bytes: openssl rand -base64 32), first encrypts; required in production, else generated.', defaultText: 'generated per start (outside production)' },
+  SESSION_SECRET: {
+    section: 'sessions-and-cookie',
+    doc: 'Cookie signing secrets, comma list, each >= 32 chars, first signs; required in production, else generated per start.',
+    defaultText: 'generated per start (outside production)',
+  },
+  SESSION_ENCRYPTION_KEYS: {
+    section: 'sessions-and-cookie',
+    doc: 'At-rest encryption keys as id:base64key,... (32 bytes: openssl rand -base64 32), first encrypts; required in production, else generated.',
+    defaultText: 'generated per start (outside production)',
+  },
   SESSION_IDLE_TIMEOUT: { section: 'sessions-and-cookie', doc: 'Seconds of inactivity after which a session ends.' },
-  SESSION_ABSOLUTE_TIMEOUT: { section: 'sessions-and-cookie', doc: 'Seconds after login at which a session ends regardless of activity; at least the idle timeout.' },
-  COOKIE_SECURE: { section: 'sessions-and-cookie', doc: 'Mark the cookie Secure; set false only for local plain-http use, never in production.' },
-  COOKIE_NAME: { section: 'sessions-and-cookie', doc: 'Cookie name.', defaultText: '__Host-tgbff, or tgbff when COOKIE_SECURE=false (__Host- requires Secure)' },
-  ALLOWED_ORIGINS: { section: 'browser-security', doc: 'Other origins (scheme://host[:port], comma list) allowed CORS with credentials and state changes; own origin always allowed. Stored and compared in serialized form (lower case, no default port); anything with a path, query or credentials stops the start.' },
-  CSRF_HEADER: { section: 'browser-security', doc: 'Header every /api request and every state-changing request must carry, any value.' },
-  TRUST_PROXY: { section: 'browser-security', doc: 'Proxies to believe for X-Forwarded-*: false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal.' },
-  PASSWORD_LOGIN: { section: 'features', doc: 'Allow login with username/password: the service creates a per-session secret as that user.' },
+  SESSION_ABSOLUTE_TIMEOUT: {
+    section: 'sessions-and-cookie',
+    doc: 'Seconds after login at which a session ends regardless of activity; at least the idle timeout.',
+  },
+  COOKIE_SECURE: {
+    section: 'sessions-and-cookie',
+    doc: 'Mark the cookie Secure; set false only for local plain-http use, never in production.',
+  },
+  COOKIE_NAME: {
+    section: 'sessions-and-cookie',
+    doc: 'Cookie name.',
+    defaultText: '__Host-tgbff, or tgbff when COOKIE_SECURE=false (__Host- requires Secure)',
+  },
+  ALLOWED_ORIGINS: {
+    section: 'browser-security',
+    doc: 'Other origins (scheme://host[:port], comma list) allowed CORS with credentials and state changes; own origin always allowed. Stored and compared in serialized form (lower case, no default port); anything with a path, query or credentials stops the start.',
+  },
+  CSRF_HEADER: {
+    section: 'browser-security',
+    doc: 'Header every /api request and every state-changing request must carry, any value.',
+  },
+  TRUST_PROXY: {
+    section: 'browser-security',
+    doc: 'Proxies to believe for X-Forwarded-*: false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal.',
+  },
+  PASSWORD_LOGIN: {
+    section: 'features',
+    doc: 'Allow login with username/password: the service creates a per-session secret as that user.',
+  },
   ADMIN_ROUTES: { section: 'features', doc: 'Enable the /admin/secrets routes.' },
-  OPENAPI_ROUTE: { section: 'features', doc: 'Serve docs/openapi.yaml as GET /openapi.json; true also stops the start when the file is missing.', defaultText: 'on outside production when the file exists, off in production' },
-  LOGIN_RATE_LIMIT: { section: 'features', doc: 'Failed credential checks (logins and /admin Basic auth; successes do not count) allowed per client address per window, whatever the username. Beyond it: 429 rate_limited with Retry-After.' },
+  OPENAPI_ROUTE: {
+    section: 'features',
+    doc: 'Serve docs/openapi.yaml as GET /openapi.json; true also stops the start when the file is missing.',
+    defaultText: 'on outside production when the file exists, off in production',
+  },
+  LOGIN_RATE_LIMIT: {
+    section: 'features',
+    doc: 'Failed credential checks (logins and /admin Basic auth; successes do not count) allowed per client address per window, whatever the username. Beyond it: 429 rate_limited with Retry-After.',
+  },
   LOGIN_RATE_WINDOW: { section: 'features', doc: 'Length of the login rate-limit window in seconds.' },
-  LOGIN_USER_LIMIT: { section: 'features', doc: 'Failed checks allowed per username per window from all addresses together. Keep it well above LOGIN_RATE_LIMIT: reaching it refuses that user everywhere until the window ends.' },
-  LOGIN_BACKOFF_AFTER: { section: 'features', doc: 'Failed checks for one username from one address before each further one waits 1 s, 2 s, 4 s, … Other addresses are not delayed, so an attacker cannot lock the real user out.' },
+  LOGIN_USER_LIMIT: {
+    section: 'features',
+    doc: 'Failed checks allowed per username per window from all addresses together. Keep it well above LOGIN_RATE_LIMIT: reaching it refuses that user everywhere until the window ends.',
+  },
+  LOGIN_BACKOFF_AFTER: {
+    section: 'features',
+    doc: 'Failed checks for one username from one address before each further one waits 1 s, 2 s, 4 s, … Other addresses are not delayed, so an attacker cannot lock the real user out.',
+  },
   LOGIN_BACKOFF_MAX: { section: 'features', doc: 'The longest of those waits, in seconds.' },
-  TOKEN_SWEEP_INTERVAL_MS: { section: 'features', doc: 'How often (ms) each instance looks for sessions that ended without a logout (idle or absolute timeout, removed by an admin) and deletes their tokens upstream; one instance at a time, under a lease. A token dies at most about this long after its session.' },
-  OIDC_ISSUER: { section: 'single-sign-on', doc: "The identity provider's issuer URL, exactly as its discovery document states it; setting it turns OIDC login on (GET /auth/oidc/login). https in production." },
-  OIDC_CLIENT_ID: { section: 'single-sign-on', doc: "This service's client id at the identity provider; required with OIDC_ISSUER." },
-  OIDC_CLIENT_SECRET: { section: 'single-sign-on', doc: 'The client secret (client_secret_basic); required with OIDC_ISSUER. Never logged or shown.' },
-  OIDC_REDIRECT_URI: { section: 'single-sign-on', doc: 'The callback registered at the identity provider: https://<this service>/auth/oidc/callback; required with OIDC_ISSUER.' },
-  OIDC_SCOPES: { section: 'single-sign-on', doc: 'Scopes requested at login, space or comma list; must include openid; offline_access gets the refresh token that keeps the session going.' },
-  OIDC_AUDIENCE: { section: 'single-sign-on', doc: 'Resource indicator (RFC 8707) requested for the access token; the token must carry it as aud, which TigerGraph checks against Security.JWT.Audience.', defaultText: 'none requested' },
-  OIDC_POST_LOGIN_PATH: { section: 'single-sign-on', doc: 'Where the browser lands after login unless the login asked for another path (?return_to=); a path on this origin.' },
-  OIDC_REFRESH_BEFORE: { section: 'single-sign-on', doc: "Refresh the identity provider access token this many seconds before it expires (with the refresh token, once per session across instances); keep it well below the IdP's access-token lifetime, or every request refreshes." },
-  TOKEN_LEASE_TTL_MS: { section: 'features', doc: 'How long a token refresh lease lives in ms. The holder renews it while its upstream call runs; if the holder dies, other instances take over once it lapses.' },
+  TOKEN_SWEEP_INTERVAL_MS: {
+    section: 'features',
+    doc: 'How often (ms) each instance looks for sessions that ended without a logout (idle or absolute timeout, removed by an admin) and deletes their tokens upstream; one instance at a time, under a lease. A token dies at most about this long after its session.',
+  },
+  OIDC_ISSUER: {
+    section: 'single-sign-on',
+    doc: "The identity provider's issuer URL, exactly as its discovery document states it; setting it turns OIDC login on (GET /auth/oidc/login). https in production.",
+  },
+  OIDC_CLIENT_ID: {
+    section: 'single-sign-on',
+    doc: "This service's client id at the identity provider; required with OIDC_ISSUER.",
+  },
+  OIDC_CLIENT_SECRET: {
+    section: 'single-sign-on',
+    doc: 'The client secret (client_secret_basic); required with OIDC_ISSUER. Never logged or shown.',
+  },
+  OIDC_REDIRECT_URI: {
+    section: 'single-sign-on',
+    doc: 'The callback registered at the identity provider: https://<this service>/auth/oidc/callback; required with OIDC_ISSUER.',
+  },
+  OIDC_SCOPES: {
+    section: 'single-sign-on',
+    doc: 'Scopes requested at login, space or comma list; must include openid; offline_access gets the refresh token that keeps the session going.',
+  },
+  OIDC_AUDIENCE: {
+    section: 'single-sign-on',
+    doc: 'Resource indicator (RFC 8707) requested for the access token; the token must carry it as aud, which TigerGraph checks against Security.JWT.Audience.',
+    defaultText: 'none requested',
+  },
+  OIDC_POST_LOGIN_PATH: {
+    section: 'single-sign-on',
+    doc: 'Where the browser lands after login unless the login asked for another path (?return_to=); a path on this origin.',
+  },
+  OIDC_REFRESH_BEFORE: {
+    section: 'single-sign-on',
+    doc: "Refresh the identity provider access token this many seconds before it expires (with the refresh token, once per session across instances); keep it well below the IdP's access-token lifetime, or every request refreshes.",
+  },
+  TOKEN_LEASE_TTL_MS: {
+    section: 'features',
+    doc: 'How long a token refresh lease lives in ms. The holder renews it while its upstream call runs; if the holder dies, other instances take over once it lapses.',
+  },
 };

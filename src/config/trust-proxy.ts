@@ -22,9 +22,14 @@ export function trustProxy(raw: string): TrustProxy {
   if (lower === 'true') return true;
   if (lower === 'false') return false;
   if (/^\d+$/.test(raw)) return Number(raw);
-  const items = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (items.length === 0 || !items.every(isAddressOrSubnet)) {
-    throw new Invalid(`must be true, false, a hop count, or a comma list of addresses, subnets or ${TRUST_PRESETS.join('/')}`);
+    throw new Invalid(
+      `must be true, false, a hop count, or a comma list of addresses, subnets or ${TRUST_PRESETS.join('/')}`,
+    );
   }
   return items;
 }

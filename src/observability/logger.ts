@@ -69,7 +69,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     // batch still in flight when the process exits lands after the final synchronous flush, out of
     // order. sonic-boom's own timer (unref'd) bounds how long a quiet line waits; pino registers its
     // exit flush only for asynchronous destinations, so the last batch is flushed here.
-    const stdout = pinoDestination({ dest: 1, minLength: BUFFER_BYTES, sync: true, periodicFlush: options.buffered.flushMs });
+    const stdout = pinoDestination({
+      dest: 1,
+      minLength: BUFFER_BYTES,
+      sync: true,
+      periodicFlush: options.buffered.flushMs,
+    });
     process.once('exit', () => stdout.flushSync());
     destination = stdout;
   }

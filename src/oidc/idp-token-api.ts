@@ -44,12 +44,17 @@ export function createIdpTokenApi(deps: { idp: Idp; now: () => number }): TokenA
   };
 }
 
-export function grantOf(answer: client.TokenEndpointResponse, usedRefreshToken: string | undefined, nowMs: number): RenewableGrant {
+export function grantOf(
+  answer: client.TokenEndpointResponse,
+  usedRefreshToken: string | undefined,
+  nowMs: number,
+): RenewableGrant {
   const claims = accessClaims(answer.access_token);
   const nowSec = Math.floor(nowMs / 1000);
   const expiresIn = typeof answer.expires_in === 'number' ? answer.expires_in : undefined;
   const expiresAt = expiresIn !== undefined ? nowSec + expiresIn : (claims?.exp ?? nowSec + DEFAULT_LIFETIME_SEC);
-  const rotated = answer.refresh_token !== undefined && answer.refresh_token !== usedRefreshToken ? answer.refresh_token : undefined;
+  const rotated =
+    answer.refresh_token !== undefined && answer.refresh_token !== usedRefreshToken ? answer.refresh_token : undefined;
   return { token: answer.access_token, expiresAt, ...(rotated !== undefined && { renewWith: rotated }) };
 }
 

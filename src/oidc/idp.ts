@@ -30,7 +30,11 @@ export interface IdpOptions {
 }
 
 export const idpUnavailable = (cause?: unknown): AppError =>
-  new AppError('idp_unavailable', 'The identity provider is unavailable; try again shortly', cause === undefined ? {} : { cause });
+  new AppError(
+    'idp_unavailable',
+    'The identity provider is unavailable; try again shortly',
+    cause === undefined ? {} : { cause },
+  );
 
 export function createIdp(options: IdpOptions): Idp {
   const { settings, logger } = options;
@@ -67,7 +71,10 @@ export function createIdp(options: IdpOptions): Idp {
           failedAt = performance.now();
           lastError = err;
           pending = undefined;
-          logger.warn({ err: { name: (err as Error).name, message: (err as Error).message }, issuer: settings.issuer }, 'identity provider discovery failed');
+          logger.warn(
+            { err: { name: (err as Error).name, message: (err as Error).message }, issuer: settings.issuer },
+            'identity provider discovery failed',
+          );
           throw idpUnavailable(err);
         },
       );

@@ -19,8 +19,14 @@ export function accessClaims(token: string): AccessClaims | null {
   } catch {
     return null;
   }
-  if (payload === null || typeof payload !== 'object' || typeof payload.sub !== 'string' || payload.sub === '') return null;
-  const aud = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud.filter((a): a is string => typeof a === 'string') : [];
+  if (payload === null || typeof payload !== 'object' || typeof payload.sub !== 'string' || payload.sub === '')
+    return null;
+  const aud =
+    typeof payload.aud === 'string'
+      ? [payload.aud]
+      : Array.isArray(payload.aud)
+        ? payload.aud.filter((a): a is string => typeof a === 'string')
+        : [];
   return {
     sub: payload.sub,
     aud,

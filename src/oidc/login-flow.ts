@@ -38,11 +38,13 @@ export interface SignOn {
   returnTo: string;
 }
 
-const failed = (message: string, cause?: unknown) => new AppError('sso_failed', message, cause === undefined ? {} : { cause });
+const failed = (message: string, cause?: unknown) =>
+  new AppError('sso_failed', message, cause === undefined ? {} : { cause });
 
 /** Keys of the back-channel index: hashed, so an IdP's identifiers never appear in key names. */
 export const indexKeys = (issuer: string, sub: string, idpSid: string | undefined): string[] => {
-  const h = (kind: string, v: string) => `${kind}:${createHash('sha256').update(`${issuer}\n${v}`).digest('base64url')}`;
+  const h = (kind: string, v: string) =>
+    `${kind}:${createHash('sha256').update(`${issuer}\n${v}`).digest('base64url')}`;
   return [h('sub', sub), ...(idpSid ? [h('sid', idpSid)] : [])];
 };
 
@@ -74,7 +76,10 @@ export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Ci
         state: client.randomState(),
         nonce: client.randomNonce(),
         verifier: client.randomPKCECodeVerifier(),
-        returnTo: returnTo !== undefined && returnTo.length <= MAX_RETURN_TO && isSameOriginPath(returnTo) ? returnTo : settings.postLoginPath,
+        returnTo:
+          returnTo !== undefined && returnTo.length <= MAX_RETURN_TO && isSameOriginPath(returnTo)
+            ? returnTo
+            : settings.postLoginPath,
         expiresAt: deps.now() + PRE_LOGIN_TTL_MS,
       };
       const id = randomBytes(24).toString('base64url'); // 32 characters
@@ -134,9 +139,15 @@ export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Ci
       if (settings.audience && !access.aud.includes(settings.audience)) {
         throw failed('The access token is not for the configured audience (OIDC_AUDIENCE)');
       }
-      if (!(await stores.firstUse(spent, PRE_LOGIN_TTL_MS))) throw failed('The login was already completed; start the login again');
+      if (!(await stores.firstUse(spent, PRE_LOGIN_TTL_MS)))
+        throw failed('The login was already completed; start the login again');
       const grant = grantOf(answer, undefined, deps.now());
-      const name = typeof claims.name === 'string' ? claims.name : typeof claims.preferred_username === 'string' ? claims.preferred_username : undefined;
+      const name =
+        typeof claims.name === 'string'
+          ? claims.name
+          : typeof claims.preferred_username === 'string'
+            ? claims.preferred_username
+            : undefined;
       return {
         accessToken: answer.access_token,
         expiresAt: grant.expiresAt,

@@ -45,15 +45,23 @@ export function createLogoutTokenVerifier(deps: { idp: Idp; stores: OidcStores }
       throw new LogoutTokenError(`logout token refused: ${(err as { code?: string }).code ?? (err as Error).name}`);
     }
     const events = payload.events as Record<string, unknown> | undefined;
-    if (!events || typeof events !== 'object' || typeof events[BACKCHANNEL_EVENT] !== 'object' || events[BACKCHANNEL_EVENT] === null) {
+    if (
+      !events ||
+      typeof events !== 'object' ||
+      typeof events[BACKCHANNEL_EVENT] !== 'object' ||
+      events[BACKCHANNEL_EVENT] === null
+    ) {
       throw new LogoutTokenError('logout token has no back-channel logout event');
     }
     if ('nonce' in payload) throw new LogoutTokenError('logout token carries a nonce');
     const sub = typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : undefined;
     const sid = typeof payload.sid === 'string' && payload.sid !== '' ? payload.sid : undefined;
     if (sub === undefined && sid === undefined) throw new LogoutTokenError('logout token names neither sid nor sub');
-    const jtiKey = createHash('sha256').update(`${meta.issuer}\n${String(payload.jti)}`).digest('base64url');
-    if (!(await deps.stores.firstUse(jtiKey, MAX_AGE_SEC * 2 * 1000))) throw new LogoutTokenError('logout token replayed');
+    const jtiKey = createHash('sha256')
+      .update(`${meta.issuer}\n${String(payload.jti)}`)
+      .digest('base64url');
+    if (!(await deps.stores.firstUse(jtiKey, MAX_AGE_SEC * 2 * 1000)))
+      throw new LogoutTokenError('logout token replayed');
     return { ...(sub !== undefined && { sub }), ...(sid !== undefined && { sid }) };
   };
 }

@@ -12,7 +12,13 @@ import { createOidcSessions, type OidcSessions } from './oidc-sessions.js';
 
 export interface OidcParts {
   idp: Idp;
-  routes: { flow: LoginFlow; sessions: OidcSessions; verifyLogoutToken: LogoutTokenVerifier; broker: TokenBroker; postLoginPath: string };
+  routes: {
+    flow: LoginFlow;
+    sessions: OidcSessions;
+    verifyLogoutToken: LogoutTokenVerifier;
+    broker: TokenBroker;
+    postLoginPath: string;
+  };
 }
 
 /**

@@ -53,7 +53,10 @@ export function createOidcSessions(deps: {
         await deps.tokens.delete(sid).catch(() => undefined);
       }
       await revokeAtIdp(idp, state?.renewWith ?? refresh, 'refresh_token').catch((err: unknown) =>
-        logger.warn({ err: { code: (err as { code?: string }).code, name: (err as Error).name } }, 'refresh token revocation at logout failed'),
+        logger.warn(
+          { err: { code: (err as { code?: string }).code, name: (err as Error).name } },
+          'refresh token revocation at logout failed',
+        ),
       );
       await deps.stores.sessionIndex.remove(keysOf(tg), sid).catch(() => undefined);
     },
@@ -81,9 +84,11 @@ export function createOidcSessions(deps: {
         idToken = undefined;
       }
       const back = new URL(idp.settings.postLoginPath, new URL(idp.settings.redirectUri).origin).href;
-      return client
-        .buildEndSessionUrl(config, { post_logout_redirect_uri: back, client_id: idp.settings.clientId, ...(idToken && { id_token_hint: idToken }) })
-        .href;
+      return client.buildEndSessionUrl(config, {
+        post_logout_redirect_uri: back,
+        client_id: idp.settings.clientId,
+        ...(idToken && { id_token_hint: idToken }),
+      }).href;
     },
 
     /** Back-channel logout: ends every session of that IdP session or subject; how many it found. */

@@ -45,7 +45,8 @@ function parseEntry(entry: string): AllowRule {
   if (parts.length > 2) throw invalid(entry, 'expected "[METHOD ]/prefix"');
   const prefix = parts.length === 2 ? parts[1]! : parts[0]!;
   const methods = parts.length === 2 ? parseMethod(entry, parts[0]!) : READ_METHODS;
-  if (!PREFIX_CHARS.test(prefix)) throw invalid(entry, 'the prefix must start with "/" and hold no "%", "\\", "?" or "#"');
+  if (!PREFIX_CHARS.test(prefix))
+    throw invalid(entry, 'the prefix must start with "/" and hold no "%", "\\", "?" or "#"');
   const segments = prefix.split('/').slice(1);
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;

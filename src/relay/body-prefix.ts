@@ -31,7 +31,8 @@ export function readPrefix(stream: Readable, limit: number): Promise<BodyPrefix>
     };
     const onEnd = (): void => done(null, true);
     const onError = (err: Error): void => done(err, false);
-    const onClose = (): void => done(Object.assign(new Error('body stream closed early'), { code: 'ECONNRESET' }), false);
+    const onClose = (): void =>
+      done(Object.assign(new Error('body stream closed early'), { code: 'ECONNRESET' }), false);
     if (stream.readableEnded) return resolve({ chunks, size, ended: true });
     stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });

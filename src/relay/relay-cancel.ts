@@ -26,7 +26,10 @@ export class RelayCancel extends EventEmitter {
    */
   race<T>(work: Promise<T>, dispose?: (late: T) => void): Promise<T> {
     if (this.aborted) {
-      work.then((v) => dispose?.(v), () => undefined);
+      work.then(
+        (v) => dispose?.(v),
+        () => undefined,
+      );
       return Promise.reject(cancelled());
     }
     return new Promise<T>((resolve, reject) => {

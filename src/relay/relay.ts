@@ -89,7 +89,10 @@ class UndiciRelay implements Relay {
     // The connection can be gone before we listen (the client left while the session loaded, or Node's
     // parser refused the body after the headers): nothing would end the body read until the deadline.
     if (res.destroyed) cancel.abort('client');
-    const deadline = setTimeout(() => cancel.abort('deadline'), Math.max(0, started + this.opts.upstreamTimeoutMs - performance.now()));
+    const deadline = setTimeout(
+      () => cancel.abort('deadline'),
+      Math.max(0, started + this.opts.upstreamTimeoutMs - performance.now()),
+    );
     try {
       const { answer, token } = await cancel.race(this.exchange(req, method, call, path, cancel), discard);
       clearTimeout(deadline);
@@ -99,7 +102,8 @@ class UndiciRelay implements Relay {
       clearTimeout(deadline);
       if (cancel.reason === 'client') return; // the browser left: nobody to answer
       if (!req.complete) lingerThenClose(req, res);
-      const failure = cancel.reason === 'deadline' ? upstreamAppError(this.fail('timeout', err, call.requestId), err) : err;
+      const failure =
+        cancel.reason === 'deadline' ? upstreamAppError(this.fail('timeout', err, call.requestId), err) : err;
       this.observe(method, isAppError(failure) ? failure.status : 500, started);
       throw failure;
     }

@@ -29,7 +29,8 @@ export async function readAnswer(
   headers: IncomingHttpHeaders,
   body: DumpableBody,
 ): Promise<UpstreamAnswer> {
-  if (statusCode !== 401 && statusCode !== 403) return { statusCode, headers, tokenRejected: false, head: null, rest: body };
+  if (statusCode !== 401 && statusCode !== 403)
+    return { statusCode, headers, tokenRejected: false, head: null, rest: body };
   const prefix = await readPrefix(body, REFUSAL_PEEK_BYTES);
   const head = concatPrefix(prefix);
   // RESTPP's refusals are short JSON; a longer body is some other answer and streams on unread.

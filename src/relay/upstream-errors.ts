@@ -1,6 +1,10 @@
 import { AppError } from '../errors.js';
 import { upstreamFailure } from '../errors/upstream.js';
-import { classifyTransportFailure, transportErrorCode, type TransportFailure } from '../tigergraph/transport-failure.js';
+import {
+  classifyTransportFailure,
+  transportErrorCode,
+  type TransportFailure,
+} from '../tigergraph/transport-failure.js';
 
 /** Same labels as metrics.upstreamErrors. */
 export type UpstreamErrorKind = TransportFailure | 'rejected';

@@ -4,6 +4,11 @@ import { request, type Pool } from 'undici';
 export async function reachable(pool: Pool, restppUrl: string): Promise<void> {
   const url = new URL(restppUrl);
   const path = `${url.pathname.replace(/\/$/, '')}/echo`;
-  const res = await request(`${url.origin}${path}`, { dispatcher: pool, method: 'GET', headersTimeout: 1000, bodyTimeout: 1000 });
+  const res = await request(`${url.origin}${path}`, {
+    dispatcher: pool,
+    method: 'GET',
+    headersTimeout: 1000,
+    bodyTimeout: 1000,
+  });
   await res.body.dump();
 }

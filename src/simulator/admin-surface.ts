@@ -22,7 +22,11 @@ export function handleAdmin(sim: Sim, r: SimRequest, actions: AdminActions): voi
     case 'GET /__sim/seen':
       return sendJson(r.res, 200, sim.recorder.seen());
     case 'GET /__sim/tokens':
-      return sendJson(r.res, 200, sim.state.liveTokens().map(({ token, expiresAt, secretAlias }) => ({ token, expiresAt, secretAlias })));
+      return sendJson(
+        r.res,
+        200,
+        sim.state.liveTokens().map(({ token, expiresAt, secretAlias }) => ({ token, expiresAt, secretAlias })),
+      );
     case 'GET /__sim/faults':
       return sendJson(r.res, 200, sim.faults);
     case 'POST /__sim/reset':

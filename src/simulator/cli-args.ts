@@ -31,7 +31,8 @@ export type CliParse =
 const port = (name: string, raw: string | undefined, fallback: number): number => {
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--${name} must be a port number (0-65535), got "${raw}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new Error(`--${name} must be a port number (0-65535), got "${raw}"`);
   return n;
 };
 
@@ -63,9 +64,11 @@ export function parseSimArgs(argv: string[]): CliParse {
     const version = values.version ?? '3.9.3';
     parseVersion(version);
     const status = values['auth-failure-status'] ?? '401';
-    if (status !== '401' && status !== '403') throw new Error(`--auth-failure-status must be 401 or 403, got "${status}"`);
+    if (status !== '401' && status !== '403')
+      throw new Error(`--auth-failure-status must be 401 or 403, got "${status}"`);
     const latency = Number(values['latency-ms'] ?? 0);
-    if (!Number.isFinite(latency) || latency < 0) throw new Error(`--latency-ms must be a non-negative number, got "${values['latency-ms']}"`);
+    if (!Number.isFinite(latency) || latency < 0)
+      throw new Error(`--latency-ms must be a non-negative number, got "${values['latency-ms']}"`);
     const restppPort = port('restpp-port', values['restpp-port'], 9000);
     const gsqlPort = port('gsql-port', values['gsql-port'], 14240);
     if (restppPort !== 0 && restppPort === gsqlPort) throw new Error('--restpp-port and --gsql-port must differ');

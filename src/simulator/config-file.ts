@@ -6,23 +6,27 @@ const schema = z
   .object({
     users: z
       .array(
-        z.object({
-          name: z.string().min(1),
-          password: z.string(),
-          graphs: z.array(z.string().min(1)).optional(),
-          superuser: z.boolean().optional(),
-        }).strict(),
+        z
+          .object({
+            name: z.string().min(1),
+            password: z.string(),
+            graphs: z.array(z.string().min(1)).optional(),
+            superuser: z.boolean().optional(),
+          })
+          .strict(),
       )
       .optional(),
     graphs: z.array(z.string().min(1)).optional(),
     secrets: z
       .array(
-        z.object({
-          user: z.string().min(1).optional(),
-          graph: z.string().min(1).optional(),
-          alias: z.string().min(1),
-          value: z.string().min(8),
-        }).strict(),
+        z
+          .object({
+            user: z.string().min(1).optional(),
+            graph: z.string().min(1).optional(),
+            alias: z.string().min(1),
+            value: z.string().min(8),
+          })
+          .strict(),
       )
       .optional(),
     authFailureStatus: z.union([z.literal(401), z.literal(403)]).optional(),
@@ -47,12 +51,16 @@ export async function loadSimConfig(path: string): Promise<SimConfigFile> {
   try {
     raw = JSON.parse(await readFile(path, 'utf8'));
   } catch (err) {
-    throw new Error(`cannot read simulator config ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`cannot read simulator config ${path}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`invalid simulator config ${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+    throw new Error(
+      `invalid simulator config ${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+    );
   }
   return parsed.data;
 }

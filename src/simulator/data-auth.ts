@@ -43,7 +43,8 @@ export function authorizeData(sim: Sim, r: SimRequest, graph?: string): boolean 
   }
   const user = sim.state.users.get(found.record.user);
   // A graph-bound token works on its graph only; any token needs its user's privilege on the graph.
-  const inScope = (g: string) => (!found.record.graph || found.record.graph === g) && !!user && sim.state.canUseGraph(user, g);
+  const inScope = (g: string) =>
+    (!found.record.graph || found.record.graph === g) && !!user && sim.state.canUseGraph(user, g);
   if (!user || (graph !== undefined && sim.state.graphs.has(graph) && !inScope(graph))) {
     r.seen.auth = 'invalid';
     restppError(sim, r.res, status, 'REST-10016', denied(token, `has no access to graph '${graph ?? ''}'.`));
@@ -59,7 +60,10 @@ export function authorizeData(sim: Sim, r: SimRequest, graph?: string): boolean 
  * are modelled on those two [infer]. All answer REST-10016, also for an expired JWT (REST-10019 stays
  * the plaintext tokens' answer, as before).
  */
-export function jwtFailureReason(f: JwtFailure, configured: { issuer?: string | undefined; audience?: string | undefined }): string {
+export function jwtFailureReason(
+  f: JwtFailure,
+  configured: { issuer?: string | undefined; audience?: string | undefined },
+): string {
   switch (f.kind) {
     case 'format':
       return 'is not in correct format';

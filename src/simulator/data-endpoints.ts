@@ -37,11 +37,23 @@ export async function handleRestpp(sim: Sim, r: SimRequest): Promise<void> {
     if (!authorizeData(sim, r, graph) || !graphExists(sim, r, graph)) return;
     return upsert(sim, r, sim.graphs.get(graph)!);
   }
-  if (section === 'graph' && graph && parts[3] === 'vertices' && (parts.length === 5 || parts.length === 6) && method === 'GET') {
+  if (
+    section === 'graph' &&
+    graph &&
+    parts[3] === 'vertices' &&
+    (parts.length === 5 || parts.length === 6) &&
+    method === 'GET'
+  ) {
     if (!authorizeData(sim, r, graph) || !graphExists(sim, r, graph)) return;
     return vertices(sim, r, graph, safeDecode(parts[4]!), parts[5] === undefined ? undefined : safeDecode(parts[5]));
   }
-  if (section === 'query' && graph && parts.length === 4 && reads && (DEMO_QUERIES as readonly string[]).includes(parts[3]!)) {
+  if (
+    section === 'query' &&
+    graph &&
+    parts.length === 4 &&
+    reads &&
+    (DEMO_QUERIES as readonly string[]).includes(parts[3]!)
+  ) {
     if (!authorizeData(sim, r, graph) || !graphExists(sim, r, graph)) return;
     return query(sim, r, graph, parts[3]!);
   }
@@ -66,7 +78,13 @@ function vertices(sim: Sim, r: SimRequest, graphName: string, type: string, id: 
   if (id !== undefined) {
     const vertex = graph.vertex(type, id);
     if (!vertex) {
-      return restppError(sim, r.res, 400, '601', `The input vertex id '${id}' is not a valid vertex id for vertex type = ${type}.`);
+      return restppError(
+        sim,
+        r.res,
+        400,
+        '601',
+        `The input vertex id '${id}' is not a valid vertex id for vertex type = ${type}.`,
+      );
     }
     return sendJson(r.res, 200, { version: sim.envelopeVersion, error: false, message: '', results: [vertex] });
   }

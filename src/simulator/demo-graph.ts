@@ -27,8 +27,14 @@ const PEOPLE: Array<[string, string, number, string]> = [
 ];
 
 const FRIENDSHIPS: Array<[string, string, number]> = [
-  ['alice', 'bob', 2015], ['alice', 'carol', 2010], ['bob', 'dan', 2019], ['carol', 'eve', 2012],
-  ['dan', 'eve', 2020], ['eve', 'frank', 2008], ['grace', 'alice', 2021], ['heidi', 'grace', 2022],
+  ['alice', 'bob', 2015],
+  ['alice', 'carol', 2010],
+  ['bob', 'dan', 2019],
+  ['carol', 'eve', 2012],
+  ['dan', 'eve', 2020],
+  ['eve', 'frank', 2008],
+  ['grace', 'alice', 2021],
+  ['heidi', 'grace', 2022],
 ];
 
 export class DemoGraph {
@@ -44,7 +50,14 @@ export class DemoGraph {
   }
 
   /** Friendships are undirected, so both ends see the edge. */
-  upsertEdge(fromType: string, fromId: string, type: string, toType: string, toId: string, attributes: Record<string, unknown>): boolean {
+  upsertEdge(
+    fromType: string,
+    fromId: string,
+    type: string,
+    toType: string,
+    toId: string,
+    attributes: Record<string, unknown>,
+  ): boolean {
     if (type !== 'Friend' || fromType !== 'Person' || toType !== 'Person') return false;
     if (!this.people.has(fromId) || !this.people.has(toId)) return false;
     const attrs = { since: 0, ...this.friends.get(fromId)?.get(toId), ...attributes };
@@ -74,7 +87,13 @@ export class DemoGraph {
 
   friendEdges(id: string): EdgeOut[] {
     return [...(this.friends.get(id)?.entries() ?? [])].map(([to, attributes]) => ({
-      e_type: 'Friend', directed: false, from_id: id, from_type: 'Person', to_id: to, to_type: 'Person', attributes,
+      e_type: 'Friend',
+      directed: false,
+      from_id: id,
+      from_type: 'Person',
+      to_id: to,
+      to_type: 'Person',
+      attributes,
     }));
   }
 

@@ -47,10 +47,13 @@ export async function streamQuery(sim: Sim, r: SimRequest, params: Record<string
   const chunks = clampInt(params['chunks'], 10, 100_000);
   const delayMs = clampInt(params['delayMs'], 20, 10_000);
   const chunkBytes = clampInt(params['chunkBytes'], 16_384, 1_048_576);
-  if (chunks === 0) return sendJson(r.res, 200, { version: sim.envelopeVersion, error: false, message: '', results: [] });
+  if (chunks === 0)
+    return sendJson(r.res, 200, { version: sim.envelopeVersion, error: false, message: '', results: [] });
   const { res } = r;
   let closed = false;
-  res.on('close', () => { closed = true; });
+  res.on('close', () => {
+    closed = true;
+  });
   res.writeHead(200, { 'Content-Type': 'application/json' });
   res.write(`{"version":${JSON.stringify(sim.envelopeVersion)},"error":false,"message":"","results":[`);
   const filler = 'x'.repeat(chunkBytes);
@@ -58,7 +61,11 @@ export async function streamQuery(sim: Sim, r: SimRequest, params: Record<string
     if (i > 0 && delayMs > 0) await delay(delayMs);
     if (closed) break;
     const ok = res.write(`${i > 0 ? ',' : ''}{"chunk":${i},"data":"${filler}"}`);
-    if (!ok) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+    if (!ok)
+      await new Promise<void>((resolve) => {
+        res.once('drain', resolve);
+        res.once('close', resolve);
+      });
   }
   if (!closed) res.end(']}');
 }

@@ -44,7 +44,9 @@ export async function readKeyValue(value: string, what: string): Promise<string>
   try {
     return await readFile(value.slice(1), 'utf8');
   } catch (err) {
-    throw new Error(`cannot read ${what} from ${value.slice(1)}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`cannot read ${what} from ${value.slice(1)}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
   }
 }
 
@@ -54,9 +56,14 @@ export async function loadExternalJwtVerifier(opts: SimulatorJwtOptions): Promis
   // A key file usually ends in a newline that is not part of the secret [infer].
   const hmacKey = hmac === undefined ? undefined : Buffer.from(hmac.replace(/\r?\n$/, ''), 'utf8');
   if (hmacKey !== undefined && hmacKey.length === 0) throw new Error('jwt.hmacSecret is empty');
-  const rsa = opts.rsaPublicKey === undefined ? undefined : parseRsaKeys(await readKeyValue(opts.rsaPublicKey, 'jwt.rsaPublicKey'));
+  const rsa =
+    opts.rsaPublicKey === undefined
+      ? undefined
+      : parseRsaKeys(await readKeyValue(opts.rsaPublicKey, 'jwt.rsaPublicKey'));
   if (hmacKey === undefined && rsa === undefined) throw new Error('jwt needs hmacSecret or rsaPublicKey');
-  return { verify: (token, now) => verifyJwt(token, now, { hmacKey, rsa, issuer: opts.issuer, audience: opts.audience }) };
+  return {
+    verify: (token, now) => verifyJwt(token, now, { hmacKey, rsa, issuer: opts.issuer, audience: opts.audience }),
+  };
 }
 
 /** PEM (public key, certificate or private key), a single JWK, or a JWKS `{"keys":[…]}` (RSA keys only). */
@@ -91,7 +98,8 @@ export function parseRsaKeys(text: string): RsaKey[] {
   } catch {
     throw new Error('jwt.rsaPublicKey is neither a PEM key nor a JWK(S)');
   }
-  if (key.asymmetricKeyType !== 'rsa') throw new Error(`jwt.rsaPublicKey is a ${key.asymmetricKeyType ?? 'non-RSA'} key, not RSA`);
+  if (key.asymmetricKeyType !== 'rsa')
+    throw new Error(`jwt.rsaPublicKey is a ${key.asymmetricKeyType ?? 'non-RSA'} key, not RSA`);
   return [{ key, kid: undefined, alg: undefined }];
 }
 
@@ -99,7 +107,9 @@ function decodeJson(part: string): Record<string, unknown> | undefined {
   if (!B64URL.test(part) || part.length % 4 === 1) return undefined;
   try {
     const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -128,23 +138,34 @@ function verifyJwt(token: string, now: number, cfg: VerifyConfig): ReturnType<Ex
   if (match[1] === 'HS') {
     if (!cfg.hmacKey) return fail({ kind: 'signature' });
     const expected = createHmac(hash, cfg.hmacKey).update(signingInput).digest();
-    if (expected.length !== signature.length || !timingSafeEqual(expected, signature)) return fail({ kind: 'signature' });
+    if (expected.length !== signature.length || !timingSafeEqual(expected, signature))
+      return fail({ kind: 'signature' });
   } else {
     const alg = header['alg'] as string;
     const kid = typeof header['kid'] === 'string' ? header['kid'] : undefined;
-    const candidates = (cfg.rsa ?? []).filter((k) => (kid === undefined || k.kid === undefined || k.kid === kid) && (k.alg === undefined || k.alg === alg));
-    if (!candidates.some((k) => verifySignature(hash, signingInput, k.key, signature))) return fail({ kind: 'signature' });
+    const candidates = (cfg.rsa ?? []).filter(
+      (k) => (kid === undefined || k.kid === undefined || k.kid === kid) && (k.alg === undefined || k.alg === alg),
+    );
+    if (!candidates.some((k) => verifySignature(hash, signingInput, k.key, signature)))
+      return fail({ kind: 'signature' });
   }
   const { sub, exp, iat, iss, aud, graph } = payload;
-  if (typeof sub !== 'string' || sub === '' || typeof exp !== 'number' || (iat !== undefined && typeof iat !== 'number')) {
+  if (
+    typeof sub !== 'string' ||
+    sub === '' ||
+    typeof exp !== 'number' ||
+    (iat !== undefined && typeof iat !== 'number')
+  ) {
     return fail({ kind: 'format' });
   }
   if (graph !== undefined && typeof graph !== 'string') return fail({ kind: 'format' });
   if (exp <= now) return fail({ kind: 'expired' });
   if (typeof iat === 'number' && iat > now + IAT_LEEWAY_SECONDS) return fail({ kind: 'not_yet_valid' });
-  if (cfg.issuer !== undefined && iss !== cfg.issuer) return fail({ kind: 'issuer', given: typeof iss === 'string' ? iss : '' });
+  if (cfg.issuer !== undefined && iss !== cfg.issuer)
+    return fail({ kind: 'issuer', given: typeof iss === 'string' ? iss : '' });
   if (cfg.audience !== undefined) {
-    const given = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
+    const given =
+      typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
     if (!given.includes(cfg.audience)) return fail({ kind: 'audience', given });
   }
   return { ok: true, claims: { sub, graph: graph === '' ? undefined : graph } };

@@ -28,6 +28,10 @@ export async function applyTokenFaults(sim: Sim, res: ServerResponse): Promise<b
 export function applyDataFaults(sim: Sim, res: ServerResponse, path: string): boolean {
   const status = sim.faults.dataForcedStatus;
   if (status === undefined || path === '/requesttoken') return false;
-  sendJson(res, status, { error: true, message: `Simulated data failure (forced status ${status}).`, code: 'SIM-FORCED' });
+  sendJson(res, status, {
+    error: true,
+    message: `Simulated data failure (forced status ${status}).`,
+    code: 'SIM-FORCED',
+  });
   return true;
 }

@@ -5,7 +5,14 @@ import { gsqlPrincipal } from './gsql-auth.js';
 import { sendJson } from './http-server.js';
 import { parseLenientObject, stringField } from './lenient-json.js';
 import type { Sim, SimRequest } from './sim-context.js';
-import { isFailure, mint, parseLifetime, principalFromBasic, principalFromSecret, type TokenFailure } from './token-ops.js';
+import {
+  isFailure,
+  mint,
+  parseLifetime,
+  principalFromBasic,
+  principalFromSecret,
+  type TokenFailure,
+} from './token-ops.js';
 
 const failureStatus = (f: TokenFailure): number => (f.kind === 'credentials' ? 401 : 400);
 const gsqlError = (r: SimRequest, status: number, message: string) => sendJson(r.res, status, { error: true, message });
@@ -23,7 +30,9 @@ export async function handleGsqlTokens(sim: Sim, r: SimRequest, check: boolean):
 
 function generate(sim: Sim, r: SimRequest, body: Record<string, unknown> | undefined): void {
   const secret = stringField(body, 'secret');
-  const who = secret ? principalFromSecret(sim, secret, 'Generate') : principalFromBasic(sim, r.req.headers.authorization, 'Generate');
+  const who = secret
+    ? principalFromSecret(sim, secret, 'Generate')
+    : principalFromBasic(sim, r.req.headers.authorization, 'Generate');
   if (isFailure(who)) return gsqlError(r, who.kind === 'bad_request' ? 401 : failureStatus(who), who.message);
   const lifetime = parseLifetime(sim, body?.['lifetime'], 'Generate', true);
   if (isFailure(lifetime)) return gsqlError(r, 400, lifetime.message);
@@ -42,14 +51,19 @@ function generate(sim: Sim, r: SimRequest, body: Record<string, unknown> | undef
 function drop(sim: Sim, r: SimRequest, body: Record<string, unknown> | undefined): void {
   const who = gsqlPrincipal(sim, r);
   if (!who) return gsqlError(r, 401, 'You are not authorized to use this API.');
-  if (r.query.get('clear') === 'true') return sendJson(r.res, 200, { error: false, message: 'Successfully cleared the token block list.' });
+  if (r.query.get('clear') === 'true')
+    return sendJson(r.res, 200, { error: false, message: 'Successfully cleared the token block list.' });
   const raw = body?.['tokens'];
-  const tokens = (Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(',') : []).map((t) => t.trim()).filter(Boolean);
+  const tokens = (Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(',') : [])
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (tokens.length === 0) return gsqlError(r, 400, 'Failed to drop tokens: no tokens were given.');
   for (const token of tokens) {
     const claims = sim.jwt.verify(token);
-    if (!claims) return gsqlError(r, 400, `Failed to drop tokens: the token '${maskToken(token)}' is not a valid token.`);
-    if (claims.sub !== who.user.name && !who.user.superuser) return gsqlError(r, 403, 'Drop token failed, Permission denied.');
+    if (!claims)
+      return gsqlError(r, 400, `Failed to drop tokens: the token '${maskToken(token)}' is not a valid token.`);
+    if (claims.sub !== who.user.name && !who.user.superuser)
+      return gsqlError(r, 403, 'Drop token failed, Permission denied.');
   }
   for (const token of tokens) sim.state.revokeToken(token);
   sendJson(r.res, 200, { error: false, message: 'Successfully dropped the specified JWT tokens' });

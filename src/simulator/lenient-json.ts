@@ -29,7 +29,13 @@ function singleToDoubleQuotes(text: string): string {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
     if (quote === undefined) {
-      if (ch === "'") { quote = "'"; out += '"'; } else { if (ch === '"') quote = '"'; out += ch; }
+      if (ch === "'") {
+        quote = "'";
+        out += '"';
+      } else {
+        if (ch === '"') quote = '"';
+        out += ch;
+      }
     } else if (ch === '\\' && i + 1 < text.length) {
       const next = text[++i]!;
       out += quote === "'" && next === "'" ? "'" : `\\${next}`;

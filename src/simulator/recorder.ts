@@ -34,7 +34,8 @@ export class Recorder {
 
   /** Oldest first; copies, so callers cannot disturb entries still being filled in. */
   seen(): SeenRequest[] {
-    const ordered = this.ring.length < RING_SIZE ? this.ring : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
+    const ordered =
+      this.ring.length < RING_SIZE ? this.ring : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
     return ordered.map((e) => ({ ...e }));
   }
 }

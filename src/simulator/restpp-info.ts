@@ -32,7 +32,11 @@ export interface EndpointKinds {
 
 /** RESTPP's flags: `builtin=true`, `dynamic=true`, `static=true`; none of them means all (as pyTigerGraph reads it). */
 export function endpointKinds(query: URLSearchParams): EndpointKinds {
-  const kinds = { builtin: query.get('builtin') === 'true', dynamic: query.get('dynamic') === 'true', static: query.get('static') === 'true' };
+  const kinds = {
+    builtin: query.get('builtin') === 'true',
+    dynamic: query.get('dynamic') === 'true',
+    static: query.get('static') === 'true',
+  };
   return kinds.builtin || kinds.dynamic || kinds.static ? kinds : { builtin: true, dynamic: true, static: true };
 }
 
@@ -44,7 +48,8 @@ export function endpointKinds(query: URLSearchParams): EndpointKinds {
 export function endpointsListing(graphs: readonly string[], kinds: EndpointKinds): Listing {
   const listing: Listing = {};
   if (kinds.builtin) {
-    for (const [key, params] of Object.entries(BUILTIN)) listing[key] = { parameters: typed(params.map((p) => [p, 'STRING'])) };
+    for (const [key, params] of Object.entries(BUILTIN))
+      listing[key] = { parameters: typed(params.map((p) => [p, 'STRING'])) };
   }
   if (kinds.dynamic) {
     for (const graph of graphs) {

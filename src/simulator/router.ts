@@ -16,7 +16,12 @@ const NO_PARAMS = new URLSearchParams();
  * port serves RESTPP under /restpp (nginx strips the prefix on a real server); the restpp port also
  * carries the simulator's own /__sim/ surface.
  */
-export function createDispatcher(sim: Sim, port: 'restpp' | 'gsql', now: () => number, actions: AdminActions): RawHandler {
+export function createDispatcher(
+  sim: Sim,
+  port: 'restpp' | 'gsql',
+  now: () => number,
+  actions: AdminActions,
+): RawHandler {
   return async (req, res) => {
     const url = req.url ?? '/';
     const mark = url.indexOf('?');

@@ -24,7 +24,11 @@ export function handleSecretsApi(sim: Sim, r: SimRequest, alias: string | undefi
     const wanted = r.query.get('alias') ?? undefined;
     const value = r.query.get('value') ?? undefined;
     try {
-      const secret = sim.state.createSecret({ user: userName, ...(wanted ? { alias: wanted } : {}), ...(value ? { value } : {}) });
+      const secret = sim.state.createSecret({
+        user: userName,
+        ...(wanted ? { alias: wanted } : {}),
+        ...(value ? { value } : {}),
+      });
       return sendJson(r.res, 200, { error: false, message: '', results: view(secret) });
     } catch {
       return gsqlError(r, 409, `The secret alias "${wanted}" already exists for user "${userName}".`);

@@ -17,9 +17,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const now = options.now ?? Date.now;
   const host = options.host ?? '127.0.0.1';
   if (options.jwt !== undefined && !version.atLeast310) {
-    throw new Error(`External JWT verification (jwt) needs TigerGraph 3.10 or later; the simulator mimics ${version.text}`);
+    throw new Error(
+      `External JWT verification (jwt) needs TigerGraph 3.10 or later; the simulator mimics ${version.text}`,
+    );
   }
-  if (options.authFailureStatus !== undefined && options.authFailureStatus !== 401 && options.authFailureStatus !== 403) {
+  if (
+    options.authFailureStatus !== undefined &&
+    options.authFailureStatus !== 401 &&
+    options.authFailureStatus !== 403
+  ) {
     throw new Error(`authFailureStatus must be 401 or 403, got ${String(options.authFailureStatus)}`);
   }
   const externalJwt = options.jwt === undefined ? undefined : await loadExternalJwtVerifier(options.jwt);
@@ -30,7 +36,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   for (const g of graphs.keys()) state.graphs.add(g);
   state.addUser(SUPERUSER, 'tigergraph', [], true);
   for (const u of options.users ?? []) {
-    for (const g of u.graphs ?? []) if (!graphs.has(g)) throw new Error(`Simulator user "${u.name}" names unknown graph "${g}"`);
+    for (const g of u.graphs ?? [])
+      if (!graphs.has(g)) throw new Error(`Simulator user "${u.name}" names unknown graph "${g}"`);
     // Naming `tigergraph` changes its password, as on a real server; it stays the superuser.
     state.addUser(u.name, u.password, u.graphs ?? [], u.name === SUPERUSER || (u.superuser ?? false));
   }

@@ -28,9 +28,7 @@ export interface SimToken {
 }
 
 export type TokenLookup =
-  | { state: 'ok'; record: SimToken }
-  | { state: 'expired'; record: SimToken }
-  | { state: 'unknown' };
+  { state: 'ok'; record: SimToken } | { state: 'expired'; record: SimToken } | { state: 'unknown' };
 
 export const SUPERUSER = 'tigergraph';
 
@@ -70,12 +68,18 @@ export class SimState {
   }
 
   /** Throws when the user already has a secret with that alias, or the value is taken. */
-  createSecret(opts: { user: string; graph?: string | undefined; alias?: string | undefined; value?: string | undefined }): SimSecret {
+  createSecret(opts: {
+    user: string;
+    graph?: string | undefined;
+    alias?: string | undefined;
+    value?: string | undefined;
+  }): SimSecret {
     const alias = opts.alias || newAlias();
     if (this.secretsOf(opts.user).some((s) => s.alias === alias)) {
       throw new Error(`secret alias "${alias}" already exists for user "${opts.user}"`);
     }
-    if (opts.value !== undefined && this.secrets.has(opts.value)) throw new Error('that secret value is already in use');
+    if (opts.value !== undefined && this.secrets.has(opts.value))
+      throw new Error('that secret value is already in use');
     const secret: SimSecret = { alias, value: opts.value ?? newSecretValue(), user: opts.user, graph: opts.graph };
     this.secrets.set(secret.value, secret);
     return secret;

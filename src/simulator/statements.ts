@@ -16,7 +16,10 @@ export function runStatements(sim: Sim, who: Principal, text: string): string {
     if (statement === '' || statement.startsWith('#') || statement.startsWith('//')) return;
     const words = statement.split(/\s+/);
     const head = `${words[0]} ${words[1] ?? ''}`.toUpperCase();
-    const arg = words.slice(2).join(' ').replace(/^["']|["']$/g, '');
+    const arg = words
+      .slice(2)
+      .join(' ')
+      .replace(/^["']|["']$/g, '');
     if (head === 'USE GRAPH') {
       if (sim.state.canUseGraph(who.user, arg)) {
         graph = arg;
@@ -44,7 +47,11 @@ function createSecret(sim: Sim, who: Principal, graph: string | undefined, graph
     return 'Semantic Check Fails: CREATE SECRET needs a graph, run USE GRAPH <graph_name> first.'; // inferred
   }
   try {
-    const secret = sim.state.createSecret({ user: who.user.name, ...(graph ? { graph } : {}), ...(alias ? { alias } : {}) });
+    const secret = sim.state.createSecret({
+      user: who.user.name,
+      ...(graph ? { graph } : {}),
+      ...(alias ? { alias } : {}),
+    });
     // "The secret: <value>" is what clients parse; the words after it are inferred.
     return `The secret: ${secret.value} has been created for user "${who.user.name}".`;
   } catch {
@@ -58,7 +65,8 @@ function showSecrets(sim: Sim, who: Principal): string[] {
   const lines: string[] = [];
   for (const secret of sim.state.secretsOf(who.user.name)) {
     lines.push(`- Secret: ${maskSecret(secret.value)}`);
-    for (const t of live) if (t.secret === secret.value) lines.push(`- Token: ${t.token} expire at: ${gsqlDateString(t.expiresAt)}`);
+    for (const t of live)
+      if (t.secret === secret.value) lines.push(`- Token: ${t.token} expire at: ${gsqlDateString(t.expiresAt)}`);
     lines.push(`- Alias: ${secret.alias}`);
     if (secret.graph) lines.push(`- GraphName: ${secret.graph}`);
   }
@@ -66,7 +74,10 @@ function showSecrets(sim: Sim, who: Principal): string[] {
 }
 
 function dropSecrets(sim: Sim, who: Principal, arg: string): string[] {
-  const names = arg.split(/[\s,]+/).map((n) => n.replace(/^["']|["']$/g, '')).filter(Boolean);
+  const names = arg
+    .split(/[\s,]+/)
+    .map((n) => n.replace(/^["']|["']$/g, ''))
+    .filter(Boolean);
   const dropped: string[] = [];
   const missing: string[] = [];
   for (const name of names) {
@@ -82,7 +93,9 @@ function dropSecrets(sim: Sim, who: Principal, arg: string): string[] {
   if (dropped.length > 0) lines.push(`Successfully dropped secrets: ${dropped.join(', ')}.`);
   // Inferred wording after "Failed to drop secrets"; masked so a mistyped full secret is not echoed.
   if (missing.length > 0 || names.length === 0) {
-    lines.push(`Failed to drop secrets: ${missing.map((m) => (m.length > 16 ? maskSecret(m) : m)).join(', ') || '(none given)'} not found.`);
+    lines.push(
+      `Failed to drop secrets: ${missing.map((m) => (m.length > 16 ? maskSecret(m) : m)).join(', ') || '(none given)'} not found.`,
+    );
   }
   return lines;
 }

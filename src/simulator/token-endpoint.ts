@@ -58,7 +58,13 @@ function queryEraFields(r: SimRequest): Fields {
   const q = (key: string) => r.query.get(key) ?? undefined;
   if (r.method === 'POST') {
     const raw = r.bodyText.trim();
-    return { secret: raw === '' ? undefined : raw, token: undefined, graph: undefined, lifetime: q('lifetime'), basicAllowed: false };
+    return {
+      secret: raw === '' ? undefined : raw,
+      token: undefined,
+      graph: undefined,
+      lifetime: q('lifetime'),
+      basicAllowed: false,
+    };
   }
   const get = r.method === 'GET';
   return {
@@ -79,7 +85,9 @@ function jsonEraFields(sim: Sim, r: SimRequest): Fields | undefined {
   const json = parseLenientObject(r.bodyText);
   const queryCreds = r.query.has('secret') || r.query.has('token') || (json === undefined && r.rawQuery !== '');
   if (queryCreds || (json === undefined && r.bodyText.trim() !== '')) {
-    const message = queryCreds ? QUERY_STRING_REJECTED : 'The request cannot be processed: the payload is not valid JSON.';
+    const message = queryCreds
+      ? QUERY_STRING_REJECTED
+      : 'The request cannot be processed: the payload is not valid JSON.';
     sendJson(r.res, 200, { error: true, message, code: 'REST-1101' });
     return undefined;
   }
@@ -95,7 +103,11 @@ function operate(sim: Sim, r: SimRequest, f: Fields): Record<string, unknown> | 
   const jwt = sim.version.era === 'jwt';
   const op = r.method === 'PUT' ? 'Refresh' : r.method === 'DELETE' ? 'Drop' : 'Generate';
   if (!['GET', 'POST', 'PUT', 'DELETE'].includes(r.method)) {
-    return { kind: 'bad_request', code: CODE_BAD_REQUEST, message: `${op} token failed, method ${r.method} is not supported.` };
+    return {
+      kind: 'bad_request',
+      code: CODE_BAD_REQUEST,
+      message: `${op} token failed, method ${r.method} is not supported.`,
+    };
   }
   // A secret wins over any Authorization header (clients send their cached one along).
   const who: Principal | TokenFailure = f.secret
@@ -108,7 +120,13 @@ function operate(sim: Sim, r: SimRequest, f: Fields): Record<string, unknown> | 
     const record = ownedToken(sim, who, f.token, op);
     if (isFailure(record)) return record;
     sim.state.revokeToken(record.token);
-    return { code: 'REST-0000', expiration: -1, error: false, message: 'Drop token successfully.', token: record.token };
+    return {
+      code: 'REST-0000',
+      expiration: -1,
+      error: false,
+      message: 'Drop token successfully.',
+      token: record.token,
+    };
   }
   if (op === 'Refresh' && jwt) {
     // Inferred: 4.1 has no refresh on the wire (clients mint anew), so say so in RESTPP's words.
@@ -124,7 +142,13 @@ function operate(sim: Sim, r: SimRequest, f: Fields): Record<string, unknown> | 
     const record = ownedToken(sim, who, f.token, op);
     if (isFailure(record)) return record;
     sim.state.refreshToken(record, lifetime);
-    return { code: 'REST-0000', expiration: record.expiresAt, error: false, message: 'Refresh token successfully.', token: record.token };
+    return {
+      code: 'REST-0000',
+      expiration: record.expiresAt,
+      error: false,
+      message: 'Refresh token successfully.',
+      token: record.token,
+    };
   }
   const record = mint(sim, who, { graph: f.graph, lifetime, jwt, graphRequired: !jwt && !f.secret });
   if (isFailure(record)) return record;
@@ -135,6 +159,7 @@ function generated(sim: Sim, record: SimToken, byPassword: boolean): Record<stri
   const message = `Generate new token successfully.${sim.version.era === 'query' ? '' : WARNING}`;
   const omit = sim.omitTokenExpiration && sim.version.atLeast36;
   // Before 4.1 a username/password token is nested in `results`; 4.1 puts it at the top.
-  const tokenPart = byPassword && sim.version.era !== 'jwt' ? { results: { token: record.token } } : { token: record.token };
+  const tokenPart =
+    byPassword && sim.version.era !== 'jwt' ? { results: { token: record.token } } : { token: record.token };
   return { code: 'REST-0000', ...(omit ? {} : { expiration: record.expiresAt }), error: false, message, ...tokenPart };
 }

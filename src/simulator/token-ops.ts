@@ -42,9 +42,15 @@ export const isFailure = (value: unknown): value is TokenFailure =>
  */
 export function parseLifetime(sim: Sim, raw: unknown, op: Op, jwt: boolean): number | TokenFailure {
   if (raw === undefined || raw === null || raw === '') return jwt ? DEFAULT_LIFETIME_JWT : DEFAULT_LIFETIME_3X;
-  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
+  const n =
+    typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isFinite(n) || n <= 0) {
-    return fail('bad_request', CODE_BAD_REQUEST, op, `the lifetime '${String(raw).slice(0, 40)}' is not a positive number.`);
+    return fail(
+      'bad_request',
+      CODE_BAD_REQUEST,
+      op,
+      `the lifetime '${String(raw).slice(0, 40)}' is not a positive number.`,
+    );
   }
   const seconds = sim.version.v4 && n >= 1e8 ? n / 1000 : n;
   return Math.max(1, Math.floor(seconds));
@@ -82,9 +88,15 @@ export function mint(
 ): SimToken | TokenFailure {
   // 3.x secrets carry their graph; a graph in the body is only honoured where secrets are graph-free.
   const graph = who.secret?.graph && !opts.jwt ? who.secret.graph : opts.graph || who.secret?.graph;
-  if (!graph && opts.graphRequired) return fail('bad_request', CODE_BAD_REQUEST, 'Generate', 'a graph name is required.');
+  if (!graph && opts.graphRequired)
+    return fail('bad_request', CODE_BAD_REQUEST, 'Generate', 'a graph name is required.');
   if (graph && !sim.state.canUseGraph(who.user, graph)) {
-    return fail('graph', CODE_CREDENTIALS, 'Generate', `the user has no access to graph '${graph}' or it does not exist.`);
+    return fail(
+      'graph',
+      CODE_CREDENTIALS,
+      'Generate',
+      `the user has no access to graph '${graph}' or it does not exist.`,
+    );
   }
   return sim.state.mintToken({
     user: who.user.name,

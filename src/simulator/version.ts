@@ -21,5 +21,13 @@ export function parseVersion(text: string): SimVersion {
   const minor = Number(match[2]);
   const era: WireEra =
     major < 3 || (major === 3 && minor < 5) ? 'query' : major > 4 || (major === 4 && minor >= 1) ? 'jwt' : 'json';
-  return { text: text.trim(), major, minor, era, v4: major >= 4, atLeast36: major > 3 || (major === 3 && minor >= 6), atLeast310: major > 3 || (major === 3 && minor >= 10) };
+  return {
+    text: text.trim(),
+    major,
+    minor,
+    era,
+    v4: major >= 4,
+    atLeast36: major > 3 || (major === 3 && minor >= 6),
+    atLeast310: major > 3 || (major === 3 && minor >= 10),
+  };
 }

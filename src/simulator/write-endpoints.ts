@@ -48,9 +48,13 @@ export function builtin(sim: Sim, r: SimRequest, graph: DemoGraph): void {
   const type = typeof body?.['type'] === 'string' ? (body['type'] as string) : '*';
   let results: Obj[];
   if (fn === 'stat_vertex_number') {
-    results = graph.vertexTypes.filter((t) => type === '*' || t === type).map((t) => ({ v_type: t, count: graph.vertexCount() }));
+    results = graph.vertexTypes
+      .filter((t) => type === '*' || t === type)
+      .map((t) => ({ v_type: t, count: graph.vertexCount() }));
   } else if (fn === 'stat_edge_number') {
-    results = graph.edgeTypes.filter((t) => type === '*' || t === type).map((t) => ({ e_type: t, count: graph.edgeCount() }));
+    results = graph.edgeTypes
+      .filter((t) => type === '*' || t === type)
+      .map((t) => ({ e_type: t, count: graph.edgeCount() }));
   } else {
     return restppError(sim, r.res, 400, 'REST-30000', `Unknown builtin function '${String(fn)}'.`); // inferred
   }

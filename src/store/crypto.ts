@@ -17,7 +17,10 @@ const BASE64_PATTERN = /^[A-Za-z0-9+/_-]+={0,2}$/;
  * echo what was given, since a malformed entry may still be key material.
  */
 export function parseEncryptionKeys(spec: string): EncryptionKey[] {
-  const entries = spec.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = spec
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.length === 0) throw new Error('encryption keys: at least one "id:base64key" entry is required');
   const keys = entries.map((entry, index) => {
     const colon = entry.indexOf(':');
@@ -106,7 +109,9 @@ export function createCipher(keys: EncryptionKey[]): Cipher {
         decipher.setAuthTag(Buffer.from(tag, 'base64url'));
         return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
       } catch (cause) {
-        throw new SealError('forged', 'sealed value: failed authentication (tampered, or sealed for another owner)', { cause });
+        throw new SealError('forged', 'sealed value: failed authentication (tampered, or sealed for another owner)', {
+          cause,
+        });
       }
     },
   };

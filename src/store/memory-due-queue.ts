@@ -14,7 +14,10 @@ export function createMemoryDueQueue(): DueQueue {
       for (const member of members) due.delete(member);
     },
     async claimDue(now, claimMs, limit) {
-      const taken = [...due].filter(([, at]) => at <= now).sort((a, b) => a[1] - b[1]).slice(0, limit);
+      const taken = [...due]
+        .filter(([, at]) => at <= now)
+        .sort((a, b) => a[1] - b[1])
+        .slice(0, limit);
       for (const [member] of taken) due.set(member, now + claimMs);
       return taken.map(([member]) => member);
     },

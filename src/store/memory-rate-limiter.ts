@@ -19,7 +19,8 @@ export function createMemoryRateLimiter(): RateLimiter & { close(): void } {
       const entry = waits.get(key) ?? { n: 0, until: 0 };
       if (entry.until > now) return { allowed: false, retryAfterMs: entry.until - now };
       entry.n += 1;
-      const wait = entry.n >= policy.free ? Math.floor(Math.min(policy.maxMs, policy.baseMs * 2 ** (entry.n - policy.free))) : 0;
+      const wait =
+        entry.n >= policy.free ? Math.floor(Math.min(policy.maxMs, policy.baseMs * 2 ** (entry.n - policy.free))) : 0;
       if (wait > 0) entry.until = now + wait;
       waits.set(key, entry, policy.forgetMs + wait);
       return { allowed: true, retryAfterMs: 0 };

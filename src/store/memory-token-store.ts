@@ -35,7 +35,17 @@ export function createMemoryTokenStore(deps: { cipher: Cipher }): TokenStore & {
       const { expiresAt, version, replacedAt, renewWith } = state;
       const sealed = cipher.encrypt(state.token, sealedAs.token(sid));
       const renewal = renewWith === undefined ? undefined : cipher.encrypt(renewWith, sealedAs.renewal(sid));
-      map.set(sid, { sealed, expiresAt, version, ...(replacedAt !== undefined && { replacedAt }), ...(renewal !== undefined && { renewWith: renewal }) }, ttlMs);
+      map.set(
+        sid,
+        {
+          sealed,
+          expiresAt,
+          version,
+          ...(replacedAt !== undefined && { replacedAt }),
+          ...(renewal !== undefined && { renewWith: renewal }),
+        },
+        ttlMs,
+      );
     },
     async deleteIfToken(sid, token) {
       if (read(sid) !== token) return false;

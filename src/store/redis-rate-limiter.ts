@@ -55,7 +55,10 @@ export function createRedisRateLimiter(deps: { redis: RedisClient; keys: Session
     },
     async backoff(key, policy) {
       const args = [Date.now(), policy.free, policy.baseMs, policy.maxMs, positiveMs(policy.forgetMs)];
-      const [allowed, waitMs] = (await guard(() => BACKOFF.run(redis, [keys.rateLimit(key)], args))) as [number, number];
+      const [allowed, waitMs] = (await guard(() => BACKOFF.run(redis, [keys.rateLimit(key)], args))) as [
+        number,
+        number,
+      ];
       return allowed === 1 ? { allowed: true, retryAfterMs: 0 } : { allowed: false, retryAfterMs: Math.max(1, waitMs) };
     },
     async unhit(key) {

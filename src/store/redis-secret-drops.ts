@@ -5,5 +5,7 @@ import type { Guard } from './store-error.js';
 
 /** One sorted set, `<prefix>secret-drops`: members are encoded drops, scores the epoch ms they are due. */
 export function createRedisSecretDrops(deps: { redis: RedisClient; prefix: string; guard: Guard }): SecretDropStore {
-  return secretDropsOver(createRedisDueQueue({ redis: deps.redis, key: `${deps.prefix}secret-drops`, guard: deps.guard }));
+  return secretDropsOver(
+    createRedisDueQueue({ redis: deps.redis, key: `${deps.prefix}secret-drops`, guard: deps.guard }),
+  );
 }

@@ -37,7 +37,11 @@ export function createRedisTokenStore(deps: {
       const raw = await guard(() => redis.hgetall(keys.token(sid)));
       if (!raw.t) return null;
       try {
-        const state: TokenState = { token: cipher.decrypt(raw.t, sealedAs.token(sid)), expiresAt: Number(raw.e), version: Number(raw.v) };
+        const state: TokenState = {
+          token: cipher.decrypt(raw.t, sealedAs.token(sid)),
+          expiresAt: Number(raw.e),
+          version: Number(raw.v),
+        };
         if (raw.w) state.renewWith = cipher.decrypt(raw.w, sealedAs.renewal(sid));
         return raw.r && raw.r !== '0' ? { ...state, replacedAt: Number(raw.r) } : state;
       } catch (err) {
@@ -48,7 +52,13 @@ export function createRedisTokenStore(deps: {
       }
     },
     async set(sid, state: TokenState, ttlMs) {
-      const args = [cipher.encrypt(state.token, sealedAs.token(sid)), state.expiresAt, state.version, fingerprint(state.token), state.replacedAt ?? 0];
+      const args = [
+        cipher.encrypt(state.token, sealedAs.token(sid)),
+        state.expiresAt,
+        state.version,
+        fingerprint(state.token),
+        state.replacedAt ?? 0,
+      ];
       const renewWith = state.renewWith === undefined ? '' : cipher.encrypt(state.renewWith, sealedAs.renewal(sid));
       await guard(() => SET.run(redis, [keys.token(sid)], [...args, positiveMs(ttlMs), renewWith]));
     },

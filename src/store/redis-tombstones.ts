@@ -6,7 +6,12 @@ import { positiveMs } from './ttl.js';
 import type { TombstoneStore } from './types.js';
 
 /** `alive`: sessions the session load just found without a tombstone (see session-hot-path.ts). */
-export function createRedisTombstones(deps: { redis: RedisClient; keys: SessionKeys; guard: Guard; alive?: AliveMarks }): TombstoneStore {
+export function createRedisTombstones(deps: {
+  redis: RedisClient;
+  keys: SessionKeys;
+  guard: Guard;
+  alive?: AliveMarks;
+}): TombstoneStore {
   const { redis, keys, guard, alive } = deps;
   return {
     async mark(sid, ttlMs) {

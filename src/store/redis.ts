@@ -90,19 +90,22 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
     });
   } else {
     const { enableOfflineQueue, retryStrategy, lazyConnect, ...nodeOptions } = common;
-    client = new Cluster(cfg.nodes.map(({ host, port }) => ({ host, port })), {
-      lazyConnect,
-      enableOfflineQueue,
-      clusterRetryStrategy: backoff,
-      // Replicas lag: a token read there could miss a fresh mint and start a second one.
-      scaleReads: 'master',
-      redisOptions: {
-        ...nodeOptions,
-        username: cfg.username,
-        password: cfg.password,
-        ...(cfg.tls ? { tls } : {}),
+    client = new Cluster(
+      cfg.nodes.map(({ host, port }) => ({ host, port })),
+      {
+        lazyConnect,
+        enableOfflineQueue,
+        clusterRetryStrategy: backoff,
+        // Replicas lag: a token read there could miss a fresh mint and start a second one.
+        scaleReads: 'master',
+        redisOptions: {
+          ...nodeOptions,
+          username: cfg.username,
+          password: cfg.password,
+          ...(cfg.tls ? { tls } : {}),
+        },
       },
-    });
+    );
   }
   // Always listen: an 'error' event without a listener makes ioredis print to stderr on every retry.
   logOutages(client, deps.logger);

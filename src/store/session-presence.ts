@@ -8,10 +8,16 @@ import type { TombstoneStore } from './types.js';
 export type SessionRemainingMs = (sid: string) => Promise<number | null>;
 
 /** Two commands on one `{sid}` slot; a key without a TTL (never written so by us) counts as unbounded. */
-export function redisSessionRemainingMs(deps: { redis: RedisClient; keys: SessionKeys; guard: Guard }): SessionRemainingMs {
+export function redisSessionRemainingMs(deps: {
+  redis: RedisClient;
+  keys: SessionKeys;
+  guard: Guard;
+}): SessionRemainingMs {
   const { redis, keys, guard } = deps;
   return async (sid) => {
-    const [ttl, dead] = await guard(() => Promise.all([redis.pttl(keys.session(sid)), redis.exists(keys.tombstone(sid))]));
+    const [ttl, dead] = await guard(() =>
+      Promise.all([redis.pttl(keys.session(sid)), redis.exists(keys.tombstone(sid))]),
+    );
     if (dead > 0 || ttl === -2) return null;
     return ttl < 0 ? Number.MAX_SAFE_INTEGER : ttl;
   };

@@ -36,7 +36,8 @@ export function resolveUrls(opts: ConnectionOptions, era: WireEra): { restppUrl:
   const host = withScheme(opts.host ?? 'http://127.0.0.1');
   const gsPort = opts.gsPort ?? 14240;
   // 4.1+ no longer exposes port 9000: the data server sits behind the admin port under /restpp.
-  const restppUrl = opts.restppUrl ?? (era === 'jwt' ? `${host}:${gsPort}/restpp` : `${host}:${opts.restppPort ?? 9000}`);
+  const restppUrl =
+    opts.restppUrl ?? (era === 'jwt' ? `${host}:${gsPort}/restpp` : `${host}:${opts.restppPort ?? 9000}`);
   return { restppUrl, gsqlUrl: opts.gsqlUrl ?? `${host}:${gsPort}` };
 }
 

@@ -1,5 +1,13 @@
 import { Agent, type Dispatcher } from 'undici';
-import { compact, resolveUrls, results, triple, type ConnectionOptions, type TokenTriple, type VertexQuery } from './connection-options.js';
+import {
+  compact,
+  resolveUrls,
+  results,
+  triple,
+  type ConnectionOptions,
+  type TokenTriple,
+  type VertexQuery,
+} from './connection-options.js';
 import { createDataClient, parseVersionMessage, type DataClient, type QueryParams } from './data-client.js';
 import { TigerGraphError } from './errors.js';
 import { createTokenApi, DEFAULT_LIFETIME_3X, type TokenClient } from './restpp-client.js';
@@ -75,7 +83,11 @@ export class TigerGraphConnection {
   createSecret(alias?: string, withAlias?: false): Promise<string>;
   createSecret(alias: string, withAlias: true): Promise<Record<string, string>>;
   async createSecret(alias = '', withAlias = false): Promise<string | Record<string, string>> {
-    const made = await this.secrets.createSecret(this.creds, this.graph('createSecret'), alias === '' ? undefined : alias);
+    const made = await this.secrets.createSecret(
+      this.creds,
+      this.graph('createSecret'),
+      alias === '' ? undefined : alias,
+    );
     return withAlias ? { [made.alias]: made.secret } : made.secret;
   }
 
@@ -96,9 +108,10 @@ export class TigerGraphConnection {
 
   /** 3.5 and earlier: the triple; 3.6 and later: the token alone. Without a secret, logs in as the user (3.5+). */
   async getToken(secret?: string, setToken = true, lifetime?: number): Promise<string | TokenTriple> {
-    const grant = secret === undefined || secret === ''
-      ? await this.tokens.requestTokenWithPassword(this.creds, this.graph('getToken without a secret'), lifetime)
-      : await this.tokens.requestToken(secret, lifetime);
+    const grant =
+      secret === undefined || secret === ''
+        ? await this.tokens.requestTokenWithPassword(this.creds, this.graph('getToken without a secret'), lifetime)
+        : await this.tokens.requestToken(secret, lifetime);
     if (setToken) this.token = grant.token;
     return getTokenReturnsTriple(this.version) ? triple(grant) : grant.token;
   }
@@ -154,13 +167,15 @@ export class TigerGraphConnection {
   }
 
   private graph(what: string): string {
-    if (this.graphname === '') throw new TigerGraphError('bad_request', `${what} needs a graph: pass graphname to the connection`);
+    if (this.graphname === '')
+      throw new TigerGraphError('bad_request', `${what} needs a graph: pass graphname to the connection`);
     return this.graphname;
   }
 
   private currentOr(token: string, what: string): string {
     const target = token === '' ? this.token : token;
-    if (target === undefined) throw new TigerGraphError('bad_request', `${what} needs a token: pass one or call getToken() first`);
+    if (target === undefined)
+      throw new TigerGraphError('bad_request', `${what} needs a token: pass one or call getToken() first`);
     return target;
   }
 }

@@ -29,7 +29,11 @@ export function createDataClient(opts: DataClientOptions): DataClient {
       const token = opts.token();
       const headers: Record<string, string> = {};
       if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
-      const answer = await sendHttp(opts.dispatcher, { method: 'GET', url: `${base}${path}${toQuery(params)}`, headers }, opts.timeoutMs);
+      const answer = await sendHttp(
+        opts.dispatcher,
+        { method: 'GET', url: `${base}${path}${toQuery(params)}`, headers },
+        opts.timeoutMs,
+      );
       const env = readEnvelope(answer.text);
       if (env.body !== undefined && !env.error && answer.status < 300) return env.body;
       const message = `GET ${path} failed: ${redact(env.message, [token]) || `HTTP ${answer.status}`}`;
@@ -37,7 +41,8 @@ export function createDataClient(opts: DataClientOptions): DataClient {
       if (answer.status === 401 || answer.status === 403 || (env.code !== undefined && AUTH_CODES.has(env.code))) {
         throw new TigerGraphError('invalid_credentials', message, options);
       }
-      if (env.body === undefined) throw new TigerGraphError('protocol', `GET ${path}: not a JSON answer (HTTP ${answer.status})`, options);
+      if (env.body === undefined)
+        throw new TigerGraphError('protocol', `GET ${path}: not a JSON answer (HTTP ${answer.status})`, options);
       throw new TigerGraphError(answer.status >= 500 ? 'protocol' : 'bad_request', message, options);
     },
   };

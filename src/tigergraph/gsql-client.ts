@@ -19,7 +19,12 @@ export interface GsqlClient {
   /** Runs GSQL statements as `creds`; resolves with the output text, control lines removed. */
   runGsql(creds: AdminCredentials, text: string): Promise<string>;
   /** One JSON call to the admin server's REST API (4.x), with basic auth. */
-  callJson(creds: AdminCredentials, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<HttpAnswer>;
+  callJson(
+    creds: AdminCredentials,
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<HttpAnswer>;
   close(): Promise<void>;
 }
 
@@ -32,20 +37,34 @@ export function createGsqlClient(opts: GsqlClientOptions): GsqlClient {
 
   // 3.x takes the statements form-encoded, the way the GSQL shell's file mode sends them.
   const viaFile = (creds: AdminCredentials, text: string): Promise<HttpAnswer> =>
-    sendHttp(dispatcher, {
-      method: 'POST',
-      url: `${base}/gsqlserver/gsql/file`,
-      headers: { authorization: basicAuth(creds.username, creds.password), 'content-type': 'application/x-www-form-urlencoded' },
-      body: encodeURIComponent(text).replace(/%20/g, '+'),
-    }, timeoutMs);
+    sendHttp(
+      dispatcher,
+      {
+        method: 'POST',
+        url: `${base}/gsqlserver/gsql/file`,
+        headers: {
+          authorization: basicAuth(creds.username, creds.password),
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: encodeURIComponent(text).replace(/%20/g, '+'),
+      },
+      timeoutMs,
+    );
 
   const viaStatements = (creds: AdminCredentials, text: string): Promise<HttpAnswer> =>
-    sendHttp(dispatcher, {
-      method: 'POST',
-      url: `${base}/gsql/v1/statements`,
-      headers: { authorization: basicAuth(creds.username, creds.password), 'content-type': 'text/plain; charset=utf-8' },
-      body: text,
-    }, timeoutMs);
+    sendHttp(
+      dispatcher,
+      {
+        method: 'POST',
+        url: `${base}/gsql/v1/statements`,
+        headers: {
+          authorization: basicAuth(creds.username, creds.password),
+          'content-type': 'text/plain; charset=utf-8',
+        },
+        body: text,
+      },
+      timeoutMs,
+    );
 
   return {
     gsqlUrl: base,
@@ -55,19 +74,25 @@ export function createGsqlClient(opts: GsqlClientOptions): GsqlClient {
       if (is4x && answer.status === 404) answer = await viaFile(creds, text);
       checkStatus(answer, creds.username, 'GSQL statement');
       if (answer.status >= 400) {
-        throw new TigerGraphError('protocol', `GSQL statement failed on the admin server (HTTP ${answer.status})`, { status: answer.status });
+        throw new TigerGraphError('protocol', `GSQL statement failed on the admin server (HTTP ${answer.status})`, {
+          status: answer.status,
+        });
       }
       return cleanGsqlOutput(answer.text).text;
     },
     async callJson(creds, method, path, body) {
       const headers: Record<string, string> = { authorization: basicAuth(creds.username, creds.password) };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const answer = await sendHttp(dispatcher, {
-        method,
-        url: `${base}${path}`,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }, timeoutMs);
+      const answer = await sendHttp(
+        dispatcher,
+        {
+          method,
+          url: `${base}${path}`,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+        },
+        timeoutMs,
+      );
       checkStatus(answer, creds.username, `${method} ${path.split('?')[0] ?? path}`);
       return answer;
     },
@@ -80,11 +105,17 @@ export function createGsqlClient(opts: GsqlClientOptions): GsqlClient {
 /** Bad admin credentials are a 401 on every GSQL endpoint; the password never enters the message. */
 function checkStatus(answer: HttpAnswer, username: string, what: string): void {
   if (answer.status === 401 || answer.status === 403) {
-    throw new TigerGraphError('invalid_credentials', `${what} refused for user ${username}: wrong username/password or no privilege`, {
-      status: answer.status,
-    });
+    throw new TigerGraphError(
+      'invalid_credentials',
+      `${what} refused for user ${username}: wrong username/password or no privilege`,
+      {
+        status: answer.status,
+      },
+    );
   }
   if (answer.status >= 500) {
-    throw new TigerGraphError('protocol', `${what} failed on the admin server (HTTP ${answer.status})`, { status: answer.status });
+    throw new TigerGraphError('protocol', `${what} failed on the admin server (HTTP ${answer.status})`, {
+      status: answer.status,
+    });
   }
 }

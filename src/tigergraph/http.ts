@@ -43,7 +43,12 @@ export async function sendHttp(dispatcher: Dispatcher, call: HttpCall, timeoutMs
   } catch (err) {
     const kind = controller.signal.aborted ? 'timeout' : transportErrorKind(err);
     const code = transportErrorCode(err) ?? (err instanceof Error ? err.name : 'unknown error');
-    const what = kind === 'timeout' ? `no answer within ${timeoutMs} ms` : kind === 'unreachable' ? `could not reach the server (${code})` : `unusable answer (${code})`;
+    const what =
+      kind === 'timeout'
+        ? `no answer within ${timeoutMs} ms`
+        : kind === 'unreachable'
+          ? `could not reach the server (${code})`
+          : `unusable answer (${code})`;
     throw new TigerGraphError(kind, `${where}: ${what}`, { cause: err });
   } finally {
     clearTimeout(timer);

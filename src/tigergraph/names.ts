@@ -18,4 +18,5 @@ export const isName = (value: string): boolean => value.length <= NAME_MAX_LENGT
  * DROP SECRET takes an alias or the secret's own value (generated secrets are letters and digits, and may
  * start with a digit), so it accepts a little more than a name.
  */
-export const isSecretOrAlias = (value: string): boolean => value.length <= SECRET_MAX_LENGTH && /^[A-Za-z0-9_]+$/.test(value);
+export const isSecretOrAlias = (value: string): boolean =>
+  value.length <= SECRET_MAX_LENGTH && /^[A-Za-z0-9_]+$/.test(value);

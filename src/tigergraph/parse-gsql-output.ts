@@ -73,5 +73,10 @@ export function parseDropSecret(output: string, alias: string): void {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').find((l) => l.trim() !== '' && !l.startsWith('Using graph'))?.slice(0, 200) ?? '(empty)';
+  return (
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '' && !l.startsWith('Using graph'))
+      ?.slice(0, 200) ?? '(empty)'
+  );
 }

@@ -80,7 +80,11 @@ export function classifyTokenFailure(
   const detail = redact(env.message, credentials).trim();
   const quoted = detail === '' ? `HTTP ${status}` : detail;
   if (env.code === 'REST-1000' || env.message.includes('Endpoint is not found from url = /requesttoken')) {
-    return new TigerGraphError('auth_disabled', `REST++ authentication is not enabled, can't ${VERB[op]} token.`, options);
+    return new TigerGraphError(
+      'auth_disabled',
+      `REST++ authentication is not enabled, can't ${VERB[op]} token.`,
+      options,
+    );
   }
   if (env.code === 'REST-3300') {
     return new TigerGraphError('token_not_found', `The token does not exist: ${quoted}`, options);
@@ -92,7 +96,11 @@ export function classifyTokenFailure(
     return new TigerGraphError('invalid_credentials', `Token ${op} denied: ${quoted}`, options);
   }
   if (env.body === undefined) {
-    return new TigerGraphError('protocol', `Unexpected answer to the token ${op} call (HTTP ${status}, not JSON)`, options);
+    return new TigerGraphError(
+      'protocol',
+      `Unexpected answer to the token ${op} call (HTTP ${status}, not JSON)`,
+      options,
+    );
   }
   if (status >= 500 || status === 404) {
     return new TigerGraphError('protocol', `Token ${op} failed on the server: ${quoted}`, options);
@@ -111,18 +119,21 @@ export interface GrantContext {
 /** A successful request/refresh answer as a grant; any failure as a classified TigerGraphError. */
 export function parseTokenAnswer(op: TokenOp, status: number, text: string, ctx: GrantContext): TokenGrant {
   const env = readEnvelope(text);
-  if (env.error || status >= 300 || env.body === undefined) throw classifyTokenFailure(op, status, env, ctx.credentials);
+  if (env.error || status >= 300 || env.body === undefined)
+    throw classifyTokenFailure(op, status, env, ctx.credentials);
   const token = extractToken(env.body);
   if (token === undefined) {
     throw new TigerGraphError('protocol', `The token ${op} answer carried no token`, { code: env.code, status });
   }
   // 3.6+ may leave the expiry out; the server then applied the lifetime we asked for from now.
-  const expiresAt = parseExpiration(env.body['expiration'], ctx.nowMs) ?? Math.floor(ctx.nowMs / 1000) + ctx.lifetimeSec;
+  const expiresAt =
+    parseExpiration(env.body['expiration'], ctx.nowMs) ?? Math.floor(ctx.nowMs / 1000) + ctx.lifetimeSec;
   return { token, expiresAt };
 }
 
 /** A delete answer: resolves on success, throws a classified TigerGraphError otherwise. */
 export function checkDeleteAnswer(status: number, text: string, credentials: ReadonlyArray<string | undefined>): void {
   const env = readEnvelope(text);
-  if (env.error || status >= 300 || env.body === undefined) throw classifyTokenFailure('delete', status, env, credentials);
+  if (env.error || status >= 300 || env.body === undefined)
+    throw classifyTokenFailure('delete', status, env, credentials);
 }

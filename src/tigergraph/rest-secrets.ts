@@ -19,7 +19,9 @@ export async function restCreateSecret(
   if (env === undefined) return undefined;
   if (env.error) {
     if (/already exists/i.test(env.message)) {
-      throw new TigerGraphError('secret_exists', `The secret with alias ${alias ?? '(generated)'} already exists.`, { code: 'E-00001' });
+      throw new TigerGraphError('secret_exists', `The secret with alias ${alias ?? '(generated)'} already exists.`, {
+        code: 'E-00001',
+      });
     }
     throw failure('CREATE SECRET', env);
   }
@@ -39,18 +41,29 @@ export async function restListSecrets(gsql: GsqlClient, creds: AdminCredentials)
   const results = env.body?.['results'];
   // The docs show one object; pyTigerGraph expects a list. Accept both.
   const items = Array.isArray(results) ? results : isObject(results) && 'alias' in results ? [results] : [];
-  return items.filter(isObject).flatMap((item) =>
-    typeof item['alias'] === 'string' ? [{ alias: item['alias'], secret: maskSecret(String(item['value'] ?? '')) }] : [],
-  );
+  return items
+    .filter(isObject)
+    .flatMap((item) =>
+      typeof item['alias'] === 'string'
+        ? [{ alias: item['alias'], secret: maskSecret(String(item['value'] ?? '')) }]
+        : [],
+    );
 }
 
-export async function restDropSecret(gsql: GsqlClient, creds: AdminCredentials, alias: string): Promise<true | undefined> {
+export async function restDropSecret(
+  gsql: GsqlClient,
+  creds: AdminCredentials,
+  alias: string,
+): Promise<true | undefined> {
   const answer = await gsql.callJson(creds, 'DELETE', `/gsql/v1/secrets/${encodeURIComponent(alias)}`);
   const env = answered(answer);
   if (env === undefined) return undefined;
   if (!env.error) return true;
   if (answer.status === 404 || /not exist|doesn't exist|not found|Failed to drop/i.test(env.message)) {
-    throw new TigerGraphError('secret_not_found', `No secret with alias ${alias} to drop.`, { code: env.code, status: answer.status });
+    throw new TigerGraphError('secret_not_found', `No secret with alias ${alias} to drop.`, {
+      code: env.code,
+      status: answer.status,
+    });
   }
   throw failure('DROP SECRET', env, answer.status);
 }
@@ -59,12 +72,17 @@ function answered(answer: HttpAnswer): Envelope | undefined {
   const env = readEnvelope(answer.text);
   if (env.body === undefined && answer.status === 404) return undefined;
   if (env.body === undefined) {
-    throw new TigerGraphError('protocol', `Unexpected answer from the secrets API (HTTP ${answer.status}, not JSON)`, { status: answer.status });
+    throw new TigerGraphError('protocol', `Unexpected answer from the secrets API (HTTP ${answer.status}, not JSON)`, {
+      status: answer.status,
+    });
   }
   // A non-2xx JSON answer without the flag still counts as a failure.
   return answer.status >= 400 && !env.error ? { ...env, error: true } : env;
 }
 
 function failure(what: string, env: Envelope, status?: number): TigerGraphError {
-  return new TigerGraphError('protocol', `${what} failed: ${env.message.slice(0, 200) || 'no message'}`, { code: env.code, status });
+  return new TigerGraphError('protocol', `${what} failed: ${env.message.slice(0, 200) || 'no message'}`, {
+    code: env.code,
+    status,
+  });
 }

@@ -53,7 +53,11 @@ export function createTokenApi(opts: ClientOptions): TokenClient {
       } catch (err) {
         // A 4.1+ JWT drop names only the token, so a 400 there means the server does not know it.
         if (era === 'jwt' && err instanceof TigerGraphError && err.kind === 'bad_request' && status === 400) {
-          throw new TigerGraphError('token_not_found', `The token does not exist: ${err.message}`, { code: err.code, status, cause: err });
+          throw new TigerGraphError('token_not_found', `The token does not exist: ${err.message}`, {
+            code: err.code,
+            status,
+            cause: err,
+          });
         }
         throw err;
       }
@@ -72,6 +76,9 @@ function required(value: string, name: string): string {
 
 function checkLifetime(lifetime: number | undefined): void {
   if (lifetime !== undefined && !(Number.isInteger(lifetime) && lifetime > 0)) {
-    throw new TigerGraphError('bad_request', `lifetime must be a positive whole number of seconds, got ${String(lifetime)}`);
+    throw new TigerGraphError(
+      'bad_request',
+      `lifetime must be a positive whole number of seconds, got ${String(lifetime)}`,
+    );
   }
 }

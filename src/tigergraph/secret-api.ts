@@ -13,13 +13,20 @@ export interface SecretClient extends SecretApi {
   close(): Promise<void>;
 }
 
-
 export function createSecretApi(opts: SecretApiOptions): SecretClient {
   const gsqlUrl = opts.gsqlUrl ?? opts.restppUrl?.replace(/\/+$/, '').match(/^(.*)\/restpp$/)?.[1];
   if (gsqlUrl === undefined) {
-    throw new TigerGraphError('bad_request', 'gsqlUrl (the admin server, e.g. http://host:14240) is needed to manage secrets');
+    throw new TigerGraphError(
+      'bad_request',
+      'gsqlUrl (the admin server, e.g. http://host:14240) is needed to manage secrets',
+    );
   }
-  const gsql = createGsqlClient({ gsqlUrl, version: opts.version, dispatcher: opts.dispatcher, timeoutMs: opts.timeoutMs });
+  const gsql = createGsqlClient({
+    gsqlUrl,
+    version: opts.version,
+    dispatcher: opts.dispatcher,
+    timeoutMs: opts.timeoutMs,
+  });
   // 4.1+ has a REST secrets API; it answers JSON with the alias, where GSQL text needs a SHOW to learn it.
   const preferRest = wireEraOf(opts.version) === 'jwt';
 
@@ -43,7 +50,8 @@ export function createSecretApi(opts: SecretApiOptions): SecretClient {
     },
     listSecrets,
     async dropSecret(creds, graph, alias) {
-      if (!isSecretOrAlias(alias)) throw new TigerGraphError('bad_request', 'A secret alias must be letters, digits or _');
+      if (!isSecretOrAlias(alias))
+        throw new TigerGraphError('bad_request', 'A secret alias must be letters, digits or _');
       const viaRest = preferRest ? await restDropSecret(gsql, creds, alias) : undefined;
       if (viaRest === undefined) parseDropSecret(await run(creds, graph, `DROP SECRET ${alias}`), alias);
     },
@@ -64,6 +72,7 @@ function learnAlias(records: ReadonlyArray<{ alias: string; secret: string }>, s
 }
 
 function name(value: string, what: string): string {
-  if (!isName(value)) throw new TigerGraphError('bad_request', `A ${what} name must be an identifier (letters, digits, _)`);
+  if (!isName(value))
+    throw new TigerGraphError('bad_request', `A ${what} name must be an identifier (letters, digits, _)`);
   return value;
 }

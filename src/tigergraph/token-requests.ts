@@ -32,7 +32,10 @@ const METHOD = { request: 'POST', refresh: 'PUT', delete: 'DELETE' } as const;
 
 function queryCall(op: TokenOp, params: TokenCallParams, restppUrl: string): HttpCall {
   if (params.secret === undefined) {
-    throw new TigerGraphError('bad_request', 'Cannot request a token with username/password for versions < 3.5; pass a secret.');
+    throw new TigerGraphError(
+      'bad_request',
+      'Cannot request a token with username/password for versions < 3.5; pass a secret.',
+    );
   }
   const query = new URLSearchParams({ secret: params.secret });
   if (op !== 'request' && params.token !== undefined) query.set('token', params.token);
@@ -48,14 +51,19 @@ function jsonCall(op: TokenOp, params: TokenCallParams, restppUrl: string): Http
   if (op !== 'request' && params.token !== undefined) body['token'] = params.token;
   // Every official client sends the lifetime as a string of seconds.
   if (op !== 'delete' && params.lifetime !== undefined) body['lifetime'] = String(params.lifetime);
-  return withAuth({ method: METHOD[op], url: `${trim(restppUrl)}/requesttoken`, body: JSON.stringify(body) }, params.basic);
+  return withAuth(
+    { method: METHOD[op], url: `${trim(restppUrl)}/requesttoken`, body: JSON.stringify(body) },
+    params.basic,
+  );
 }
 
 function jwtCall(op: TokenOp, params: TokenCallParams, gsqlUrl: string): HttpCall {
   const url = `${gsqlUrl}/gsql/v1/tokens`;
   if (op === 'delete') {
     // Dropping a JWT needs a logged-in user; a secret logs in as the special user __GSQL__secret.
-    const creds = params.basic ?? (params.secret !== undefined ? { username: '__GSQL__secret', password: params.secret } : undefined);
+    const creds =
+      params.basic ??
+      (params.secret !== undefined ? { username: '__GSQL__secret', password: params.secret } : undefined);
     return withAuth({ method: 'DELETE', url, body: JSON.stringify({ tokens: params.token ?? '' }) }, creds);
   }
   // 4.1+ has no refresh on the wire: "refresh" mints a new token the same way.

@@ -11,7 +11,10 @@ export interface Version {
 export function parseVersion(value: string): Version {
   const match = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(String(value ?? ''));
   if (match === null) {
-    throw new TigerGraphError('bad_request', `Unrecognised TigerGraph version "${String(value)}"; expected e.g. "3.9.3"`);
+    throw new TigerGraphError(
+      'bad_request',
+      `Unrecognised TigerGraph version "${String(value)}"; expected e.g. "3.9.3"`,
+    );
   }
   return { major: Number(match[1]), minor: Number(match[2]), patch: Number(match[3] ?? 0) };
 }

@@ -25,14 +25,17 @@ export function createLeaseRunner(deps: {
       if (!(await leases.acquire(sid, owner, ttlMs))) return { acquired: false };
       // Renewing keeps a slow upstream call from letting the lease lapse, which would let another
       // instance start a second call for the same refresh.
-      const timer = setInterval(() => {
-        leases.renew(sid, owner, ttlMs).then(
-          (held) => {
-            if (!held) logger.warn({ sid: maskSecret(sid) }, 'token lease lost while refreshing');
-          },
-          (err: unknown) => logger.warn({ err, sid: maskSecret(sid) }, 'token lease renewal failed'),
-        );
-      }, Math.max(1, Math.floor(ttlMs / 3)));
+      const timer = setInterval(
+        () => {
+          leases.renew(sid, owner, ttlMs).then(
+            (held) => {
+              if (!held) logger.warn({ sid: maskSecret(sid) }, 'token lease lost while refreshing');
+            },
+            (err: unknown) => logger.warn({ err, sid: maskSecret(sid) }, 'token lease renewal failed'),
+          );
+        },
+        Math.max(1, Math.floor(ttlMs / 3)),
+      );
       timer.unref();
       try {
         return { acquired: true, value: await work() };

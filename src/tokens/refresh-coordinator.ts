@@ -113,7 +113,10 @@ export function createRefreshCoordinator(deps: {
       deps.metrics?.tokenDeletes.inc({ reason: 'replaced', result: 'ok' });
     } catch (err) {
       deps.metrics?.tokenDeletes.inc({ reason: 'replaced', result: 'error' });
-      logger.warn({ err: { code: (err as { code?: unknown }).code }, sid: maskSecret(req.sid) }, 'could not delete a replaced token upstream');
+      logger.warn(
+        { err: { code: (err as { code?: unknown }).code }, sid: maskSecret(req.sid) },
+        'could not delete a replaced token upstream',
+      );
     }
   }
 

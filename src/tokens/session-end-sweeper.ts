@@ -63,7 +63,10 @@ export function createSessionEndSweeper(deps: SessionEndSweeperDeps): SessionEnd
       secret = deps.cipher.decrypt(end.sealedSecret, sealedAs.sessionSecret(end.sid));
     } catch {
       // A retired key: nothing can delete this token any more but its own expiry.
-      logger.error({ sid: maskSecret(end.sid) }, 'ended session secret cannot be unsealed; its token lives until it expires');
+      logger.error(
+        { sid: maskSecret(end.sid) },
+        'ended session secret cannot be unsealed; its token lives until it expires',
+      );
       await queue.remove(member);
       result.ended += 1;
       return;
@@ -77,7 +80,11 @@ export function createSessionEndSweeper(deps: SessionEndSweeperDeps): SessionEnd
     const result: SessionEndSweepResult = { ended: 0, alive: 0, failed: 0 };
     for (;;) {
       if (stopped()) break;
-      const batch = await claimDecoded(queue, decodeSessionEnd, { now: deps.now(), claimMs: deps.claimMs, limit: batchSize });
+      const batch = await claimDecoded(queue, decodeSessionEnd, {
+        now: deps.now(),
+        claimMs: deps.claimMs,
+        limit: batchSize,
+      });
       for (const { member, value } of batch) {
         if (stopped()) break; // unprocessed claims come due again after claimMs
         try {
@@ -85,7 +92,10 @@ export function createSessionEndSweeper(deps: SessionEndSweeperDeps): SessionEnd
         } catch (err) {
           result.failed += 1;
           counted('error');
-          logger.warn({ err: { code: (err as { code?: unknown }).code } }, 'deleting the token of an ended session failed; retrying later');
+          logger.warn(
+            { err: { code: (err as { code?: unknown }).code } },
+            'deleting the token of an ended session failed; retrying later',
+          );
         }
       }
       if (batch.length < batchSize) break;

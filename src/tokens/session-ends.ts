@@ -24,7 +24,9 @@ export interface SessionEnds {
 
 export function encodeSessionEnd(end: SessionEnd): string {
   // Secret sessions keep the 3-element form, so entries written before OIDC existed still match.
-  return JSON.stringify(end.kind ? [end.sid, end.endsBy, end.sealedSecret, end.kind] : [end.sid, end.endsBy, end.sealedSecret]);
+  return JSON.stringify(
+    end.kind ? [end.sid, end.endsBy, end.sealedSecret, end.kind] : [end.sid, end.endsBy, end.sealedSecret],
+  );
 }
 
 export function decodeSessionEnd(member: string): SessionEnd | undefined {

@@ -32,10 +32,11 @@ export function createSingleFlight<T>(): SingleFlight<T> {
     has: (key) => running.has(key),
     async settled(key) {
       const call = running.get(key);
-      if (call) await call.then(
-        () => undefined,
-        () => undefined,
-      );
+      if (call)
+        await call.then(
+          () => undefined,
+          () => undefined,
+        );
     },
     size: () => running.size,
   };

@@ -97,7 +97,12 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
   const coordinator = createRefreshCoordinator({
     tokens: deps.tokens,
     leases: deps.leases,
-    lease: createLeaseRunner({ leases: deps.leases, ttlMs: deps.leaseTtlMs ?? 5000, instanceId: deps.instanceId, logger }),
+    lease: createLeaseRunner({
+      leases: deps.leases,
+      ttlMs: deps.leaseTtlMs ?? 5000,
+      instanceId: deps.instanceId,
+      logger,
+    }),
     upstream,
     refreshBeforeSec: deps.refreshBeforeSec,
     waitMs: deps.waitMs ?? 15_000,
@@ -127,7 +132,9 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
       // A token that already lasts as long as its session needs no refresh: one would outlive the session.
       if (fresh(seen) || lastsSession(seen, sessionTtlMs)) return seen!;
       const since = memo?.now() ?? 0;
-      const state = await shared(sid, () => coordinator.ensure({ sid, secret, sessionTtlMs: grace(sessionTtlMs), seen }));
+      const state = await shared(sid, () =>
+        coordinator.ensure({ sid, secret, sessionTtlMs: grace(sessionTtlMs), seen }),
+      );
       memo?.remember(sid, state, since);
       return state;
     },

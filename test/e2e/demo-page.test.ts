@@ -80,7 +80,9 @@ describeInBrowser('demo page in headless Chromium', () => {
     expect(await page.isVisible('#secret')).toBe(true);
     expect(await page.isHidden('#app-view')).toBe(true);
     // app.css applied under the CSP: the submit button takes the stylesheet's colour.
-    const background = await page.evaluate<string>("getComputedStyle(document.getElementById('login-button')).backgroundColor");
+    const background = await page.evaluate<string>(
+      "getComputedStyle(document.getElementById('login-button')).backgroundColor",
+    );
     expect(background).toBe('rgb(255, 102, 0)');
     expect(await page.textContent('#who')).toBe('Not logged in');
     expect(await page.isVisible('#who')).toBe(true);
@@ -91,7 +93,9 @@ describeInBrowser('demo page in headless Chromium', () => {
   test('when logged in, then the session bar shows the graph and both expiries as local time and "expires in"', async () => {
     const { page, problems } = await open();
     // Far from UTC, so a UTC time shown as if it were local would not pass.
-    await (await browser.context.newCDPSession(page)).send('Emulation.setTimezoneOverride', { timezoneId: 'Asia/Tokyo' });
+    await (
+      await browser.context.newCDPSession(page)
+    ).send('Emulation.setTimezoneOverride', { timezoneId: 'Asia/Tokyo' });
     await logIn(page, rig.secret);
     await page.locator('#who time').nth(1).waitFor();
     const session = await page.evaluate<{ tokenExpiresAt: string; sessionExpiresAt: string }>(
@@ -101,7 +105,9 @@ describeInBrowser('demo page in headless Chromium', () => {
     expect(who).toContain('Logged in to graph social');
     expect(who).toMatch(/Token expires in \d+ (min|h|days), at /);
     expect(who).toMatch(/Session expires in \d+ (min|h|days), at /);
-    const times = await page.$$eval('#who time', (els) => els.map((el) => [el.getAttribute('datetime') ?? '', el.textContent]));
+    const times = await page.$$eval('#who time', (els) =>
+      els.map((el) => [el.getAttribute('datetime') ?? '', el.textContent]),
+    );
     const tokyo = (iso: string) =>
       new Date(iso).toLocaleString('en-US', { timeZone: 'Asia/Tokyo', dateStyle: 'medium', timeStyle: 'short' });
     expect(times).toHaveLength(2);
@@ -118,14 +124,19 @@ describeInBrowser('demo page in headless Chromium', () => {
     const mark = rig.sim.seen().length;
     await logIn(page, rig.secret);
     await page.locator('button.endpoint').first().waitFor();
-    const listed = await page.$$eval('button.endpoint', (els) => els.map((el) => `${el.dataset.method} ${el.dataset.path}`));
+    const listed = await page.$$eval('button.endpoint', (els) =>
+      els.map((el) => `${el.dataset.method} ${el.dataset.path}`),
+    );
     for (const query of DEMO_QUERIES) {
       expect(listed).toContain(`GET /query/social/${query}`);
       expect(listed).toContain(`POST /query/social/${query}`);
     }
     expect(listed).toContain('POST /builtins/social');
     expect(listed.filter((entry) => entry.includes('/requesttoken'))).toEqual([]);
-    const asked = rig.sim.seen().slice(mark).filter((r) => r.path === '/endpoints/social');
+    const asked = rig.sim
+      .seen()
+      .slice(mark)
+      .filter((r) => r.path === '/endpoints/social');
     expect(asked.map((r) => [r.method, r.query, r.auth, r.status]).sort()).toEqual([
       ['GET', 'builtin=true', 'ok', 200],
       ['GET', 'dynamic=true', 'ok', 200],
@@ -139,13 +150,20 @@ describeInBrowser('demo page in headless Chromium', () => {
     const mark = rig.sim.seen().length;
     await page.click('button.endpoint[data-method="GET"][data-path="/query/social/hello"]');
     await page.locator('#output', { hasText: 'Hello, World!' }).waitFor();
-    expect(JSON.parse((await page.textContent('#output')) ?? '')).toMatchObject({ error: false, results: [{ greeting: 'Hello, World!' }] });
+    expect(JSON.parse((await page.textContent('#output')) ?? '')).toMatchObject({
+      error: false,
+      results: [{ greeting: 'Hello, World!' }],
+    });
     expect(await page.textContent('#answer-status')).toMatch(/^200 OK · GET \/query\/social\/hello · \d+ ms$/);
     expect(await page.getAttribute('#answer-status', 'class')).toBe('ok');
     expect(await page.inputValue('#path')).toBe('/query/social/hello');
-    expect(rig.sim.seen().slice(mark).filter((r) => r.path === '/query/social/hello').map((r) => [r.method, r.auth, r.status])).toEqual([
-      ['GET', 'ok', 200],
-    ]);
+    expect(
+      rig.sim
+        .seen()
+        .slice(mark)
+        .filter((r) => r.path === '/query/social/hello')
+        .map((r) => [r.method, r.auth, r.status]),
+    ).toEqual([['GET', 'ok', 200]]);
     expect(await page.textContent('#status')).toBe('');
     expect(await problems()).toEqual([]);
   });
@@ -160,15 +178,25 @@ describeInBrowser('demo page in headless Chromium', () => {
     expect(await page.inputValue('#method')).toBe('POST');
     expect(await page.isVisible('#body')).toBe(true);
     expect(JSON.parse(await page.inputValue('#body'))).toEqual({ name: '' });
-    expect(rig.sim.seen().slice(mark).filter((r) => r.path.startsWith('/query/'))).toEqual([]); // picking a POST does not send it
+    expect(
+      rig.sim
+        .seen()
+        .slice(mark)
+        .filter((r) => r.path.startsWith('/query/')),
+    ).toEqual([]); // picking a POST does not send it
     await page.fill('#body', '{"name": "Ada"}');
     await page.click('#run-button');
     await page.locator('#output', { hasText: 'Hello, Ada!' }).waitFor();
     const output = (await page.textContent('#output')) ?? '';
     expect(output).toBe(JSON.stringify(JSON.parse(output), null, 2));
     expect(await page.textContent('#answer-status')).toMatch(/^200 OK · POST \/query\/social\/hello · \d+ ms$/);
-    const posted = rig.sim.seen().slice(mark).filter((r) => r.path === '/query/social/hello');
-    expect(posted.map((r) => [r.method, r.bodyText, r.auth, r.status])).toEqual([['POST', '{"name": "Ada"}', 'ok', 200]]);
+    const posted = rig.sim
+      .seen()
+      .slice(mark)
+      .filter((r) => r.path === '/query/social/hello');
+    expect(posted.map((r) => [r.method, r.bodyText, r.auth, r.status])).toEqual([
+      ['POST', '{"name": "Ada"}', 'ok', 200],
+    ]);
     expect(await problems()).toEqual([]);
   });
 

@@ -8,7 +8,8 @@ const availability = firefoxAvailability();
 if (!availability.run) console.warn(`Skipping the Firefox test: ${availability.reason}`);
 const describeInFirefox = availability.run ? describe : describe.skip;
 
-const visible = (selector: string) => `(() => { const e = document.querySelector('${selector}'); return e && !e.hidden && getComputedStyle(e).display !== 'none'; })()`;
+const visible = (selector: string) =>
+  `(() => { const e = document.querySelector('${selector}'); return e && !e.hidden && getComputedStyle(e).display !== 'none'; })()`;
 
 describeInFirefox('the demo page in Firefox at http://localhost with the default Secure cookie', () => {
   let service: ServiceProcess;
@@ -29,13 +30,17 @@ describeInFirefox('the demo page in Firefox at http://localhost with the default
     const port = new URL(service.url).port;
     await page.navigate(`http://localhost:${port}/`);
     await page.waitFor(visible('#login-view'));
-    await page.evaluate(`(() => { document.querySelector('#secret').value = ${JSON.stringify(secret)}; document.querySelector('#login-button').click(); return true; })()`);
+    await page.evaluate(
+      `(() => { document.querySelector('#secret').value = ${JSON.stringify(secret)}; document.querySelector('#login-button').click(); return true; })()`,
+    );
     await page.waitFor(visible('#app-view'));
     await page.evaluate(`(() => { document.querySelector('#run-button').click(); return true; })()`);
     await page.waitFor(`document.querySelector('#output').textContent.includes('alice')`);
 
     const cookies = await page.cookies();
-    expect(cookies.map((c) => [c.name, c.secure, c.httpOnly, c.sameSite.toLowerCase(), c.path])).toEqual([['__Host-tgbff', true, true, 'strict', '/']]);
+    expect(cookies.map((c) => [c.name, c.secure, c.httpOnly, c.sameSite.toLowerCase(), c.path])).toEqual([
+      ['__Host-tgbff', true, true, 'strict', '/'],
+    ]);
     expect(await page.evaluate<string>('document.cookie')).toBe('');
     expect(await page.evaluate<string>('document.body.innerText')).not.toContain(secret!);
   }, 60_000);

@@ -20,12 +20,20 @@ async function readmeStartCommand(): Promise<string> {
   const setup = /## Set-up\s+```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
   const line = setup.split('\n').find((l) => /\bnpm start\b/.test(l));
   if (!line) throw new Error('README Set-up has no npm start line');
-  return line.replace(/#.*$/, '').replace(/^\s*npm install\s*&&\s*/, '').trim();
+  return line
+    .replace(/#.*$/, '')
+    .replace(/^\s*npm install\s*&&\s*/, '')
+    .trim();
 }
 
 async function freshCopy(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'tgbff-readme-'));
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' }).split('\0').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: REPO,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter(Boolean);
   for (const file of files) {
     await mkdir(dirname(join(dir, file)), { recursive: true });
     await copyFile(join(REPO, file), join(dir, file)).catch(() => undefined); // deleted but not yet committed
@@ -106,10 +114,16 @@ describeInBrowser('the README start command, in a browser', () => {
     await page.locator('#output', { hasText: 'alice' }).waitFor();
 
     const cookies = await browser.context.cookies();
-    expect(cookies.map((c) => [c.name, c.secure, c.httpOnly, c.sameSite])).toEqual([['__Host-tgbff', true, true, 'Strict']]);
-    const tokens = ((await (await fetch(`${restppUrl}/__sim/tokens`)).json()) as Array<{ token: string }>).map((t) => t.token);
+    expect(cookies.map((c) => [c.name, c.secure, c.httpOnly, c.sameSite])).toEqual([
+      ['__Host-tgbff', true, true, 'Strict'],
+    ]);
+    const tokens = ((await (await fetch(`${restppUrl}/__sim/tokens`)).json()) as Array<{ token: string }>).map(
+      (t) => t.token,
+    );
     expect(tokens.length).toBeGreaterThan(0); // the query ran on a real token, which the page must never see
-    const storage = await page.evaluate<string>('JSON.stringify([document.cookie, { ...localStorage }, { ...sessionStorage }])');
+    const storage = await page.evaluate<string>(
+      'JSON.stringify([document.cookie, { ...localStorage }, { ...sessionStorage }])',
+    );
 
     await page.click('#logout-button');
     await page.locator('#login-view').waitFor({ state: 'visible' });

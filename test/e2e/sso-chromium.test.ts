@@ -123,10 +123,16 @@ describeInBrowser('single sign-on in headless Chromium', () => {
     await page.click('#run-button');
     await page.locator('#output').filter({ hasText: 'v_id' }).waitFor();
     expect(relayed).toContain('200 /api/graph/social/vertices/Person');
-    const bearers = sim.seen().map((r) => String(r.headers?.authorization ?? '')).filter((h) => h.startsWith('Bearer '));
+    const bearers = sim
+      .seen()
+      .map((r) => String(r.headers?.authorization ?? ''))
+      .filter((h) => h.startsWith('Bearer '));
     expect(bearers.length).toBeGreaterThan(0);
     const jwt = bearers[bearers.length - 1]!.slice('Bearer '.length);
-    const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as { sub: string; aud: string };
+    const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as {
+      sub: string;
+      aud: string;
+    };
     expect(claims.sub).toBe('alice');
 
     // Nothing of the IdP's tokens within the page's reach.

@@ -136,7 +136,10 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
-      if (redisUrl) await deleteByPrefix(redisUrl, prefix, config.redis.mode === 'memory' ? {} : config.redis).catch(() => undefined);
+      if (redisUrl)
+        await deleteByPrefix(redisUrl, prefix, config.redis.mode === 'memory' ? {} : config.redis).catch(
+          () => undefined,
+        );
       for (const client of clients) client.disconnect();
       await service.close();
       await between?.close();
@@ -183,7 +186,11 @@ export async function untilReady(rig: Rig, timeoutMs = 10_000): Promise<number> 
   return status;
 }
 
-async function deleteByPrefix(url: string, prefix: string, auth: { username?: string; password?: string }): Promise<void> {
+async function deleteByPrefix(
+  url: string,
+  prefix: string,
+  auth: { username?: string; password?: string },
+): Promise<void> {
   const client = new Redis(url, {
     maxRetriesPerRequest: 1,
     connectTimeout: 1000,

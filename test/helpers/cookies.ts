@@ -1,5 +1,9 @@
 /** Splits a Set-Cookie header into its name=value and lower-cased attributes. */
-export function parseSetCookie(header: string): { name: string; value: string; attributes: Record<string, string | true> } {
+export function parseSetCookie(header: string): {
+  name: string;
+  value: string;
+  attributes: Record<string, string | true>;
+} {
   const [pair, ...attrs] = header.split(';').map((part) => part.trim());
   const eq = pair!.indexOf('=');
   const attributes: Record<string, string | true> = {};

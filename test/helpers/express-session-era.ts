@@ -82,7 +82,11 @@ export function expressSessionApp(store: RedisStore, secrets: string[], cookieNa
   });
   app.get('/read', (req, res) => {
     const loaded = (req.session as Partial<SessionData>).tg !== undefined || req.session.graph !== undefined;
-    res.json(loaded ? { sid: req.sessionID, graph: req.session.graph ?? null, tg: req.session.tg ?? null } : { sid: null, graph: null, tg: null });
+    res.json(
+      loaded
+        ? { sid: req.sessionID, graph: req.session.graph ?? null, tg: req.session.tg ?? null }
+        : { sid: null, graph: null, tg: null },
+    );
   });
   app.post('/logout', (req, res, next) => req.session.destroy((err) => (err ? next(err) : res.status(204).end())));
   return app;

@@ -36,7 +36,10 @@ interface Pair {
 }
 
 /** A loopback TCP proxy in front of one target, for faults no real server can be asked to make on cue. */
-export async function startFaultProxy(target: { host?: string; port: number }, initial: FaultMode = { kind: 'pass' }): Promise<FaultProxy> {
+export async function startFaultProxy(
+  target: { host?: string; port: number },
+  initial: FaultMode = { kind: 'pass' },
+): Promise<FaultProxy> {
   let mode: FaultMode = initial;
   let accepted = 0;
   const pairs = new Set<Pair>();

@@ -68,7 +68,13 @@ export async function launchFirefox(): Promise<FirefoxPage> {
   let nextId = 1;
   const waiting = new Map<number, { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }>();
   ws.addEventListener('message', (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; type: string; result?: Record<string, unknown>; error?: string; message?: string };
+    const message = JSON.parse(String(event.data)) as {
+      id?: number;
+      type: string;
+      result?: Record<string, unknown>;
+      error?: string;
+      message?: string;
+    };
     if (message.id === undefined) return; // events
     const pending = waiting.get(message.id);
     waiting.delete(message.id);

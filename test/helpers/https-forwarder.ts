@@ -16,7 +16,11 @@ export interface HttpsForwarder {
  * passed on unchanged, so a 4.1 simulator's admin port answers https://…/restpp/… (RESTPP) and
  * https://…/gsql/… (admin server) on one TLS origin. Bodies stream both ways.
  */
-export async function startHttpsForwarder(opts: { target: string; key: string; cert: string }): Promise<HttpsForwarder> {
+export async function startHttpsForwarder(opts: {
+  target: string;
+  key: string;
+  cert: string;
+}): Promise<HttpsForwarder> {
   const target = new URL(opts.target);
   const seen: string[] = [];
   const server: Server = createServer({ key: opts.key, cert: opts.cert }, (req, res) => {

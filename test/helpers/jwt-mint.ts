@@ -33,7 +33,9 @@ export function mintJwt(
   const input = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
   const hash = HASH[opts.alg.slice(2) as keyof typeof HASH];
   const signature = opts.alg.startsWith('HS')
-    ? createHmac(hash, typeof opts.key === 'string' ? opts.key : opts.key.export()).update(input).digest()
+    ? createHmac(hash, typeof opts.key === 'string' ? opts.key : opts.key.export())
+        .update(input)
+        .digest()
     : sign(hash, Buffer.from(input), opts.key);
   return `${input}.${b64url(signature)}`;
 }

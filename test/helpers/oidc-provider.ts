@@ -83,7 +83,9 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
   const privateJwk = { ...(await exportJWK(privateKey)), kid: 'test-rs256', alg: 'RS256', use: 'sig' };
   const publicJwk = { ...(await exportJWK(publicKey)), kid: 'test-rs256', alg: 'RS256', use: 'sig' };
   const { createPublicKey } = await import('node:crypto');
-  const publicPem = createPublicKey({ key: publicJwk as import('node:crypto').JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
+  const publicPem = createPublicKey({ key: publicJwk as import('node:crypto').JsonWebKey, format: 'jwk' })
+    .export({ type: 'spki', format: 'pem' })
+    .toString();
   const foreign = await generateKeyPair('RS256');
 
   const provider = await quietly(async (): Promise<ProviderClass> => {
@@ -98,7 +100,10 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
           token_endpoint_auth_method: 'client_secret_basic',
-          ...(options.backchannelLogoutUri && { backchannel_logout_uri: options.backchannelLogoutUri, backchannel_logout_session_required: true }),
+          ...(options.backchannelLogoutUri && {
+            backchannel_logout_uri: options.backchannelLogoutUri,
+            backchannel_logout_session_required: true,
+          }),
         },
       ],
       jwks: { keys: [privateJwk] },
@@ -124,13 +129,27 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
           useGrantedResource: () => true,
           getResourceServerInfo: (_ctx, resource) => {
             if (resource !== audience) throw new providerErrors.InvalidTarget();
-            return { scope: 'openid profile', audience: options.issuedAudience ?? audience, accessTokenFormat: 'jwt', accessTokenTTL: options.accessTokenTtl ?? 300, jwt: { sign: { alg: 'RS256' } } };
+            return {
+              scope: 'openid profile',
+              audience: options.issuedAudience ?? audience,
+              accessTokenFormat: 'jwt',
+              accessTokenTTL: options.accessTokenTtl ?? 300,
+              jwt: { sign: { alg: 'RS256' } },
+            };
           },
         },
       },
       extraTokenClaims: () => options.accessClaims,
       rotateRefreshToken: () => options.rotateRefreshTokens === true,
-      ttl: { RefreshToken: 3600, Session: 3600, Grant: 3600, Interaction: 600, AuthorizationCode: 60, IdToken: 300, AccessToken: options.accessTokenTtl ?? 300 },
+      ttl: {
+        RefreshToken: 3600,
+        Session: 3600,
+        Grant: 3600,
+        Interaction: 600,
+        AuthorizationCode: 60,
+        IdToken: 300,
+        AccessToken: options.accessTokenTtl ?? 300,
+      },
     });
   });
   provider.on('server_error', (_ctx, err) => console.error('test IdP server_error', err));
@@ -184,7 +203,14 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
     },
     async logoutToken(claims, opts) {
       const now = Math.floor(Date.now() / 1000);
-      const base: Record<string, unknown> = { iss: issuer, aud: clientId, iat: now, exp: now + 120, jti: `jti-${Math.random().toString(36).slice(2)}`, events: { [BACKCHANNEL_EVENT]: {} } };
+      const base: Record<string, unknown> = {
+        iss: issuer,
+        aud: clientId,
+        iat: now,
+        exp: now + 120,
+        jti: `jti-${Math.random().toString(36).slice(2)}`,
+        events: { [BACKCHANNEL_EVENT]: {} },
+      };
       const merged = { ...base, ...claims };
       for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
       const key = opts?.key === 'foreign' ? foreign.privateKey : privateKey;

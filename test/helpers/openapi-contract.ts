@@ -62,17 +62,27 @@ export function loadContract(doc: Json = loadDocument()): Contract {
       const content = response['content'] as Record<string, Json> | undefined;
       const text = answer.text ?? '';
       if (!content || method.toUpperCase() === 'HEAD') {
-        if (text !== '') throw new Error(`${method} ${template} ${answer.status} has a body the document does not describe: ${text.slice(0, 200)}`);
+        if (text !== '')
+          throw new Error(
+            `${method} ${template} ${answer.status} has a body the document does not describe: ${text.slice(0, 200)}`,
+          );
         return;
       }
-      const type = String(answer.headers['content-type'] ?? '').split(';')[0]!.trim();
+      const type = String(answer.headers['content-type'] ?? '')
+        .split(';')[0]!
+        .trim();
       const mediaType = type in content ? type : '*/*' in content ? '*/*' : undefined;
-      if (mediaType === undefined) throw new Error(`${method} ${template} ${answer.status} answered ${type}; the document lists ${Object.keys(content).join(', ')}`);
+      if (mediaType === undefined)
+        throw new Error(
+          `${method} ${template} ${answer.status} answered ${type}; the document lists ${Object.keys(content).join(', ')}`,
+        );
       const validate = ajv.getSchema(`openapi#${pointer}/content/${escapePointer(mediaType)}/schema`);
       if (!validate) throw new Error(`no schema at ${pointer}`);
       const body = type === 'application/json' ? JSON.parse(text) : text;
       if (!validate(body)) {
-        throw new Error(`${method} ${template} ${answer.status} body does not fit the document: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`);
+        throw new Error(
+          `${method} ${template} ${answer.status} body does not fit the document: ${ajv.errorsText(validate.errors)}\n${text.slice(0, 500)}`,
+        );
       }
     },
   };
@@ -85,7 +95,9 @@ export function documentedErrorCodes(doc: Json): { enum: string[]; byStatus: Map
   for (const [name, schema] of Object.entries(schemas)) {
     const match = /^Error(\d{3})$/.exec(name);
     if (!match) continue;
-    const code = (((schema['properties'] as Json)['error'] as Json)['properties'] as Json)['code'] as { enum: string[] };
+    const code = (((schema['properties'] as Json)['error'] as Json)['properties'] as Json)['code'] as {
+      enum: string[];
+    };
     byStatus.set(Number(match[1]), code.enum);
   }
   return { enum: (schemas['ErrorCode'] as { enum: string[] }).enum, byStatus };

@@ -24,7 +24,14 @@ export function rawRequest(
   const length = opts.body === undefined ? {} : { 'content-length': Buffer.byteLength(opts.body) };
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: hostname, port: Number(port), path: target, method: opts.method ?? 'GET', headers: { ...length, ...opts.headers }, agent: false },
+      {
+        host: hostname,
+        port: Number(port),
+        path: target,
+        method: opts.method ?? 'GET',
+        headers: { ...length, ...opts.headers },
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -37,7 +37,13 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   const client = (port: number): Redis => {
     const known = clients.get(port);
     if (known) return known;
-    const c = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, connectTimeout: 500, commandTimeout: 2000 });
+    const c = new Redis({
+      port,
+      host: '127.0.0.1',
+      maxRetriesPerRequest: 0,
+      connectTimeout: 500,
+      commandTimeout: 2000,
+    });
     c.on('error', () => undefined); // polling below answers failures
     clients.set(port, c);
     return c;
@@ -50,7 +56,14 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   try {
     for (let i = 0; i < count; i += 1) {
       // nodes.conf is relative to --dir, which startRedisServer makes private to each node.
-      const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '3000'];
+      const args = [
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-node-timeout',
+        '3000',
+      ];
       // The bus port is the node's port + 10000 by default, past 65535 for a free port above 55535 (this
       // machine hands out ports up to 60999, and Redis then refuses to start): always pick one.
       const bus = ['--cluster-port', String(await freePort())];
@@ -58,17 +71,26 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       nodes.push(await startRedisServer({ ...(tls.tls && { tls: tls.tls }), args: [...args, ...bus, ...tls.args] }));
     }
     const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
-    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
-    await poll(async () => {
-      for (const node of nodes) {
-        const info = await client(node.port).cluster('INFO');
-        if (!info.includes('cluster_state:ok') || !info.includes(`cluster_known_nodes:${count}`)) return false;
-      }
-      return true;
-    }, 20_000, 'cluster_state:ok on every node');
+    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], {
+      timeout: 30_000,
+    });
+    await poll(
+      async () => {
+        for (const node of nodes) {
+          const info = await client(node.port).cluster('INFO');
+          if (!info.includes('cluster_state:ok') || !info.includes(`cluster_known_nodes:${count}`)) return false;
+        }
+        return true;
+      },
+      20_000,
+      'cluster_state:ok on every node',
+    );
   } catch (err) {
     await stop();
-    throw new Error(`could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`, { cause: err });
+    throw new Error(
+      `could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`,
+      { cause: err },
+    );
   }
 
   return {

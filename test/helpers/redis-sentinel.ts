@@ -49,7 +49,15 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
     const known = clients.get(port);
     if (known) return known;
     const tls = cert && started.some((s) => s.tlsPort === port) ? { tls: { ca: readFileSync(cert.certFile) } } : {};
-    const c = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, connectTimeout: 500, commandTimeout: 1000, retryStrategy: () => 200, ...tls });
+    const c = new Redis({
+      port,
+      host: '127.0.0.1',
+      maxRetriesPerRequest: 0,
+      connectTimeout: 500,
+      commandTimeout: 1000,
+      retryStrategy: () => 200,
+      ...tls,
+    });
     c.on('error', () => undefined); // dead nodes are expected here; callers poll until an answer fits
     clients.set(port, c);
     return c;
@@ -78,7 +86,11 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       args: [...tlsLinks.args, '--replicaof', '127.0.0.1', String(linkPort(master)), '--repl-diskless-sync-delay', '0'],
     });
     started.push(replica);
-    await poll(async () => (await client(replica.port).info('replication')).includes('master_link_status:up'), 10_000, 'replica sync');
+    await poll(
+      async () => (await client(replica.port).info('replication')).includes('master_link_status:up'),
+      10_000,
+      'replica sync',
+    );
     for (let i = 0; i < 3; i += 1) {
       const file = join(confDir, `sentinel-${i}.conf`);
       writeFileSync(
@@ -100,7 +112,9 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
   }
 
   const askMaster = async (port: number): Promise<number | undefined> => {
-    const reply = (await client(port).call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name).catch(() => null)) as string[] | null;
+    const reply = (await client(port)
+      .call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name)
+      .catch(() => null)) as string[] | null;
     return reply ? Number(reply[1]) : undefined;
   };
 
@@ -118,21 +132,31 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       throw new Error('no sentinel answered');
     },
     async waitForMaster(port, timeoutMs = 20_000) {
-      await poll(async () => {
-        const named = await Promise.all(sentinels.map((s) => askMaster(s.port)));
-        return named.every((p) => p === undefined || p === port) && named.some((p) => p === port);
-      }, timeoutMs, `sentinels to name ${port} as master`);
+      await poll(
+        async () => {
+          const named = await Promise.all(sentinels.map((s) => askMaster(s.port)));
+          return named.every((p) => p === undefined || p === port) && named.some((p) => p === port);
+        },
+        timeoutMs,
+        `sentinels to name ${port} as master`,
+      );
     },
     async waitUntilReady(timeoutMs = 15_000) {
-      await poll(async () => {
-        for (const s of sentinels) {
-          const fields = toRecord((await client(s.port).call('SENTINEL', 'MASTER', name)) as string[]);
-          if (fields['num-other-sentinels'] !== '2' || fields['num-slaves'] !== '1' || fields.flags !== 'master') return false;
-          const replicas = (await client(s.port).call('SENTINEL', 'REPLICAS', name)) as string[][];
-          if (!replicas.every((r) => toRecord(r)['master-link-status'] === 'ok' && toRecord(r).flags === 'slave')) return false;
-        }
-        return true;
-      }, timeoutMs, 'sentinels to see the replica and each other');
+      await poll(
+        async () => {
+          for (const s of sentinels) {
+            const fields = toRecord((await client(s.port).call('SENTINEL', 'MASTER', name)) as string[]);
+            if (fields['num-other-sentinels'] !== '2' || fields['num-slaves'] !== '1' || fields.flags !== 'master')
+              return false;
+            const replicas = (await client(s.port).call('SENTINEL', 'REPLICAS', name)) as string[][];
+            if (!replicas.every((r) => toRecord(r)['master-link-status'] === 'ok' && toRecord(r).flags === 'slave'))
+              return false;
+          }
+          return true;
+        },
+        timeoutMs,
+        'sentinels to see the replica and each other',
+      );
     },
     client,
     stop,

@@ -107,8 +107,18 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
 
 /** The server side of TLS; the certificate is self-signed, so it is its own CA (for tls-replication and the cluster bus). */
 function tlsArgs(cert: TlsCert, tlsPort: number): string[] {
-  return ['--tls-port', String(tlsPort), '--tls-cert-file', cert.certFile, '--tls-key-file', cert.keyFile,
-    '--tls-ca-cert-file', cert.certFile, '--tls-auth-clients', 'no'];
+  return [
+    '--tls-port',
+    String(tlsPort),
+    '--tls-cert-file',
+    cert.certFile,
+    '--tls-key-file',
+    cert.keyFile,
+    '--tls-ca-cert-file',
+    cert.certFile,
+    '--tls-auth-clients',
+    'no',
+  ];
 }
 
 /** Raw RESP so the helper does not depend on the client under test. */

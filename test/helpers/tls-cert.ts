@@ -18,9 +18,26 @@ export async function makeLoopbackCert(): Promise<TlsCert> {
   const dir = mkdtempSync(join(tmpdir(), 'tls-cert-'));
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
-  await run('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile,
-  ], { timeout: 30_000 });
+  await run(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { timeout: 30_000 },
+  );
   return { certFile, keyFile, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

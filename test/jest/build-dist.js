@@ -36,7 +36,9 @@ function fingerprint() {
 export default function buildDist() {
   const before = fingerprint();
   if (before.complete && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === before.value) return;
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+    stdio: 'inherit',
+  });
   mkdirSync(dirname(STAMP), { recursive: true });
   writeFileSync(STAMP, fingerprint().value);
 }

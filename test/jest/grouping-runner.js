@@ -37,7 +37,8 @@ export default class GroupingRunner extends TestRunner {
     const parallel = tests.filter((test) => !serial.includes(test));
     const inBand = this.#globalConfig.runInBand === true;
     // No more workers than files: one file starts one worker, not maxWorkers of them.
-    if (parallel.length > 0) await this.#run(parallel, watcher, inBand, Math.min(this.#globalConfig.maxWorkers, parallel.length));
+    if (parallel.length > 0)
+      await this.#run(parallel, watcher, inBand, Math.min(this.#globalConfig.maxWorkers, parallel.length));
     if (serial.length > 0 && !watcher.isInterrupted()) await this.#run(serial, watcher, inBand, 1);
   }
 

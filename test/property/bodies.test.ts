@@ -21,24 +21,40 @@ const shapedBody = fc.dictionary(field, fieldValue, { maxKeys: 5 }).map((o) => B
 const wellTyped = fc
   .oneof(
     fc.record({ secret: fc.string({ minLength: 1, maxLength: 40 }), graph: fc.constantFrom('social', null) }),
-    fc.record({ username: fc.constantFrom('tigergraph', 'fuzz_user', 'a'), password: fc.constantFrom(PASSWORD, 'wrong-password'), graph: fc.constantFrom('social', null) }),
-    fc.record({ graph: fc.constant('social'), alias: fc.stringMatching(/^[a-z][a-z0-9_]{0,10}$/) }, { requiredKeys: ['graph'] }),
+    fc.record({
+      username: fc.constantFrom('tigergraph', 'fuzz_user', 'a'),
+      password: fc.constantFrom(PASSWORD, 'wrong-password'),
+      graph: fc.constantFrom('social', null),
+    }),
+    fc.record(
+      { graph: fc.constant('social'), alias: fc.stringMatching(/^[a-z][a-z0-9_]{0,10}$/) },
+      { requiredKeys: ['graph'] },
+    ),
   )
   .map((o) => Buffer.from(JSON.stringify(o)));
 
-const nested = fc.tuple(fc.integer({ min: 1, max: 20_000 }), fc.constantFrom('[', '{"a":')).map(([depth, open]) =>
-  Buffer.from(open.repeat(depth) + (open === '[' ? ']' : '1}').repeat(depth)),
-);
-const huge = fc.tuple(fc.integer({ min: 15_000, max: 2_000_000 }), fc.constantFrom('secret', 'password')).map(([n, key]) =>
-  Buffer.from(JSON.stringify({ [key]: 'x'.repeat(n), graph: 'social' })),
-);
-const invalidUtf8 = fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 8 }), fc.constantFrom(0xff, 0xc0, 0xed, 0xf8)).map(([bytes, bad]) =>
-  Buffer.concat([Buffer.from('{"secret":"'), Buffer.from(bytes), Buffer.from([bad, 0x80]), Buffer.from('","graph":"social"}')]),
-);
+const nested = fc
+  .tuple(fc.integer({ min: 1, max: 20_000 }), fc.constantFrom('[', '{"a":'))
+  .map(([depth, open]) => Buffer.from(open.repeat(depth) + (open === '[' ? ']' : '1}').repeat(depth)));
+const huge = fc
+  .tuple(fc.integer({ min: 15_000, max: 2_000_000 }), fc.constantFrom('secret', 'password'))
+  .map(([n, key]) => Buffer.from(JSON.stringify({ [key]: 'x'.repeat(n), graph: 'social' })));
+const invalidUtf8 = fc
+  .tuple(fc.uint8Array({ minLength: 1, maxLength: 8 }), fc.constantFrom(0xff, 0xc0, 0xed, 0xf8))
+  .map(([bytes, bad]) =>
+    Buffer.concat([
+      Buffer.from('{"secret":"'),
+      Buffer.from(bytes),
+      Buffer.from([bad, 0x80]),
+      Buffer.from('","graph":"social"}'),
+    ]),
+  );
 const garbage = fc.oneof(
   fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)),
   fc.string({ maxLength: 100 }).map((s) => Buffer.from(s)),
-  fc.constantFrom('', 'null', '[]', '"secret"', '{', '{"secret":', '1e999999', '{"secret":"a"}{"x":1}').map((s) => Buffer.from(s)),
+  fc
+    .constantFrom('', 'null', '[]', '"secret"', '{', '{"secret":', '1e999999', '{"secret":"a"}{"x":1}')
+    .map((s) => Buffer.from(s)),
 );
 const body = fc.oneof(
   { weight: 4, arbitrary: shapedBody },
@@ -50,13 +66,31 @@ const body = fc.oneof(
 );
 
 const contentType = fc.constantFrom(
-  'application/json', 'application/json', 'application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json; charset=latin1',
-  'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x',
-  'application/vnd.api+json', '', 'json',
+  'application/json',
+  'application/json',
+  'application/json',
+  'application/json',
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-16',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/vnd.api+json',
+  '',
+  'json',
 );
 const route = fc.constantFrom(
-  'POST /auth/login', 'POST /auth/login', 'POST /auth/login', 'POST /admin/secrets', 'POST /admin/secrets',
-  'DELETE /admin/secrets/x', 'GET /admin/secrets?graph=social', 'POST /auth/logout',
+  'POST /auth/login',
+  'POST /auth/login',
+  'POST /auth/login',
+  'POST /admin/secrets',
+  'POST /admin/secrets',
+  'DELETE /admin/secrets/x',
+  'GET /admin/secrets?graph=social',
+  'POST /auth/logout',
 );
 const framing = fc.constantFrom('length', 'length', 'chunked', 'gzip');
 
@@ -71,41 +105,70 @@ describe('login, admin and password bodies (real app)', () => {
   });
   afterAll(async () => rig?.close());
 
-  it('when any body is sent to the login, password or admin routes, in any content type or framing, then the answer is a 4xx JSON error or a success, never a 5xx, and the service keeps serving', async () => {
-    await holds(
-      'bodies: real app',
-      fc.asyncProperty(route, body, contentType, framing, fc.boolean(), async (target, payload, type, frame, admin) => {
-        const [method, path] = target.split(' ') as [string, string];
-        const head = [
-          `${method} ${path} HTTP/1.1`,
-          'Host: 127.0.0.1',
-          'X-Requested-With: XMLHttpRequest',
-          'Connection: close',
-          ...(type === '' ? [] : [`Content-Type: ${type}`]),
-          ...(admin ? [`Authorization: Basic ${ADMIN}`] : []),
-          ...(frame === 'chunked' ? ['Transfer-Encoding: chunked'] : [`Content-Length: ${payload.length}`]),
-          ...(frame === 'gzip' ? ['Content-Encoding: gzip'] : []),
-        ].join('\r\n');
-        const framed = frame === 'chunked' && payload.length > 0
-          ? Buffer.concat([Buffer.from(`${payload.length.toString(16)}\r\n`), payload, Buffer.from('\r\n0\r\n\r\n')])
-          : frame === 'chunked' ? Buffer.from('0\r\n\r\n') : payload;
-        const answer = await rawRoundTrip(rig.port, Buffer.concat([Buffer.from(`${head}\r\n\r\n`), framed]));
-        expect(answer.status).toBeGreaterThanOrEqual(200);
-        expect(answer.status).toBeLessThan(500);
-        if (answer.status < 300 && path === '/admin/secrets') created.push(...Object.values(JSON.parse(answer.body) as object).filter((v): v is string => typeof v === 'string'));
-        if (answer.status >= 400) {
-          expect(JSON.parse(answer.body)).toEqual({ error: { code: expect.stringMatching(/^[a-z_]+$/), message: expect.any(String) } });
-        }
-      }),
-      { numRuns: runs(150, 1) },
-    );
-    const health = await rawRoundTrip(rig.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-    expect(health.status).toBe(200);
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'when any body is sent to the login, password or admin routes, in any content type or framing, then the answer is a 4xx JSON error or a success, never a 5xx, and the service keeps serving',
+    async () => {
+      await holds(
+        'bodies: real app',
+        fc.asyncProperty(
+          route,
+          body,
+          contentType,
+          framing,
+          fc.boolean(),
+          async (target, payload, type, frame, admin) => {
+            const [method, path] = target.split(' ') as [string, string];
+            const head = [
+              `${method} ${path} HTTP/1.1`,
+              'Host: 127.0.0.1',
+              'X-Requested-With: XMLHttpRequest',
+              'Connection: close',
+              ...(type === '' ? [] : [`Content-Type: ${type}`]),
+              ...(admin ? [`Authorization: Basic ${ADMIN}`] : []),
+              ...(frame === 'chunked' ? ['Transfer-Encoding: chunked'] : [`Content-Length: ${payload.length}`]),
+              ...(frame === 'gzip' ? ['Content-Encoding: gzip'] : []),
+            ].join('\r\n');
+            const framed =
+              frame === 'chunked' && payload.length > 0
+                ? Buffer.concat([
+                    Buffer.from(`${payload.length.toString(16)}\r\n`),
+                    payload,
+                    Buffer.from('\r\n0\r\n\r\n'),
+                  ])
+                : frame === 'chunked'
+                  ? Buffer.from('0\r\n\r\n')
+                  : payload;
+            const answer = await rawRoundTrip(rig.port, Buffer.concat([Buffer.from(`${head}\r\n\r\n`), framed]));
+            expect(answer.status).toBeGreaterThanOrEqual(200);
+            expect(answer.status).toBeLessThan(500);
+            if (answer.status < 300 && path === '/admin/secrets')
+              created.push(
+                ...Object.values(JSON.parse(answer.body) as object).filter((v): v is string => typeof v === 'string'),
+              );
+            if (answer.status >= 400) {
+              expect(JSON.parse(answer.body)).toEqual({
+                error: { code: expect.stringMatching(/^[a-z_]+$/), message: expect.any(String) },
+              });
+            }
+          },
+        ),
+        { numRuns: runs(150, 1) },
+      );
+      const health = await rawRoundTrip(rig.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(health.status).toBe(200);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
   it('when the runs are over, then no password, secret or token is in any Redis key or log line', async () => {
     const texts = [...(await dumpKeys(rig.redis, rig.prefix)), rig.logs()];
-    const found = leaked(texts, [PASSWORD, 'tigergraph:tigergraph', ADMIN, ...created.filter((v) => v.length >= 16), ...rig.sim.tokens().map((t) => t.token)]);
+    const found = leaked(texts, [
+      PASSWORD,
+      'tigergraph:tigergraph',
+      ADMIN,
+      ...created.filter((v) => v.length >= 16),
+      ...rig.sim.tokens().map((t) => t.token),
+    ]);
     tallyLeaks('bodies', texts.length, found);
     expect(found).toEqual([]);
   });

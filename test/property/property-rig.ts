@@ -71,19 +71,27 @@ export async function startPropertyRig(options: PropertyRigOptions = {}): Promis
 }
 
 /** The counting tap: records each request raw, forwards it to the data server, adds `inject` to the answer. */
-async function startTap(target: string, tapped: Tapped[], inject: Array<[string, string]>): Promise<{ url: string; close(): Promise<void> }> {
+async function startTap(
+  target: string,
+  tapped: Tapped[],
+  inject: Array<[string, string]>,
+): Promise<{ url: string; close(): Promise<void> }> {
   const tap = http.createServer((req, res) => {
     const headers: Array<[string, string]> = [];
     for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
     tapped.push({ method: req.method ?? '', url: req.url ?? '', headers });
     const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
     const { host: _host, ...forwarded } = req.headers;
-    const onward = http.request(target + (req.url ?? '/'), { method: req.method, headers: forwarded, agent: false }, (answer) => {
-      const out: string[] = [...answer.rawHeaders];
-      for (const [name, value] of inject) out.push(name, value.replaceAll('{token}', bearer));
-      res.writeHead(answer.statusCode ?? 502, out);
-      answer.pipe(res);
-    });
+    const onward = http.request(
+      target + (req.url ?? '/'),
+      { method: req.method, headers: forwarded, agent: false },
+      (answer) => {
+        const out: string[] = [...answer.rawHeaders];
+        for (const [name, value] of inject) out.push(name, value.replaceAll('{token}', bearer));
+        res.writeHead(answer.statusCode ?? 502, out);
+        answer.pipe(res);
+      },
+    );
     onward.on('error', () => res.writeHead(502).end());
     req.pipe(onward);
   });
@@ -114,5 +122,7 @@ export async function loginCookie(rig: PropertyRig, secret: string): Promise<str
 
 /** Every bearer token the data server was sent. */
 export function bearers(rig: PropertyRig): string[] {
-  return rig.tapped.flatMap((t) => t.headers.filter(([n]) => n.toLowerCase() === 'authorization').map(([, v]) => v.replace(/^Bearer /, '')));
+  return rig.tapped.flatMap((t) =>
+    t.headers.filter(([n]) => n.toLowerCase() === 'authorization').map(([, v]) => v.replace(/^Bearer /, '')),
+  );
 }

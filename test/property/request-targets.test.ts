@@ -22,7 +22,10 @@ const pathOf = (url: string): string => (url.includes('?') ? url.slice(0, url.in
 /** Whether the CSRF step refuses a request with no CSRF header and no Origin. */
 function csrfRefuses(methodName: string, url: string): boolean {
   const step = csrfGuard({ allowedOrigins: [], csrfHeader: 'X-Requested-With' });
-  const ctx = { lane: laneOf(pathOf(url)), forwarded: { clientIp: undefined, proto: 'http', host: 'x' } } as unknown as RequestContext;
+  const ctx = {
+    lane: laneOf(pathOf(url)),
+    forwarded: { clientIp: undefined, proto: 'http', host: 'x' },
+  } as unknown as RequestContext;
   try {
     step({ method: methodName, headers: {} } as IncomingMessage, {} as ServerResponse, ctx);
     return false;
@@ -103,54 +106,86 @@ describe('request targets (real app): what reaches the data server', () => {
   });
   afterAll(async () => rig?.close());
 
-  it('when a logged-in browser sends any target, with or without the CSRF header or from another origin, then only a guarded, allowlisted target reaches the data server, without the browser credentials, and the session survives every unguarded spelling', async () => {
-    const request = fc.oneof(
-      { weight: 4, arbitrary: fc.record({ m: method, url: anyTarget, csrf: mostly(true), crossOrigin: mostly(false) }) },
-      { weight: 4, arbitrary: fc.record({ m: fc.constantFrom('GET', 'POST', 'HEAD'), url: plausibleTarget, csrf: mostly(true), crossOrigin: mostly(false) }) },
-      fc.record({ m: fc.constantFrom('POST', 'DELETE', 'PUT'), url: routeSpelling, csrf: fc.constant(false), crossOrigin: fc.boolean() }),
-      fc.record({ m: fc.constantFrom('POST', 'DELETE'), url: routeSpelling, csrf: fc.constant(true), crossOrigin: fc.constant(true) }),
-    );
-    await holds(
-      'request targets: real app',
-      fc.asyncProperty(request, async ({ m, url, csrf, crossOrigin }) => {
-        const before = rig.tapped.length;
-        const head =
-          `${m} ${url} HTTP/1.1\r\nHost: 127.0.0.1:${rig.port}\r\nCookie: ${cookie}\r\n` +
-          (csrf ? 'X-Requested-With: XMLHttpRequest\r\n' : '') +
-          (crossOrigin ? 'Origin: http://evil.example\r\n' : '') +
-          'Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}';
-        const answer = await rawRoundTrip(rig.port, Buffer.from(head, 'utf8'));
-        const data = rig.tapped.slice(before).filter((t) => !t.url.startsWith('/requesttoken'));
-        const guarded = csrf && !crossOrigin;
-        if (data.length === 0) {
-          expect(answer.status).toBeGreaterThanOrEqual(200);
-          expect(answer.status).toBeLessThan(500);
-          if (!guarded && (laneOf(pathOf(url)) === 'api' || !SAFE.has(m))) {
-            // Refused by the CSRF step, or by Node's parser before any step ran (a bare 400 without a request id).
-            if (!answer.headers.has('x-request-id')) expect(answer.status).toBe(400);
-            else expect([answer.status, m === 'HEAD' ? 'csrf_rejected' : errorCode(answer)]).toEqual([403, 'csrf_rejected']);
+  it(
+    'when a logged-in browser sends any target, with or without the CSRF header or from another origin, then only a guarded, allowlisted target reaches the data server, without the browser credentials, and the session survives every unguarded spelling',
+    async () => {
+      const request = fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc.record({ m: method, url: anyTarget, csrf: mostly(true), crossOrigin: mostly(false) }),
+        },
+        {
+          weight: 4,
+          arbitrary: fc.record({
+            m: fc.constantFrom('GET', 'POST', 'HEAD'),
+            url: plausibleTarget,
+            csrf: mostly(true),
+            crossOrigin: mostly(false),
+          }),
+        },
+        fc.record({
+          m: fc.constantFrom('POST', 'DELETE', 'PUT'),
+          url: routeSpelling,
+          csrf: fc.constant(false),
+          crossOrigin: fc.boolean(),
+        }),
+        fc.record({
+          m: fc.constantFrom('POST', 'DELETE'),
+          url: routeSpelling,
+          csrf: fc.constant(true),
+          crossOrigin: fc.constant(true),
+        }),
+      );
+      await holds(
+        'request targets: real app',
+        fc.asyncProperty(request, async ({ m, url, csrf, crossOrigin }) => {
+          const before = rig.tapped.length;
+          const head =
+            `${m} ${url} HTTP/1.1\r\nHost: 127.0.0.1:${rig.port}\r\nCookie: ${cookie}\r\n` +
+            (csrf ? 'X-Requested-With: XMLHttpRequest\r\n' : '') +
+            (crossOrigin ? 'Origin: http://evil.example\r\n' : '') +
+            'Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}';
+          const answer = await rawRoundTrip(rig.port, Buffer.from(head, 'utf8'));
+          const data = rig.tapped.slice(before).filter((t) => !t.url.startsWith('/requesttoken'));
+          const guarded = csrf && !crossOrigin;
+          if (data.length === 0) {
+            expect(answer.status).toBeGreaterThanOrEqual(200);
+            expect(answer.status).toBeLessThan(500);
+            if (!guarded && (laneOf(pathOf(url)) === 'api' || !SAFE.has(m))) {
+              // Refused by the CSRF step, or by Node's parser before any step ran (a bare 400 without a request id).
+              if (!answer.headers.has('x-request-id')) expect(answer.status).toBe(400);
+              else
+                expect([answer.status, m === 'HEAD' ? 'csrf_rejected' : errorCode(answer)]).toEqual([
+                  403,
+                  'csrf_rejected',
+                ]);
+            }
+            return;
           }
-          return;
-        }
-        expect(guarded).toBe(true);
-        expect(data).toHaveLength(1);
-        expect(data[0]!.method).toBe(m);
-        // What went upstream is itself a target the guard accepts unchanged (allowlisted, well formed)...
-        expect(guardRelayRequest(rules, m, `/api${data[0]!.url}`, '/api')).toBe(data[0]!.url);
-        // ...and is what the guard made of the target sent (unless Node read another target off the request
-        // line: it drops a trailing space, found by `GET /api/echo/  HTTP/1.1`).
-        if (!/\s/.test(url)) expect(data[0]!.url).toBe(guardRelayRequest(rules, m, url, '/api'));
-        const names = data[0]!.headers.map(([name]) => name.toLowerCase());
-        expect(names).not.toContain('cookie');
-        expect(names).not.toContain('x-requested-with');
-        expect(names.filter((n) => n === 'authorization')).toHaveLength(1);
-        expect(names).not.toContain('origin');
-      }),
-      { numRuns: runs(200, 0.2) },
-    );
-    const session = await rawRoundTrip(rig.port, `GET /auth/session HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`);
-    expect(session.status).toBe(200);
-  }, FUZZ_TIMEOUT_MS);
+          expect(guarded).toBe(true);
+          expect(data).toHaveLength(1);
+          expect(data[0]!.method).toBe(m);
+          // What went upstream is itself a target the guard accepts unchanged (allowlisted, well formed)...
+          expect(guardRelayRequest(rules, m, `/api${data[0]!.url}`, '/api')).toBe(data[0]!.url);
+          // ...and is what the guard made of the target sent (unless Node read another target off the request
+          // line: it drops a trailing space, found by `GET /api/echo/  HTTP/1.1`).
+          if (!/\s/.test(url)) expect(data[0]!.url).toBe(guardRelayRequest(rules, m, url, '/api'));
+          const names = data[0]!.headers.map(([name]) => name.toLowerCase());
+          expect(names).not.toContain('cookie');
+          expect(names).not.toContain('x-requested-with');
+          expect(names.filter((n) => n === 'authorization')).toHaveLength(1);
+          expect(names).not.toContain('origin');
+        }),
+        { numRuns: runs(200, 0.2) },
+      );
+      const session = await rawRoundTrip(
+        rig.port,
+        `GET /auth/session HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(session.status).toBe(200);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
   it('when the runs are over, then no secret or token is in any Redis key or log line', async () => {
     const needles = [...rig.sim.tokens().map((t) => t.token), ...bearers(rig), secret];
@@ -160,4 +195,3 @@ describe('request targets (real app): what reaches the data server', () => {
     expect(found).toEqual([]);
   });
 });
-

@@ -30,21 +30,32 @@ describe('sealed values (pure): AES-GCM bound to purpose and owner', () => {
   it('when any bit of the IV, tag or ciphertext is flipped, then the value is refused', async () => {
     await holds(
       'sealed values: bit flips',
-      fc.property(plain, context, fc.nat(), fc.integer({ min: 2, max: 4 }), fc.nat({ max: 7 }), (text, ctx, at, part, bit) => {
-        const parts = current.encrypt(text, ctx).split('.');
-        const bytes = Buffer.from(parts[part]!, 'base64url');
-        if (bytes.length === 0) return; // empty plaintext: no ciphertext byte to flip
-        bytes[at % bytes.length]! ^= 1 << bit;
-        parts[part] = bytes.toString('base64url');
-        expect(open(parts.join('.'), ctx)).toEqual({ refused: 'forged' });
-      }),
+      fc.property(
+        plain,
+        context,
+        fc.nat(),
+        fc.integer({ min: 2, max: 4 }),
+        fc.nat({ max: 7 }),
+        (text, ctx, at, part, bit) => {
+          const parts = current.encrypt(text, ctx).split('.');
+          const bytes = Buffer.from(parts[part]!, 'base64url');
+          if (bytes.length === 0) return; // empty plaintext: no ciphertext byte to flip
+          bytes[at % bytes.length]! ^= 1 << bit;
+          parts[part] = bytes.toString('base64url');
+          expect(open(parts.join('.'), ctx)).toEqual({ refused: 'forged' });
+        },
+      ),
       { numRuns: runs(1000) },
     );
   });
 
   it('when any character of the sealed text is replaced, inserted or removed, or the text is truncated, then it is refused or opens to the very same text', async () => {
     const edit = fc.oneof(
-      fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), char: fc.constantFrom(...B64URL, '.', '=', '+', '/', ' ') }),
+      fc.record({
+        kind: fc.constant('replace' as const),
+        at: fc.nat(),
+        char: fc.constantFrom(...B64URL, '.', '=', '+', '/', ' '),
+      }),
       fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), char: fc.constantFrom(...B64URL, '.', '=') }),
       fc.record({ kind: fc.constant('remove' as const), at: fc.nat(), char: fc.constant('') }),
       fc.record({ kind: fc.constant('truncate' as const), at: fc.nat(), char: fc.constant('') }),
@@ -55,10 +66,13 @@ describe('sealed values (pure): AES-GCM bound to purpose and owner', () => {
         const sealed = current.encrypt(text, ctx);
         const i = at % sealed.length;
         const edited =
-          kind === 'replace' ? sealed.slice(0, i) + char + sealed.slice(i + 1)
-          : kind === 'insert' ? sealed.slice(0, i) + char + sealed.slice(i)
-          : kind === 'remove' ? sealed.slice(0, i) + sealed.slice(i + 1)
-          : sealed.slice(0, i);
+          kind === 'replace'
+            ? sealed.slice(0, i) + char + sealed.slice(i + 1)
+            : kind === 'insert'
+              ? sealed.slice(0, i) + char + sealed.slice(i)
+              : kind === 'remove'
+                ? sealed.slice(0, i) + sealed.slice(i + 1)
+                : sealed.slice(0, i);
         const result = open(edited, ctx, current, acceptUnbound);
         // Base64 has spare low bits in a last character, so a few edits decode to the same bytes: harmless.
         if (typeof result === 'string') expect(result).toBe(text);
@@ -73,7 +87,8 @@ describe('sealed values (pure): AES-GCM bound to purpose and owner', () => {
       'sealed values: copies and relabels',
       fc.property(plain, context, context, (text, ctx, other) => {
         const sealed = current.encrypt(text, ctx);
-        if (other.owner !== ctx.owner || other.purpose !== ctx.purpose) expect(open(sealed, other)).toEqual({ refused: 'forged' });
+        if (other.owner !== ctx.owner || other.purpose !== ctx.purpose)
+          expect(open(sealed, other)).toEqual({ refused: 'forged' });
         expect(open(sealed.replace(/^v2\.k1\./, 'v2.k2.'), ctx, rotated)).toEqual({ refused: 'forged' });
         expect(open(sealed.replace(/^v2\./, 'v1.'), ctx, current, true)).toEqual({ refused: 'forged' });
         expect(open(sealed.replace(/^v2\./, 'v1.'), ctx)).toEqual({ refused: 'unbound' });

@@ -41,8 +41,10 @@ const secrets: string[] = [];
 let commandsRun = 0;
 
 const relay = (cookie: string | undefined): Promise<RawRoundTrip> =>
-  rawRoundTrip(rig.port, `GET /api/echo HTTP/1.1\r\nHost: x\r\n${cookie ? `Cookie: ${cookie}\r\n` : ''}X-Requested-With: XMLHttpRequest\r\nConnection: close\r\n\r\n`);
-
+  rawRoundTrip(
+    rig.port,
+    `GET /api/echo HTTP/1.1\r\nHost: x\r\n${cookie ? `Cookie: ${cookie}\r\n` : ''}X-Requested-With: XMLHttpRequest\r\nConnection: close\r\n\r\n`,
+  );
 
 /** Sessions past their absolute timeout are over in the model too. */
 function expire(m: Model): void {
@@ -64,7 +66,10 @@ async function invariant(m: Model, r: Real): Promise<void> {
     if (slot.live || slot.cookie === undefined) continue;
     if (slot.alias) r.ended.add(slot.alias);
     const answer = await relay(slot.cookie);
-    expect([answer.status, errorCode(answer)]).toEqual([401, expect.stringMatching(/^(not_authenticated|session_expired)$/)]);
+    expect([answer.status, errorCode(answer)]).toEqual([
+      401,
+      expect.stringMatching(/^(not_authenticated|session_expired)$/),
+    ]);
   }
   await r.rig.service.tokenSweeper.sweep();
   const alive = r.rig.sim.tokens().filter((t) => r.ended.has(t.secretAlias));
@@ -117,14 +122,20 @@ class Logout implements fc.AsyncCommand<Model, Real> {
 
 /** Time passes: a little, up to a token's refresh window, or past a session's absolute timeout. */
 class Advance implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly kind: 'little' | 'refresh-due' | 'absolute', readonly i: number, readonly ms: number) {}
+  constructor(
+    readonly kind: 'little' | 'refresh-due' | 'absolute',
+    readonly i: number,
+    readonly ms: number,
+  ) {}
   check = () => true;
   async run(m: Model, r: Real) {
     const slot = m.slots[this.i]!;
     const target =
-      this.kind === 'little' ? clock.now() + this.ms
-      : this.kind === 'refresh-due' ? slot.loggedInAt + (ABSOLUTE_S - REFRESH_BEFORE_S) * 1000 + this.ms
-      : slot.loggedInAt + ABSOLUTE_S * 1000 + this.ms;
+      this.kind === 'little'
+        ? clock.now() + this.ms
+        : this.kind === 'refresh-due'
+          ? slot.loggedInAt + (ABSOLUTE_S - REFRESH_BEFORE_S) * 1000 + this.ms
+          : slot.loggedInAt + ABSOLUTE_S * 1000 + this.ms;
     clock.advance(Math.max(0, target - clock.now()));
     expire(m);
     await invariant(m, r);
@@ -150,7 +161,10 @@ class IdleExpiry implements fc.AsyncCommand<Model, Real> {
 
 /** Redis stops answering for a moment while a request is in flight: it waits, or gets 503, never a wrong answer. */
 class RedisBlip implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly i: number, readonly ms: number) {}
+  constructor(
+    readonly i: number,
+    readonly ms: number,
+  ) {}
   check = () => true;
   async run(m: Model, r: Real) {
     expire(m);
@@ -174,9 +188,13 @@ const commands = fc.commands(
     slot.map((i) => new Request(i)),
     slot.map((i) => new Request(i)),
     slot.map((i) => new Logout(i)),
-    fc.tuple(fc.constantFrom('little', 'refresh-due', 'absolute') as fc.Arbitrary<'little' | 'refresh-due' | 'absolute'>, slot, fc.integer({ min: 1, max: 120_000 })).map(
-      ([kind, i, ms]) => new Advance(kind, i, ms),
-    ),
+    fc
+      .tuple(
+        fc.constantFrom('little', 'refresh-due', 'absolute') as fc.Arbitrary<'little' | 'refresh-due' | 'absolute'>,
+        slot,
+        fc.integer({ min: 1, max: 120_000 }),
+      )
+      .map(([kind, i, ms]) => new Advance(kind, i, ms)),
     slot.map((i) => new IdleExpiry(i)),
     fc.tuple(slot, fc.integer({ min: 20, max: 300 })).map(([i, ms]) => new RedisBlip(i, ms)),
   ],
@@ -202,20 +220,31 @@ describe('the session life cycle as a model (real app, manual clock, own Redis)'
     await redis?.stop();
   });
 
-  it('when browsers log in, relay, log out, idle out, time out and meet Redis blips in any order, then an ended session gets 401 and none of its tokens stays live upstream', async () => {
-    await holds(
-      'session model',
-      fc.asyncProperty(commands, async (cmds) => {
-        const model: Model = { slots: Array.from({ length: SLOTS }, () => ({ cookie: undefined, alias: undefined, loggedInAt: 0, live: false })) };
-        const real: Real = { rig, clock, ended: new Set() };
-        await fc.asyncModelRun(() => ({ model, real }), cmds);
-        // Sessions left live end here, so the next run starts from none (and the leak scan sees logouts too).
-        for (let i = 0; i < SLOTS; i++) if (model.slots[i]!.live) await new Logout(i).run(model, real);
-      }),
-      { numRuns: runs(20, 0.1) },
-      () => commandsRun,
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'when browsers log in, relay, log out, idle out, time out and meet Redis blips in any order, then an ended session gets 401 and none of its tokens stays live upstream',
+    async () => {
+      await holds(
+        'session model',
+        fc.asyncProperty(commands, async (cmds) => {
+          const model: Model = {
+            slots: Array.from({ length: SLOTS }, () => ({
+              cookie: undefined,
+              alias: undefined,
+              loggedInAt: 0,
+              live: false,
+            })),
+          };
+          const real: Real = { rig, clock, ended: new Set() };
+          await fc.asyncModelRun(() => ({ model, real }), cmds);
+          // Sessions left live end here, so the next run starts from none (and the leak scan sees logouts too).
+          for (let i = 0; i < SLOTS; i++) if (model.slots[i]!.live) await new Logout(i).run(model, real);
+        }),
+        { numRuns: runs(20, 0.1) },
+        () => commandsRun,
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
   it('when the runs are over, then no secret or token is in any Redis key or log line', async () => {
     const texts = [...(await dumpKeys(rig.redis, rig.prefix)), rig.logs()];

@@ -14,7 +14,14 @@ async function withSecretApi<T>(
 ): Promise<T> {
   const { settings, config } = await loadSettings(ctx);
   const user = typeof ctx.values.user === 'string' ? ctx.values.user : undefined;
-  const resolved = await resolveCredentials({ user, env: ctx.env, homeDir: ctx.homeDir, host: settings.host, config, prompter: ctx.prompter });
+  const resolved = await resolveCredentials({
+    user,
+    env: ctx.env,
+    homeDir: ctx.homeDir,
+    host: settings.host,
+    config,
+    prompter: ctx.prompter,
+  });
   ctx.out.protect(resolved.creds.password);
   const where: Situation = {
     server: 'admin',
@@ -24,7 +31,12 @@ async function withSecretApi<T>(
     graph: settings.graph,
     timeoutMs: settings.timeoutMs,
   };
-  const api = createSecretApi({ gsqlUrl: settings.gsqlUrl, restppUrl: settings.restppUrl, version: settings.version, timeoutMs: settings.timeoutMs });
+  const api = createSecretApi({
+    gsqlUrl: settings.gsqlUrl,
+    restppUrl: settings.restppUrl,
+    version: settings.version,
+    timeoutMs: settings.timeoutMs,
+  });
   try {
     return await work(api, resolved.creds, settings.graph);
   } catch (err) {
@@ -35,7 +47,10 @@ async function withSecretApi<T>(
 }
 
 // A listing never shows a full value, even from a server that (like 4.x REST) answers in clear.
-const masked = (r: SecretRecord): SecretRecord => ({ ...r, secret: r.secret.includes('****') ? r.secret : maskSecret(r.secret) });
+const masked = (r: SecretRecord): SecretRecord => ({
+  ...r,
+  secret: r.secret.includes('****') ? r.secret : maskSecret(r.secret),
+});
 
 export const listSecrets: CommandRunner = async (ctx) => {
   const { graph, records } = await withSecretApi(ctx, async (api, creds, graph) => ({
@@ -46,17 +61,26 @@ export const listSecrets: CommandRunner = async (ctx) => {
     records.length === 0
       ? `no secrets on graph ${graph}`
       : table([['ALIAS', 'SECRET', 'GRAPH'], ...records.map((r) => [r.alias, r.secret, r.graph ?? graph])]);
-  ctx.out.result({ graph, secrets: records.map((r) => ({ alias: r.alias, secret: r.secret, graph: r.graph ?? graph })) }, human);
+  ctx.out.result(
+    { graph, secrets: records.map((r) => ({ alias: r.alias, secret: r.secret, graph: r.graph ?? graph })) },
+    human,
+  );
   return ExitCode.ok;
 };
 
 export const createSecret: CommandRunner = async (ctx) => {
   const wanted = typeof ctx.values.alias === 'string' ? ctx.values.alias : undefined;
-  const { graph, made } = await withSecretApi(ctx, async (api, creds, graph) => ({ graph, made: await api.createSecret(creds, graph, wanted) }));
+  const { graph, made } = await withSecretApi(ctx, async (api, creds, graph) => ({
+    graph,
+    made: await api.createSecret(creds, graph, wanted),
+  }));
   const lines = [`secret: ${made.secret}`];
   if (wanted === undefined) lines.unshift(`alias:  ${made.alias || '(unknown: see tgbff secrets list)'}`);
   // The one deliberate print of a full secret: it cannot be read back later.
-  ctx.out.result({ alias: made.alias, secret: made.secret, graph, generatedAlias: wanted === undefined }, lines.join('\n'));
+  ctx.out.result(
+    { alias: made.alias, secret: made.secret, graph, generatedAlias: wanted === undefined },
+    lines.join('\n'),
+  );
   ctx.out.note(`Created on graph ${graph}. Store the secret now: listings only ever show it masked.`);
   return ExitCode.ok;
 };

@@ -23,18 +23,33 @@ function tokenArgument(ctx: CommandContext): string {
 }
 
 /** Validates flags before touching the secret, so a typo never costs the user a prompt. */
-async function withTokenApi<T>(ctx: CommandContext, needsToken: boolean, work: (w: TokenWork) => Promise<T>): Promise<T> {
+async function withTokenApi<T>(
+  ctx: CommandContext,
+  needsToken: boolean,
+  work: (w: TokenWork) => Promise<T>,
+): Promise<T> {
   const token = needsToken ? tokenArgument(ctx) : undefined;
   const lifetime = positiveInt(typeof ctx.values.lifetime === 'string' ? ctx.values.lifetime : undefined, '--lifetime');
   const { settings } = await loadSettings(ctx);
   if (token !== undefined) ctx.out.protect(token);
   const { secret, source } = await readSecret(ctx.env, ctx.stdin, ctx.prompter);
   ctx.out.protect(secret);
-  const api = createTokenApi({ restppUrl: settings.restppUrl, gsqlUrl: settings.gsqlUrl, version: settings.version, timeoutMs: settings.timeoutMs });
+  const api = createTokenApi({
+    restppUrl: settings.restppUrl,
+    gsqlUrl: settings.gsqlUrl,
+    version: settings.version,
+    timeoutMs: settings.timeoutMs,
+  });
   try {
     return await work({ api, secret, token, lifetime });
   } catch (err) {
-    throw explain(err, { server: 'data', url: settings.restppUrl, secretSource: source, token, timeoutMs: settings.timeoutMs });
+    throw explain(err, {
+      server: 'data',
+      url: settings.restppUrl,
+      secretSource: source,
+      token,
+      timeoutMs: settings.timeoutMs,
+    });
   } finally {
     await api.close();
   }
@@ -43,7 +58,10 @@ async function withTokenApi<T>(ctx: CommandContext, needsToken: boolean, work: (
 function printGrant(ctx: CommandContext, grant: TokenGrant): number {
   // The one deliberate print of a full token: the caller asked for it.
   const iso = isoTime(grant.expiresAt);
-  ctx.out.result({ token: grant.token, expiresAt: grant.expiresAt, expiresAtIso: iso }, `token:   ${grant.token}\nexpires: ${iso} (${grant.expiresAt})`);
+  ctx.out.result(
+    { token: grant.token, expiresAt: grant.expiresAt, expiresAtIso: iso },
+    `token:   ${grant.token}\nexpires: ${iso} (${grant.expiresAt})`,
+  );
   return ExitCode.ok;
 }
 
@@ -51,7 +69,10 @@ export const getToken: CommandRunner = async (ctx) =>
   printGrant(ctx, await withTokenApi(ctx, false, ({ api, secret, lifetime }) => api.requestToken(secret, lifetime)));
 
 export const refreshToken: CommandRunner = async (ctx) =>
-  printGrant(ctx, await withTokenApi(ctx, true, ({ api, secret, token, lifetime }) => api.refreshToken(secret, token!, lifetime)));
+  printGrant(
+    ctx,
+    await withTokenApi(ctx, true, ({ api, secret, token, lifetime }) => api.refreshToken(secret, token!, lifetime)),
+  );
 
 export const deleteToken: CommandRunner = async (ctx) => {
   const strict = ctx.values.strict === true;
@@ -65,6 +86,9 @@ export const deleteToken: CommandRunner = async (ctx) => {
       return { deleted: false, masked };
     }
   });
-  ctx.out.result({ deleted, token: masked }, deleted ? `deleted token ${masked}` : `token ${masked} did not exist (ignored)`);
+  ctx.out.result(
+    { deleted, token: masked },
+    deleted ? `deleted token ${masked}` : `token ${masked} did not exist (ignored)`,
+  );
   return ExitCode.ok;
 };

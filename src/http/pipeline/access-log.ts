@@ -43,7 +43,8 @@ function trackAccess(logger: Logger, req: IncomingMessage, res: ServerResponse, 
 function countBodyBytes(res: ServerResponse): () => number {
   let total = 0;
   const add = (chunk: unknown, encoding: unknown) => {
-    if (typeof chunk === 'string') total += Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+    if (typeof chunk === 'string')
+      total += Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
     else if (chunk instanceof Uint8Array) total += chunk.byteLength;
   };
   const write = res.write;

@@ -26,7 +26,11 @@ const STATUS_ERRORS = new Map<number, ErrorCode>(
 
 function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
-  const e = (typeof err === 'object' && err !== null ? err : {}) as { type?: unknown; status?: unknown; statusCode?: unknown };
+  const e = (typeof err === 'object' && err !== null ? err : {}) as {
+    type?: unknown;
+    status?: unknown;
+    statusCode?: unknown;
+  };
   const known = typeof e.type === 'string' ? BODY_ERRORS[e.type] : undefined;
   if (known) return new AppError(known[0], known[1], { cause: err });
   const status = typeof e.status === 'number' ? e.status : e.statusCode;
@@ -41,7 +45,8 @@ function toAppError(err: unknown): AppError {
  */
 export function errorHandler(deps: { logger: Logger }): ErrorRequestHandler {
   const { logger } = deps;
-  return (err, req, res, _next) => answerError(logger, err, req, res, { requestId: contextOf(req)?.requestId, path: req.path });
+  return (err, req, res, _next) =>
+    answerError(logger, err, req, res, { requestId: contextOf(req)?.requestId, path: req.path });
 }
 
 /** What errorHandler does, on plain node objects: the pipeline's steps and the /api lane answer errors with it. */

@@ -31,7 +31,8 @@ export function forwardedFor(setting: TrustProxySetting): (req: IncomingMessage)
   return (req) => {
     const viaProxy = trust(req.socket.remoteAddress ?? '', 0);
     const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-    const proto = (viaProxy ? firstValue(req.headers['x-forwarded-proto']) : undefined) || (encrypted ? 'https' : 'http');
+    const proto =
+      (viaProxy ? firstValue(req.headers['x-forwarded-proto']) : undefined) || (encrypted ? 'https' : 'http');
     const forwardedHost = viaProxy ? firstValue(req.headers['x-forwarded-host']) : undefined;
     const host = forwardedHost || req.headers.host || undefined;
     return { clientIp: proxyaddr(req, trust), proto, host };

@@ -11,7 +11,12 @@ import type { ForwardedFor } from '../../relay/header-policy.js';
  */
 export function countsAsSecure(req: IncomingMessage, seen: ForwardedFor, loopbackIsSecure: boolean): boolean {
   if (seen.proto === 'https') return true;
-  return loopbackIsSecure && seen.proto === 'http' && isLoopbackAddress(req.socket.remoteAddress ?? '') && isLoopbackHost(hostnameOf(seen.host ?? ''));
+  return (
+    loopbackIsSecure &&
+    seen.proto === 'http' &&
+    isLoopbackAddress(req.socket.remoteAddress ?? '') &&
+    isLoopbackHost(hostnameOf(seen.host ?? ''))
+  );
 }
 
 /** The host without its port, as Express's req.hostname gives it (an IPv6 literal keeps its brackets). */
@@ -29,6 +34,9 @@ export function isLoopbackAddress(address: string): boolean {
 
 /** The names browsers treat as potentially trustworthy over http (localhost, *.localhost, loopback IPs). */
 export function isLoopbackHost(hostname: string): boolean {
-  const name = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const name = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   return name === 'localhost' || name.endsWith('.localhost') || isLoopbackAddress(name);
 }

@@ -67,4 +67,3 @@ export function helmetConfigured(transport: 'https' | 'http' = 'https') {
     strictTransportSecurity: https,
   });
 }
-

@@ -38,7 +38,12 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
   const json = jsonBody();
   const { secrets } = deps;
 
-  async function asCaller<T>(req: Request, creds: AdminCredentials, graph: string | null, work: () => Promise<T>): Promise<T> {
+  async function asCaller<T>(
+    req: Request,
+    creds: AdminCredentials,
+    graph: string | null,
+    work: () => Promise<T>,
+  ): Promise<T> {
     const ticket = await deps.guesses.admit('admin', contextOf(req)?.forwarded.clientIp ?? 'unknown', creds.username);
     try {
       if (graph !== null) await checkGraphAccess(secrets.gsql, creds, graph);

@@ -43,7 +43,8 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
     const oidc = live.tg.oidc !== undefined;
     const source = oidc ? deps.oidcBroker : broker;
     // An OIDC session without OIDC configured (settings changed since login) has nothing to renew with.
-    if (source === undefined) throw new AppError('session_expired', 'Single sign-on is not configured any more; log in again');
+    if (source === undefined)
+      throw new AppError('session_expired', 'Single sign-on is not configured any more; log in again');
     // A refresh the IdP refused ends the OIDC session here and now, not only this request.
     const ending = (err: unknown): never => {
       if (oidc && endsSession(err)) void ctx.session.destroy().catch(() => undefined);
@@ -51,9 +52,16 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
     };
     const auth: RelayAuth = {
       token: () => source.token(live.sid, live.secret, live.remainingMs).then((s) => s.token, ending),
-      rejected: (token) => source.replaceRejected(live.sid, live.secret, token, live.remainingMs).then((s) => s?.token ?? null, ending),
+      rejected: (token) =>
+        source.replaceRejected(live.sid, live.secret, token, live.remainingMs).then((s) => s?.token ?? null, ending),
     };
-    await relay.handle(req, res, { auth, requestId: ctx.requestId, url: ctx.url, forwarded: ctx.forwarded, arrivedAt: ctx.arrivedAt });
+    await relay.handle(req, res, {
+      auth,
+      requestId: ctx.requestId,
+      url: ctx.url,
+      forwarded: ctx.forwarded,
+      arrivedAt: ctx.arrivedAt,
+    });
   };
 
   return (req, res, ctx) => {

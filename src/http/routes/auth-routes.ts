@@ -42,7 +42,8 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
 }
 
 /** Which login a session came from, as GET /auth/session and GET /auth/methods name them. */
-export const loginKindOf = (tg: TgSession): 'secret' | 'password' | 'oidc' => (tg.oidc ? 'oidc' : tg.secretAlias ? 'password' : 'secret');
+export const loginKindOf = (tg: TgSession): 'secret' | 'password' | 'oidc' =>
+  tg.oidc ? 'oidc' : tg.secretAlias ? 'password' : 'secret';
 
 export interface AuthRoutes {
   router: Router;
@@ -53,7 +54,11 @@ export interface AuthRoutes {
 const iso = (epochSec: number) => new Date(epochSec * 1000).toISOString();
 
 /** The drop entry login recorded for a service-created secret. */
-const dropOf = (tg: TgSession): SecretDrop => ({ alias: tg.secretAlias ?? '', graph: tg.graph, sealedSecret: tg.secretDrop ?? tg.secret });
+const dropOf = (tg: TgSession): SecretDrop => ({
+  alias: tg.secretAlias ?? '',
+  graph: tg.graph,
+  sealedSecret: tg.secretDrop ?? tg.secret,
+});
 
 export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
   const routes = strictRoutes('/auth');
@@ -72,7 +77,9 @@ export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
       // An OIDC session's credential is an IdP refresh token: it must never reach the TigerGraph broker.
       if (deps.oidc) await deps.oidc.end(sid, tg);
       else await deps.tombstones.mark(sid, tombstoneMs);
-      await deps.sessionEnds.forget(endOf(sid, tg)).catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
+      await deps.sessionEnds
+        .forget(endOf(sid, tg))
+        .catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
       return;
     }
     await deps.tombstones.mark(sid, tombstoneMs);
@@ -84,7 +91,9 @@ export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
       await deps.tokens.delete(sid).catch(() => undefined);
     }
     // Left behind, the entry costs the sweeper one look once the session is gone, and nothing else.
-    await deps.sessionEnds.forget(endOf(sid, tg)).catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
+    await deps.sessionEnds
+      .forget(endOf(sid, tg))
+      .catch((err: unknown) => deps.logger.warn({ err }, 'could not clear a session-end entry'));
     // After the token: deleting it needs the secret. release() never throws; a failed drop is swept later.
     if (tg.secretAlias && deps.passwords) await deps.passwords.release(dropOf(tg));
   }
@@ -105,9 +114,13 @@ export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
 
   routes.post('/login', json, async (req: Request, res: Response) => {
     const { session, forwarded } = requestContext(req);
-    if (deps.cookieSecure && !countsAsSecure(req, forwarded, deps.loopbackIsSecure === true)) throw httpsRequired(req, { development: deps.loopbackIsSecure === true });
+    if (deps.cookieSecure && !countsAsSecure(req, forwarded, deps.loopbackIsSecure === true))
+      throw httpsRequired(req, { development: deps.loopbackIsSecure === true });
     const byPassword = wantsPasswordLogin(req.body)
-      ? parsePasswordLogin(req.body, { enabled: deps.passwords !== undefined, graphRequired: deps.passwords?.graphRequired ?? true })
+      ? parsePasswordLogin(req.body, {
+          enabled: deps.passwords !== undefined,
+          graphRequired: deps.passwords?.graphRequired ?? true,
+        })
       : undefined;
     const bySecret = byPassword === undefined ? parseLoginBody(req.body) : undefined;
     const ticket = await admit(req, byPassword?.creds.username);
@@ -137,7 +150,12 @@ export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
         secret: deps.cipher.encrypt(secret, sealedAs.sessionSecret(sid)),
         graph: byPassword?.graph ?? bySecret?.graph ?? null,
         createdAt,
-        ...(byPassword && created && { username: byPassword.creds.username, secretAlias: created.drop.alias, secretDrop: created.drop.sealedSecret }),
+        ...(byPassword &&
+          created && {
+            username: byPassword.creds.username,
+            secretAlias: created.drop.alias,
+            secretDrop: created.drop.sealedSecret,
+          }),
       };
       await session.save(sid, tg);
       await deps.broker.adopt(sid, grant, deps.absoluteTimeoutSec * 1000);
@@ -179,7 +197,9 @@ export function authRoutes(deps: AuthRoutesDeps): AuthRoutes {
       graph: ctx.tg.graph,
       login: loginKindOf(ctx.tg),
       ...(ctx.tg.username ? { username: ctx.tg.username } : {}),
-      ...(ctx.tg.oidc ? { sub: ctx.tg.oidc.sub, ...(ctx.tg.oidc.name !== undefined && { name: ctx.tg.oidc.name }) } : {}),
+      ...(ctx.tg.oidc
+        ? { sub: ctx.tg.oidc.sub, ...(ctx.tg.oidc.name !== undefined && { name: ctx.tg.oidc.name }) }
+        : {}),
       tokenExpiresAt: state ? iso(state.expiresAt) : null,
       sessionExpiresAt: new Date(sessionEnd).toISOString(),
     });

@@ -38,19 +38,30 @@ export interface GuessLimiter {
 const BACKOFF_BASE_MS = 1000;
 
 /** Keys carry a digest, not the name: user names stay out of Redis and their length out of key sizes. */
-const userKey = (username: string): string => createHash('sha256').update(username.toLowerCase()).digest('base64url').slice(0, 22);
+const userKey = (username: string): string =>
+  createHash('sha256').update(username.toLowerCase()).digest('base64url').slice(0, 22);
 
 /**
  * One limiter for every place a client can guess an admin-server password or a secret. A user is never
  * locked out by someone else's guesses from another address: the per (user, address) limit only delays
  * that address, and the per-user ceiling is set well above it.
  */
-export function createGuessLimiter(deps: { limiter: RateLimiter; limits: GuessLimits; metrics: Metrics; logger: Logger }): GuessLimiter {
+export function createGuessLimiter(deps: {
+  limiter: RateLimiter;
+  limits: GuessLimits;
+  metrics: Metrics;
+  logger: Logger;
+}): GuessLimiter {
   const { limiter, limits, metrics, logger } = deps;
   const windowMs = limits.windowSec * 1000;
   const maxMs = limits.backoffMaxSec * 1000;
   // Remembered for at least the longest wait, so waiting out the window never resets the doubling.
-  const policy: BackoffPolicy = { free: limits.backoffAfter, baseMs: BACKOFF_BASE_MS, maxMs, forgetMs: Math.max(windowMs, maxMs) };
+  const policy: BackoffPolicy = {
+    free: limits.backoffAfter,
+    baseMs: BACKOFF_BASE_MS,
+    maxMs,
+    forgetMs: Math.max(windowMs, maxMs),
+  };
 
   return {
     async admit(route, address, username) {
@@ -71,7 +82,9 @@ export function createGuessLimiter(deps: { limiter: RateLimiter; limits: GuessLi
           // No user name (pino redacts passwords, not names), no password: the address and which limit.
           logger.warn({ route, scope, address, retryAfterMs: result.retryAfterMs }, 'credential guesses limited');
           const retry = String(Math.max(1, Math.ceil(result.retryAfterMs / 1000)));
-          throw new AppError('rate_limited', 'Too many failed attempts; try again later', { headers: { 'Retry-After': retry } });
+          throw new AppError('rate_limited', 'Too many failed attempts; try again later', {
+            headers: { 'Retry-After': retry },
+          });
         }
         taken.push(key);
       }
@@ -83,9 +96,11 @@ export function createGuessLimiter(deps: { limiter: RateLimiter; limits: GuessLi
           if (outcome === 'refused') return;
           const pair = outcome === 'accepted' ? taken.find((k) => k.startsWith('guess:pair:')) : undefined;
           // Best effort: the verdict is already decided, a store hiccup here must not change the answer.
-          await Promise.all(taken.map((k) => (k === pair ? limiter.reset(k) : limiter.unhit(k)))).catch((err: unknown) => {
-            logger.warn({ err, route }, 'could not take back a guess count');
-          });
+          await Promise.all(taken.map((k) => (k === pair ? limiter.reset(k) : limiter.unhit(k)))).catch(
+            (err: unknown) => {
+              logger.warn({ err, route }, 'could not take back a guess count');
+            },
+          );
         },
       };
     },
@@ -93,4 +108,5 @@ export function createGuessLimiter(deps: { limiter: RateLimiter; limits: GuessLi
 }
 
 /** The outcome of a credential check that ended in `err`: only a 401 says the credentials were wrong. */
-export const outcomeOf = (err: unknown): GuessOutcome => (err instanceof AppError && err.status === 401 ? 'refused' : 'unchecked');
+export const outcomeOf = (err: unknown): GuessOutcome =>
+  err instanceof AppError && err.status === 401 ? 'refused' : 'unchecked';

@@ -9,7 +9,8 @@ import { cookieClearOptions } from '../session/session.js';
 export function logoutClearsCookie(options: { cookieName: string; cookieSecure: boolean }): ErrorRequestHandler {
   return (err, req, res, next) => {
     // Mounted at /auth/logout: '/' is the logout route itself (with or without a trailing slash).
-    if (req.method === 'POST' && req.path === '/' && !res.headersSent) res.clearCookie(options.cookieName, cookieClearOptions(options));
+    if (req.method === 'POST' && req.path === '/' && !res.headersSent)
+      res.clearCookie(options.cookieName, cookieClearOptions(options));
     next(err);
   };
 }

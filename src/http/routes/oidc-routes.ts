@@ -64,7 +64,8 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
 
   routes.get('/oidc/login', async (req: Request, res: Response) => {
     const { forwarded } = requestContext(req);
-    if (deps.cookieSecure && !countsAsSecure(req, forwarded, deps.loopbackIsSecure)) throw httpsRequired(req, { development: deps.loopbackIsSecure });
+    if (deps.cookieSecure && !countsAsSecure(req, forwarded, deps.loopbackIsSecure))
+      throw httpsRequired(req, { development: deps.loopbackIsSecure });
     const returnTo = typeof req.query.return_to === 'string' ? req.query.return_to : undefined;
     const { preLogin, url } = await deps.flow.start(returnTo);
     // The pending login rides in this cookie, sealed (AES-GCM): nothing is stored until a login succeeds.
@@ -103,11 +104,18 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
         },
       };
       // Token state and index first: a session record that exists is a complete one.
-      await deps.broker.adopt(sid, { token: signOn.accessToken, expiresAt: signOn.expiresAt }, deps.absoluteTimeoutSec * 1000);
+      await deps.broker.adopt(
+        sid,
+        { token: signOn.accessToken, expiresAt: signOn.expiresAt },
+        deps.absoluteTimeoutSec * 1000,
+      );
       await deps.sessions.index(sid, tg);
       await session.save(sid, tg);
       const endsBy = createdAt + deps.absoluteTimeoutSec * 1000;
-      await deps.sessionEnds.watch({ sid, endsBy, sealedSecret: tg.secret, kind: 'oidc' }, deps.now() + deps.idleTimeoutSec * 1000);
+      await deps.sessionEnds.watch(
+        { sid, endsBy, sealedSecret: tg.secret, kind: 'oidc' },
+        deps.now() + deps.idleTimeoutSec * 1000,
+      );
       deps.metrics.logins.inc({ result: 'ok' });
       res.set('Cache-Control', 'no-store').redirect(303, signOn.returnTo);
     } catch (err) {
@@ -115,28 +123,44 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     }
   });
 
-  routes.post('/oidc/backchannel-logout', express.urlencoded({ extended: false, limit: '16kb' }), async (req: Request, res: Response) => {
-    res.set('Cache-Control', 'no-store');
-    const body = req.body as { logout_token?: unknown } | undefined;
-    const token = typeof body?.logout_token === 'string' ? body.logout_token : undefined;
-    if (token === undefined) throw new AppError('invalid_request', 'logout_token is required');
-    let subject;
-    try {
-      subject = await deps.verifyLogoutToken(token);
-    } catch (err) {
-      if (!(err instanceof LogoutTokenError)) throw err;
-      deps.logger.warn({ reason: err.message }, 'back-channel logout refused');
-      throw new AppError('invalid_request', 'The logout token is not valid');
-    }
-    const ended = await deps.sessions.endFromIdp(subject);
-    deps.logger.info({ ended }, 'back-channel logout');
-    res.status(200).end();
-  });
+  routes.post(
+    '/oidc/backchannel-logout',
+    express.urlencoded({ extended: false, limit: '16kb' }),
+    async (req: Request, res: Response) => {
+      res.set('Cache-Control', 'no-store');
+      const body = req.body as { logout_token?: unknown } | undefined;
+      const token = typeof body?.logout_token === 'string' ? body.logout_token : undefined;
+      if (token === undefined) throw new AppError('invalid_request', 'logout_token is required');
+      let subject;
+      try {
+        subject = await deps.verifyLogoutToken(token);
+      } catch (err) {
+        if (!(err instanceof LogoutTokenError)) throw err;
+        deps.logger.warn({ reason: err.message }, 'back-channel logout refused');
+        throw new AppError('invalid_request', 'The logout token is not valid');
+      }
+      const ended = await deps.sessions.endFromIdp(subject);
+      deps.logger.info({ ended }, 'back-channel logout');
+      res.status(200).end();
+    },
+  );
 
   function failure(req: Request, res: Response, next: NextFunction, err: unknown): void {
     const appError = isAppError(err) ? err : new AppError('internal_error', { cause: err });
     if (wantsJson(req)) return next(appError);
-    deps.logger[appError.status >= 500 ? 'error' : 'info']({ code: appError.code, err: appError.cause ? { name: (appError.cause as Error).name, code: (appError.cause as { code?: string }).code, message: (appError.cause as Error).message } : undefined }, appError.message);
+    deps.logger[appError.status >= 500 ? 'error' : 'info'](
+      {
+        code: appError.code,
+        err: appError.cause
+          ? {
+              name: (appError.cause as Error).name,
+              code: (appError.cause as { code?: string }).code,
+              message: (appError.cause as Error).message,
+            }
+          : undefined,
+      },
+      appError.message,
+    );
     const home = escapeHtml(deps.postLoginPath);
     const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in did not complete</title></head><body><h1>Sign-in did not complete</h1><p>${escapeHtml(appError.expose ? appError.message : 'The sign-in service is unavailable; try again shortly')}</p><p><a href="${home}">Back to the start page</a></p></body></html>`;
     res.status(appError.status).set('Cache-Control', 'no-store').type('html').send(body);

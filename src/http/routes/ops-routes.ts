@@ -43,7 +43,10 @@ export function opsRoutes(deps: OpsRoutesDeps): Router {
   routes.get('/readyz', async (_req: Request, res: Response) => {
     const results: Record<string, string> = {};
     if (deps.isDraining()) {
-      res.status(503).set('Cache-Control', 'no-store').json({ status: 'not_ready', reason: 'draining', checks: results });
+      res
+        .status(503)
+        .set('Cache-Control', 'no-store')
+        .json({ status: 'not_ready', reason: 'draining', checks: results });
       return;
     }
     await Promise.all(
@@ -62,7 +65,15 @@ export function opsRoutes(deps: OpsRoutesDeps): Router {
     res
       .status(ready ? 200 : 503)
       .set('Cache-Control', 'no-store')
-      .json(ready ? { status: 'ready', checks: results } : { status: 'not_ready', reason: failed.length ? `${failed.join(', ')} unavailable` : 'draining', checks: results });
+      .json(
+        ready
+          ? { status: 'ready', checks: results }
+          : {
+              status: 'not_ready',
+              reason: failed.length ? `${failed.join(', ')} unavailable` : 'draining',
+              checks: results,
+            },
+      );
   });
 
   return routes.router;

@@ -24,15 +24,17 @@ export interface Routes extends Record<Method, (path: string, ...handlers: Handl
  */
 export function strictRoutes(mount = ''): Routes {
   const router = express.Router(ROUTING);
-  const add = (method: Method) => (path: string, ...handlers: Handlers) => {
-    const pattern = `${mount}${path}`;
-    const named: RequestHandler = (req, _res, next) => {
-      const ctx = contextOf(req);
-      if (ctx) ctx.route = pattern;
-      next();
+  const add =
+    (method: Method) =>
+    (path: string, ...handlers: Handlers) => {
+      const pattern = `${mount}${path}`;
+      const named: RequestHandler = (req, _res, next) => {
+        const ctx = contextOf(req);
+        if (ctx) ctx.route = pattern;
+        next();
+      };
+      router[method](path, named, ...handlers.flat());
     };
-    router[method](path, named, ...handlers.flat());
-  };
   return { router, get: add('get'), post: add('post'), delete: add('delete') };
 }
 

@@ -19,7 +19,10 @@ export function parseGraphQuery(query: unknown, graphRequired: boolean): string 
 }
 
 /** `POST /admin/secrets` `{"graph"?, "alias"?}`. */
-export function parseCreateSecret(body: unknown, graphRequired: boolean): { graph: string | null; alias: string | undefined } {
+export function parseCreateSecret(
+  body: unknown,
+  graphRequired: boolean,
+): { graph: string | null; alias: string | undefined } {
   const { graph, alias } = parseInput(createSecret, body, 'body');
   return { graph: graphOf(graph, graphRequired), alias };
 }

@@ -24,7 +24,10 @@ export const graphName = z.string({ error: GRAPH }).refine(isName, { error: GRAP
 export const aliasName = z.string({ error: ALIAS }).refine(isName, { error: ALIAS });
 
 /** Login bodies: a graph is optional, and null says "none" as plainly as leaving it out. */
-export const loginGraph = graphName.nullable().optional().transform((g) => g ?? null);
+export const loginGraph = graphName
+  .nullable()
+  .optional()
+  .transform((g) => g ?? null);
 
 /** Admin bodies and query strings: an empty value (`?graph=`) also means "none". */
 export const optionalName = (name: typeof graphName) =>

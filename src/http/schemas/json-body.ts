@@ -20,7 +20,8 @@ export function jsonBody(limit = '16kb'): RequestHandler[] {
     strict: false,
     verify: (_req, _res, buf, encoding) => {
       // body-parser maps a verify failure by its `type` (see the error handler's BODY_ERRORS).
-      if (encoding.toLowerCase() === 'utf-8' && !isUtf8(buf)) throw Object.assign(new Error('body is not UTF-8'), { type: 'entity.invalid.utf8' });
+      if (encoding.toLowerCase() === 'utf-8' && !isUtf8(buf))
+        throw Object.assign(new Error('body is not UTF-8'), { type: 'entity.invalid.utf8' });
     },
   });
   return [requireJson, parse];

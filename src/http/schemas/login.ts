@@ -15,7 +15,9 @@ export interface PasswordLogin {
 
 /** A login body asks for password login when it carries a username or password at all. */
 export function wantsPasswordLogin(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) && ('username' in body || 'password' in body);
+  return (
+    typeof body === 'object' && body !== null && !Array.isArray(body) && ('username' in body || 'password' in body)
+  );
 }
 
 /** `{"secret": "...", "graph"?: "..."}`; anything else is 400 naming the field. */
@@ -31,6 +33,7 @@ export function parsePasswordLogin(body: unknown, opts: { enabled: boolean; grap
     throw invalidRequest('secret: send either "secret" or "username" and "password", not both');
   }
   const { username, password, graph } = parseInput(passwordLogin, body, 'body');
-  if (graph === null && opts.graphRequired) throw invalidRequest('graph: is required (secrets belong to a graph on this TigerGraph version)');
+  if (graph === null && opts.graphRequired)
+    throw invalidRequest('graph: is required (secrets belong to a graph on this TigerGraph version)');
   return { creds: { username, password }, graph };
 }

@@ -15,7 +15,9 @@ export interface FrontDoor extends RequestListener<typeof IncomingMessage, typeo
 
 export function frontDoor(pipeline: Pipeline, lane: ApiLane, app: Express): FrontDoor {
   /* eslint-disable @typescript-eslint/no-unsafe-return -- Express types an app's call as returning any; servePipeline ignores it */
-  const listener = servePipeline(pipeline, (req, res, ctx) => (ctx.lane === 'api' ? lane(req, res, ctx) : app(req, res)));
+  const listener = servePipeline(pipeline, (req, res, ctx) =>
+    ctx.lane === 'api' ? lane(req, res, ctx) : app(req, res),
+  );
   /* eslint-enable @typescript-eslint/no-unsafe-return */
   return Object.assign(listener, {
     listen(port?: number, host?: string): Server {

@@ -3,7 +3,8 @@ import { isLoopbackHost } from '../pipeline/loopback-secure.js';
 
 /** The address to open: a wildcard or loopback bind is reached as localhost, which browsers treat as secure. */
 export function browserUrl(host: string | undefined, port: number): string {
-  const wildcardOrLoopback = host === undefined || host === '' || host === '0.0.0.0' || host === '::' || isLoopbackHost(host);
+  const wildcardOrLoopback =
+    host === undefined || host === '' || host === '0.0.0.0' || host === '::' || isLoopbackHost(host);
   const name = wildcardOrLoopback ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   return `http://${name}:${port}/`;
 }

@@ -19,7 +19,9 @@ export interface MetricsListenerDeps {
  * publish the service's internals (the public app has no /metrics at all), as oauth2-proxy's metrics
  * address does.
  */
-export function metricsListener(deps: MetricsListenerDeps): RequestListener<typeof IncomingMessage, typeof ServerResponse> {
+export function metricsListener(
+  deps: MetricsListenerDeps,
+): RequestListener<typeof IncomingMessage, typeof ServerResponse> {
   const { metrics, logger, securityHeaders } = deps;
   return (req, res) => {
     for (const [name, value] of securityHeaders) res.setHeader(name, value);

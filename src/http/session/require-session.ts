@@ -38,7 +38,11 @@ export function sessionContext(res: Response): SessionContext {
 }
 
 /** Checks a loaded session: resolves with its context, or rejects with the AppError to answer. */
-export type SessionGate = (sid: string, tg: TgSession | undefined, destroy: () => Promise<void>) => Promise<SessionContext>;
+export type SessionGate = (
+  sid: string,
+  tg: TgSession | undefined,
+  destroy: () => Promise<void>,
+) => Promise<SessionContext>;
 
 /**
  * Lets a request through only with a live session: present, not tombstoned by a logout, within the
@@ -71,7 +75,8 @@ export function sessionGate(deps: RequireSessionDeps): SessionGate {
     } catch (err) {
       await destroy();
       // Sealed by 0.1.x, before values were bound to their session: a planned re-login, not an attack.
-      if (err instanceof SealError && err.reason === 'unbound') throw new AppError('session_expired', 'Session expired; log in again');
+      if (err instanceof SealError && err.reason === 'unbound')
+        throw new AppError('session_expired', 'Session expired; log in again');
       throw new AppError('not_authenticated', 'Session is not valid; log in again');
     }
     return { sid, tg, secret, remainingMs };

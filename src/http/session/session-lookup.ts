@@ -29,7 +29,11 @@ export interface SessionLookup {
   sign(sid: string): string;
 }
 
-export function sessionLookup(options: { store: SessionStore; cookieName: string; secrets: readonly string[] }): SessionLookup {
+export function sessionLookup(options: {
+  store: SessionStore;
+  cookieName: string;
+  secrets: readonly string[];
+}): SessionLookup {
   const { store, cookieName } = options;
   const secrets = [...options.secrets];
   // Keyed by the whole signed value, so only the very bytes that verified are let through unchecked.

@@ -24,6 +24,13 @@ export function cookieClearOptions(options: Pick<CookieSettings, 'cookieSecure'>
  * the idle timeout), so sessions written before and after the move off express-session read alike.
  */
 export function storedSession(tg: TgSession, cookieSecure: boolean): StoredSession {
-  const cookie = { originalMaxAge: null, expires: null, secure: cookieSecure, httpOnly: true, path: '/', sameSite: 'strict' as const };
+  const cookie = {
+    originalMaxAge: null,
+    expires: null,
+    secure: cookieSecure,
+    httpOnly: true,
+    path: '/',
+    sameSite: 'strict' as const,
+  };
   return { cookie, tg };
 }

@@ -9,10 +9,15 @@ export const ALICE = { name: 'alice', password: 'alice-Pa55word-xyz', graphs: ['
 export const BOB = { name: 'bob', password: 'bob-Pa55word-xyz', graphs: [] as string[] };
 export const SIM_USERS: SimulatorOptions = { users: [ALICE, BOB] };
 
-export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+export const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 /** What the admin server holds for a user, asked over real HTTP with the client library (SHOW SECRET). */
-export async function secretsOf(sim: SimulatorHandle, user: { name: string; password: string }, graph = 'social'): Promise<SecretRecord[]> {
+export async function secretsOf(
+  sim: SimulatorHandle,
+  user: { name: string; password: string },
+  graph = 'social',
+): Promise<SecretRecord[]> {
   const api = createSecretApi({ gsqlUrl: sim.gsqlUrl, version: sim.version });
   try {
     return await api.listSecrets({ username: user.name, password: user.password }, graph);

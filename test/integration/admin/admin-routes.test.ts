@@ -28,11 +28,17 @@ describe('admin routes (ADMIN_ROUTES=true, 3.x)', () => {
   });
 
   test('when alice creates a secret, then it is 201 with the value once, and the value logs in', async () => {
-    const res = await http().post('/admin/secrets').set(CSRF).set('Authorization', asAlice).send({ graph: 'social', alias: 'made_here' });
+    const res = await http()
+      .post('/admin/secrets')
+      .set(CSRF)
+      .set('Authorization', asAlice)
+      .send({ graph: 'social', alias: 'made_here' });
     expect(res.status).toBe(201);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toEqual({ alias: 'made_here', secret: expect.stringMatching(/^[a-z0-9]{32}$/) });
-    expect((await secretsOf(rig.sim, ALICE)).find((s) => s.alias === 'made_here')?.secret).toBe(maskSecret(res.body.secret));
+    expect((await secretsOf(rig.sim, ALICE)).find((s) => s.alias === 'made_here')?.secret).toBe(
+      maskSecret(res.body.secret),
+    );
     expect((await rig.agent().post('/auth/login').send({ secret: res.body.secret, graph: 'social' })).status).toBe(200);
     expect(rig.logs()).not.toContain(res.body.secret);
   });
@@ -45,7 +51,11 @@ describe('admin routes (ADMIN_ROUTES=true, 3.x)', () => {
   });
 
   test('when the alias already exists, then create is 409 secret_exists', async () => {
-    const res = await http().post('/admin/secrets').set(CSRF).set('Authorization', asAlice).send({ graph: 'social', alias: 'alice_known' });
+    const res = await http()
+      .post('/admin/secrets')
+      .set(CSRF)
+      .set('Authorization', asAlice)
+      .send({ graph: 'social', alias: 'alice_known' });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe('secret_exists');
   });
@@ -74,7 +84,9 @@ describe('admin routes (ADMIN_ROUTES=true, 3.x)', () => {
   });
 
   test('when the password is wrong, then it is 401 invalid_credentials with a basic challenge and no echo', async () => {
-    const res = await http().get('/admin/secrets?graph=social').set('Authorization', basic(ALICE.name, 'not-her-password'));
+    const res = await http()
+      .get('/admin/secrets?graph=social')
+      .set('Authorization', basic(ALICE.name, 'not-her-password'));
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('invalid_credentials');
     expect(res.headers['www-authenticate']).toBe(CHALLENGE);
@@ -85,10 +97,18 @@ describe('admin routes (ADMIN_ROUTES=true, 3.x)', () => {
   test('when the user has no privilege on the graph, then every call is 403 forbidden and nothing changes', async () => {
     const asBob = basic(BOB.name, BOB.password);
     const list = await http().get('/admin/secrets?graph=social').set('Authorization', asBob);
-    const create = await http().post('/admin/secrets').set(CSRF).set('Authorization', asBob).send({ graph: 'social', alias: 'bobs' });
+    const create = await http()
+      .post('/admin/secrets')
+      .set(CSRF)
+      .set('Authorization', asBob)
+      .send({ graph: 'social', alias: 'bobs' });
     const drop = await http().delete('/admin/secrets/bobs?graph=social').set(CSRF).set('Authorization', asBob);
     expect([list.status, create.status, drop.status]).toEqual([403, 403, 403]);
-    expect([list.body.error.code, create.body.error.code, drop.body.error.code]).toEqual(['forbidden', 'forbidden', 'forbidden']);
+    expect([list.body.error.code, create.body.error.code, drop.body.error.code]).toEqual([
+      'forbidden',
+      'forbidden',
+      'forbidden',
+    ]);
     expect(await secretsOf(rig.sim, BOB)).toEqual([]);
   });
 
@@ -96,28 +116,50 @@ describe('admin routes (ADMIN_ROUTES=true, 3.x)', () => {
     ['list without a graph', () => supertest(rig.service.app).get('/admin/secrets')],
     ['list with a bad graph name', () => supertest(rig.service.app).get('/admin/secrets?graph=a;b')],
     ['create without a graph', () => supertest(rig.service.app).post('/admin/secrets').set(CSRF).send({ alias: 'x1' })],
-    ['create with a bad alias', () => supertest(rig.service.app).post('/admin/secrets').set(CSRF).send({ graph: 'social', alias: 'no spaces' })],
-    ['create with a body that is not an object', () => supertest(rig.service.app).post('/admin/secrets').set(CSRF).send([1])],
+    [
+      'create with a bad alias',
+      () => supertest(rig.service.app).post('/admin/secrets').set(CSRF).send({ graph: 'social', alias: 'no spaces' }),
+    ],
+    [
+      'create with a body that is not an object',
+      () => supertest(rig.service.app).post('/admin/secrets').set(CSRF).send([1]),
+    ],
     ['drop without a graph', () => supertest(rig.service.app).delete('/admin/secrets/alice_known').set(CSRF)],
-  ])('when the caller sends %s, then it is 400 invalid_request and the admin server is not asked', async (_name, build) => {
-    const before = rig.sim.seen().filter((r) => r.port === 'gsql').length;
-    const res = await build().set('Authorization', asAlice);
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_request');
-    expect(rig.sim.seen().filter((r) => r.port === 'gsql').length).toBe(before);
-  });
+  ])(
+    'when the caller sends %s, then it is 400 invalid_request and the admin server is not asked',
+    async (_name, build) => {
+      const before = rig.sim.seen().filter((r) => r.port === 'gsql').length;
+      const res = await build().set('Authorization', asAlice);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+      expect(rig.sim.seen().filter((r) => r.port === 'gsql').length).toBe(before);
+    },
+  );
 
   test('when create or drop comes without the CSRF header or from a foreign origin, then it is 403 csrf_rejected and nothing changes', async () => {
     const before = await secretsOf(rig.sim, ALICE);
-    const bare = await http().post('/admin/secrets').set('Authorization', asAlice).send({ graph: 'social', alias: 'csrf_try' });
-    const foreign = await http().post('/admin/secrets').set(CSRF).set('Origin', 'https://evil.example').set('Authorization', asAlice).send({ graph: 'social', alias: 'csrf_try' });
+    const bare = await http()
+      .post('/admin/secrets')
+      .set('Authorization', asAlice)
+      .send({ graph: 'social', alias: 'csrf_try' });
+    const foreign = await http()
+      .post('/admin/secrets')
+      .set(CSRF)
+      .set('Origin', 'https://evil.example')
+      .set('Authorization', asAlice)
+      .send({ graph: 'social', alias: 'csrf_try' });
     const drop = await http().delete('/admin/secrets/alice_known?graph=social').set('Authorization', asAlice);
     for (const res of [bare, foreign, drop]) {
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('csrf_rejected');
     }
     expect(await secretsOf(rig.sim, ALICE)).toEqual(before);
-    const allowed = await http().post('/admin/secrets').set(CSRF).set('Origin', 'https://app.example.com').set('Authorization', asAlice).send({ graph: 'social', alias: 'csrf_ok' });
+    const allowed = await http()
+      .post('/admin/secrets')
+      .set(CSRF)
+      .set('Origin', 'https://app.example.com')
+      .set('Authorization', asAlice)
+      .send({ graph: 'social', alias: 'csrf_ok' });
     expect(allowed.status).toBe(201);
   });
 });
@@ -127,7 +169,11 @@ describe('admin routes off, or the admin server down', () => {
     const rig = await startRig({ sim: SIM_USERS });
     try {
       const list = await supertest(rig.service.app).get('/admin/secrets?graph=social').set('Authorization', asAlice);
-      const create = await supertest(rig.service.app).post('/admin/secrets').set(CSRF).set('Authorization', asAlice).send({ graph: 'social' });
+      const create = await supertest(rig.service.app)
+        .post('/admin/secrets')
+        .set(CSRF)
+        .set('Authorization', asAlice)
+        .send({ graph: 'social' });
       expect([list.status, create.status]).toEqual([404, 404]);
       expect([list.body.error.code, create.body.error.code]).toEqual(['not_found', 'not_found']);
       expect(rig.sim.seen().filter((r) => r.port === 'gsql')).toEqual([]);
@@ -137,7 +183,11 @@ describe('admin routes off, or the admin server down', () => {
   });
 
   test('when the admin server is unreachable, then admin calls are 502 upstream_unavailable', async () => {
-    const rig = await startRig({ sim: SIM_USERS, gsqlUrl: `http://127.0.0.1:${await freePort()}`, env: { ADMIN_ROUTES: 'true' } });
+    const rig = await startRig({
+      sim: SIM_USERS,
+      gsqlUrl: `http://127.0.0.1:${await freePort()}`,
+      env: { ADMIN_ROUTES: 'true' },
+    });
     try {
       const res = await supertest(rig.service.app).get('/admin/secrets?graph=social').set('Authorization', asAlice);
       expect(res.status).toBe(502);

@@ -36,7 +36,11 @@ describe('password login: refusals and admin-server failures', () => {
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('forbidden');
     expect(await secretsOf(rig.sim, BOB)).toEqual([]);
-    const statements = rig.sim.seen().slice(from).filter((r) => r.port === 'gsql').map((r) => decodeURIComponent((r.bodyText ?? '').replace(/\+/g, ' ')));
+    const statements = rig.sim
+      .seen()
+      .slice(from)
+      .filter((r) => r.port === 'gsql')
+      .map((r) => decodeURIComponent((r.bodyText ?? '').replace(/\+/g, ' ')));
     expect(statements).toEqual([expect.stringMatching(/^USE GRAPH social$/), expect.stringContaining('SHOW SECRET')]);
   });
 
@@ -50,13 +54,16 @@ describe('password login: refusals and admin-server failures', () => {
     ['a password without a username', { password: 'x', graph: 'social' }],
     ['a bad graph name', { username: 'alice', password: 'x', graph: 'so cial' }],
     ['a secret as well', { username: 'alice', password: 'x', graph: 'social', secret: 'abc' }],
-  ])('when the body has %s, then login is 400 invalid_request without calling the admin server', async (_name, body) => {
-    const before = gsqlUsersSeen(rig.sim).length;
-    const res = await post(rig, body);
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_request');
-    expect(gsqlUsersSeen(rig.sim).length).toBe(before);
-  });
+  ])(
+    'when the body has %s, then login is 400 invalid_request without calling the admin server',
+    async (_name, body) => {
+      const before = gsqlUsersSeen(rig.sim).length;
+      const res = await post(rig, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+      expect(gsqlUsersSeen(rig.sim).length).toBe(before);
+    },
+  );
 
   test('when minting a token with the new secret fails, then the secret is dropped again and its drop entry removed', async () => {
     const before = (await secretsOf(rig.sim, ALICE)).map((s) => s.alias);
@@ -99,12 +106,16 @@ describe('password login: refusals and admin-server failures', () => {
 
     test('when one address tries many usernames, then it is 429 for that address and other addresses still get through', async () => {
       for (const name of ['carol', 'dave', 'erin']) {
-        expect((await post(limited, { username: name, password: 'nope', graph: 'social' }, '10.2.0.1')).status).toBe(401);
+        expect((await post(limited, { username: name, password: 'nope', graph: 'social' }, '10.2.0.1')).status).toBe(
+          401,
+        );
       }
       const res = await post(limited, { username: 'frank', password: 'nope', graph: 'social' }, '10.2.0.1');
       expect(res.status).toBe(429);
       expect(res.body.error.code).toBe('rate_limited');
-      expect((await post(limited, { username: 'frank', password: 'nope', graph: 'social' }, '10.2.0.2')).status).toBe(401);
+      expect((await post(limited, { username: 'frank', password: 'nope', graph: 'social' }, '10.2.0.2')).status).toBe(
+        401,
+      );
     });
   });
 });
@@ -125,7 +136,11 @@ describe('password login when switched off or the admin server is down', () => {
   });
 
   test('when the admin server is unreachable, then login is 502 upstream_unavailable', async () => {
-    const rig = await startRig({ sim: SIM_USERS, gsqlUrl: `http://127.0.0.1:${await freePort()}`, env: { PASSWORD_LOGIN: 'true' } });
+    const rig = await startRig({
+      sim: SIM_USERS,
+      gsqlUrl: `http://127.0.0.1:${await freePort()}`,
+      env: { PASSWORD_LOGIN: 'true' },
+    });
     try {
       const res = await post(rig, alice());
       expect(res.status).toBe(502);
@@ -148,5 +163,4 @@ describe('password login when switched off or the admin server is down', () => {
       await rig.close();
     }
   });
-
 });

@@ -11,7 +11,13 @@ describe('password login, sweep and admin routes on 4.1', () => {
     rig = await startRig({
       sim: { ...SIM_USERS, version: '4.1.0' },
       now: clock.now,
-      env: { PASSWORD_LOGIN: 'true', ADMIN_ROUTES: 'true', LOGIN_RATE_LIMIT: '1000', SESSION_IDLE_TIMEOUT: '60', SESSION_ABSOLUTE_TIMEOUT: '60' },
+      env: {
+        PASSWORD_LOGIN: 'true',
+        ADMIN_ROUTES: 'true',
+        LOGIN_RATE_LIMIT: '1000',
+        SESSION_IDLE_TIMEOUT: '60',
+        SESSION_ABSOLUTE_TIMEOUT: '60',
+      },
       secretSweep: { intervalMs: 3_600_000 },
     });
   });
@@ -19,7 +25,10 @@ describe('password login, sweep and admin routes on 4.1', () => {
 
   const login = (body: object) => {
     const agent = rig.agent();
-    return agent.post('/auth/login').send(body).then((res) => ({ agent, res }));
+    return agent
+      .post('/auth/login')
+      .send(body)
+      .then((res) => ({ agent, res }));
   };
 
   test('when alice logs in without a graph, then a tgbff_ secret is made over REST, /api works and logout drops it', async () => {
@@ -28,7 +37,9 @@ describe('password login, sweep and admin routes on 4.1', () => {
     expect(res.body.graph).toBeNull();
     const alias = rig.sim.tokens().at(-1)!.secretAlias;
     expect(alias).toMatch(/^tgbff_/);
-    expect(rig.sim.seen().some((r) => r.method === 'POST' && r.path === '/gsql/v1/secrets' && r.query.includes(alias))).toBe(true);
+    expect(
+      rig.sim.seen().some((r) => r.method === 'POST' && r.path === '/gsql/v1/secrets' && r.query.includes(alias)),
+    ).toBe(true);
     expect((await agent.get('/api/echo')).status).toBe(200);
     expect((await agent.post('/auth/logout')).status).toBe(204);
     expect(dropsSeen(rig.sim, alias)).toBe(1);
@@ -60,7 +71,10 @@ describe('password login, sweep and admin routes on 4.1', () => {
     expect(made.body).toEqual({ alias: 'v41_made', secret: expect.any(String) });
     const list = await http.get('/admin/secrets').set('Authorization', auth);
     expect(list.status).toBe(200);
-    expect(list.body.secrets).toContainEqual({ alias: 'v41_made', secret: `${made.body.secret.slice(0, 3)}****${made.body.secret.slice(-3)}` });
+    expect(list.body.secrets).toContainEqual({
+      alias: 'v41_made',
+      secret: `${made.body.secret.slice(0, 3)}****${made.body.secret.slice(-3)}`,
+    });
     expect(JSON.stringify(list.body)).not.toContain(made.body.secret);
     const drop = await http.delete('/admin/secrets/v41_made').set(CSRF).set('Authorization', auth);
     expect(drop.status).toBe(204);

@@ -6,7 +6,6 @@ import { sidOf } from '../../helpers/cookies.js';
 import { ALICE, dropsSeen, everythingStored, gsqlUsersSeen, secretsOf, SIM_USERS } from './admin-harness.js';
 import { sessionKey } from '../../helpers/redis-prefix.js';
 
-
 describe('password login end to end (3.x, Redis)', () => {
   let rig: Rig;
   let redis: Redis;
@@ -18,7 +17,9 @@ describe('password login end to end (3.x, Redis)', () => {
 
   const login = async () => {
     const agent = rig.agent();
-    const res = await agent.post('/auth/login').send({ username: ALICE.name, password: ALICE.password, graph: 'social' });
+    const res = await agent
+      .post('/auth/login')
+      .send({ username: ALICE.name, password: ALICE.password, graph: 'social' });
     return { agent, res };
   };
 
@@ -60,7 +61,7 @@ describe('password login end to end (3.x, Redis)', () => {
     expect(seen).not.toContain(secret);
   });
 
-  test('when alice logs in, then the drop is due at the session\'s absolute end', async () => {
+  test("when alice logs in, then the drop is due at the session's absolute end", async () => {
     const t0 = Date.now();
     const { res } = await login();
     expect(res.status).toBe(200);
@@ -91,11 +92,13 @@ describe('password login end to end (3.x, Redis)', () => {
     expect(again.status).toBe(401);
   });
 
-  test('when a password session logs in again, then the first session\'s secret is dropped', async () => {
+  test("when a password session logs in again, then the first session's secret is dropped", async () => {
     const { agent, res } = await login();
     expect(res.status).toBe(200);
     const first = rig.sim.tokens().at(-1)!.secretAlias;
-    const second = await agent.post('/auth/login').send({ username: ALICE.name, password: ALICE.password, graph: 'social' });
+    const second = await agent
+      .post('/auth/login')
+      .send({ username: ALICE.name, password: ALICE.password, graph: 'social' });
     expect(second.status).toBe(200);
     const aliases = (await secretsOf(rig.sim, ALICE)).map((s) => s.alias);
     expect(aliases).not.toContain(first);

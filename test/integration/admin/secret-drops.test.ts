@@ -57,7 +57,9 @@ afterEach(() => deleteKeysWithPrefix(redis, prefix));
 afterAll(() => redis.quit());
 
 conformance('memory', createMemorySecretDrops);
-conformance('redis', () => createRedisSecretDrops({ redis, prefix: `${prefix}${(round += 1)}:`, guard: createGuard() }));
+conformance('redis', () =>
+  createRedisSecretDrops({ redis, prefix: `${prefix}${(round += 1)}:`, guard: createGuard() }),
+);
 
 describe('secret drop store: redis specifics', () => {
   test('when a member is not one the service wrote, then a claim removes it instead of returning it forever', async () => {

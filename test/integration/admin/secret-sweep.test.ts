@@ -10,7 +10,12 @@ import { manualClock } from '../../helpers/clock.js';
 
 const ABSOLUTE_S = 60;
 const HOUR = 3_600_000;
-const env = { PASSWORD_LOGIN: 'true', LOGIN_RATE_LIMIT: '1000', SESSION_IDLE_TIMEOUT: '60', SESSION_ABSOLUTE_TIMEOUT: String(ABSOLUTE_S) };
+const env = {
+  PASSWORD_LOGIN: 'true',
+  LOGIN_RATE_LIMIT: '1000',
+  SESSION_IDLE_TIMEOUT: '60',
+  SESSION_ABSOLUTE_TIMEOUT: String(ABSOLUTE_S),
+};
 
 async function passwordLogin(rig: Rig): Promise<{ alias: string; agent: ReturnType<Rig['agent']> }> {
   const agent = rig.agent();
@@ -146,7 +151,13 @@ describe('two instances sweeping the same Redis', () => {
 describe('sweeping with the embedded memory store', () => {
   test('when a session expires without logout, then the sweep drops its secret', async () => {
     const clock = manualClock();
-    const rig = await startRig({ sim: SIM_USERS, store: 'memory', env, now: clock.now, secretSweep: { intervalMs: HOUR } });
+    const rig = await startRig({
+      sim: SIM_USERS,
+      store: 'memory',
+      env,
+      now: clock.now,
+      secretSweep: { intervalMs: HOUR },
+    });
     try {
       const { alias } = await passwordLogin(rig);
       expect(await rig.service.sweeper!.sweep()).toEqual({ dropped: 0, gone: 0, failed: 0 });

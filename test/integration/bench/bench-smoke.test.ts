@@ -22,7 +22,10 @@ interface Report {
     redisCommandsPerRequest: number | null;
     tokenCalls: number;
     peakRssMb: number | null;
-    phases: Record<'c50' | 'c1' | 'rate', { rps: number; p50Ms: number; p99Ms: number; ratioToDirect: number; offeredRps: number | null }>;
+    phases: Record<
+      'c50' | 'c1' | 'rate',
+      { rps: number; p50Ms: number; p99Ms: number; ratioToDirect: number; offeredRps: number | null }
+    >;
   }>;
   targets: Array<{ name: string; met: boolean; limit: string }>;
   runs: Array<{ subject: string; phase: string }>;
@@ -35,10 +38,16 @@ describe('npm run bench -- --quick (smoke)', () => {
 
   beforeAll(async () => {
     // dist/ comes from the jest globalSetup; the benchmark's own scripts compile separately.
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], { stdio: 'inherit' });
+    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], {
+      stdio: 'inherit',
+    });
     out = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
     const env = { ...process.env, BENCH_SECONDS: '0.5', BENCH_SESSIONS: '5', BENCH_OUT: out, BENCH_LOG_LEVEL: 'warn' };
-    ({ stdout } = await run(process.execPath, ['dist-bench/run.js', '--quick'], { env, timeout: 170_000, maxBuffer: 1 << 24 }));
+    ({ stdout } = await run(process.execPath, ['dist-bench/run.js', '--quick'], {
+      env,
+      timeout: 170_000,
+      maxBuffer: 1 << 24,
+    }));
     report = JSON.parse(readFileSync(join(out, 'latest.json'), 'utf8')) as Report;
   }, 180_000);
 

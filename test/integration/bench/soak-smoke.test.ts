@@ -35,12 +35,30 @@ describe('npm run soak (10 s smoke)', () => {
   let report: Report;
 
   beforeAll(async () => {
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], { stdio: 'inherit' });
+    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], {
+      stdio: 'inherit',
+    });
     out = mkdtempSync(join(tmpdir(), 'soak-smoke-'));
-    const args = ['dist-bench/soak.js', '--minutes', '0.17', '--rate', '200', '--sessions', '20', '--churn', '2', '--refresh-every', '2', '--out', out];
+    const args = [
+      'dist-bench/soak.js',
+      '--minutes',
+      '0.17',
+      '--rate',
+      '200',
+      '--sessions',
+      '20',
+      '--churn',
+      '2',
+      '--refresh-every',
+      '2',
+      '--out',
+      out,
+    ];
     // Exit 2 means a goal was missed: on a shared CI machine 10 s say little about drift, so both are a finished run.
     ({ stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve) => {
-      execFile(process.execPath, args, { timeout: 60_000 }, (err, so) => resolve({ stdout: so, code: err ? ((err as { code?: number }).code ?? null) : 0 }));
+      execFile(process.execPath, args, { timeout: 60_000 }, (err, so) =>
+        resolve({ stdout: so, code: err ? ((err as { code?: number }).code ?? null) : 0 }),
+      );
     }));
     report = JSON.parse(readFileSync(join(out, 'soak-latest.json'), 'utf8')) as Report;
   }, 90_000);
@@ -53,7 +71,9 @@ describe('npm run soak (10 s smoke)', () => {
     expect([0, 2]).toContain(code);
     const lines = stdout.trimEnd().split('\n');
     expect(lines.filter((l) => l.startsWith('soak:'))).toHaveLength(1);
-    expect(lines.at(-1)).toMatch(/^soak: 0\.17 min at 200 req\/s \(given\), \d+ requests, failed 0, 20 sessions \+ \d+ logins\/\d+ logouts, \d+ refreshes; RSS .* MB \(.*\), p99 .* ms \(.*\), fds \d+→\d+, besides pooled connections \d+→\d+ \(.*\), CPU \d+→\d+ µs\/req, Redis .* KiB\/session \(keys .*\); goals met \d\/4$/);
+    expect(lines.at(-1)).toMatch(
+      /^soak: 0\.17 min at 200 req\/s \(given\), \d+ requests, failed 0, 20 sessions \+ \d+ logins\/\d+ logouts, \d+ refreshes; RSS .* MB \(.*\), p99 .* ms \(.*\), fds \d+→\d+, besides pooled connections \d+→\d+ \(.*\), CPU \d+→\d+ µs\/req, Redis .* KiB\/session \(keys .*\); goals met \d\/4$/,
+    );
   });
 
   test('when sessions churn and tokens come due under the load, then nothing fails and logins, logouts and refreshes all happened', () => {
@@ -77,6 +97,11 @@ describe('npm run soak (10 s smoke)', () => {
       expect(f.redisBytesPerSession).toBeGreaterThan(0);
       expect(f.keyBytesPerSession).toBeGreaterThan(100);
     }
-    expect(report.goals.map((g) => g.name)).toEqual(['RSS growth', 'p99 drift', 'descriptor growth', 'failed requests']);
+    expect(report.goals.map((g) => g.name)).toEqual([
+      'RSS growth',
+      'p99 drift',
+      'descriptor growth',
+      'failed requests',
+    ]);
   });
 });

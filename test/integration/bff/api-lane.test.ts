@@ -17,7 +17,14 @@ describe('the /api lane in front of the app', () => {
   test('when a relayed answer comes back, then it carries the same security headers as an app page', async () => {
     const relayed = await agent.get('/api/echo').set('X-Forwarded-Proto', 'https').expect(200);
     const page = await http().get('/no-such-page').set('X-Forwarded-Proto', 'https').expect(404);
-    for (const name of ['content-security-policy', 'strict-transport-security', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'cross-origin-opener-policy']) {
+    for (const name of [
+      'content-security-policy',
+      'strict-transport-security',
+      'x-content-type-options',
+      'x-frame-options',
+      'referrer-policy',
+      'cross-origin-opener-policy',
+    ]) {
       expect(relayed.headers[name]).toBeDefined();
       expect(relayed.headers[name]).toBe(page.headers[name]);
     }
@@ -47,17 +54,23 @@ describe('the /api lane in front of the app', () => {
     ['/api', 403],
     ['/api?x=1', 403],
     ['/api/echo', 403],
-  ])('when %s is asked for without the CSRF header, then the lane guards it (%i csrf_rejected)', async (path, status) => {
-    const res = await http().get(path).expect(status);
-    expect(res.body.error.code).toBe('csrf_rejected');
-  });
+  ])(
+    'when %s is asked for without the CSRF header, then the lane guards it (%i csrf_rejected)',
+    async (path, status) => {
+      const res = await http().get(path).expect(status);
+      expect(res.body.error.code).toBe('csrf_rejected');
+    },
+  );
 
-  test.each(['/apix', '/API/echo', '/api-docs'])('when %s is asked for, then it is not the relay but the app: JSON 404', async (path) => {
-    const before = rig.sim.seen().length;
-    const res = await agent.get(path).expect(404);
-    expect(res.body.error.code).toBe('not_found');
-    expect(rig.sim.seen()).toHaveLength(before);
-  });
+  test.each(['/apix', '/API/echo', '/api-docs'])(
+    'when %s is asked for, then it is not the relay but the app: JSON 404',
+    async (path) => {
+      const before = rig.sim.seen().length;
+      const res = await agent.get(path).expect(404);
+      expect(res.body.error.code).toBe('not_found');
+      expect(rig.sim.seen()).toHaveLength(before);
+    },
+  );
 
   test('when the service sits behind a trusted proxy, then the data server gets the forwarded client, scheme and host', async () => {
     const res = await agent
@@ -66,7 +79,10 @@ describe('the /api lane in front of the app', () => {
       .set('X-Forwarded-Proto', 'https')
       .set('X-Forwarded-Host', 'bff.example.com')
       .expect(200);
-    const seen = rig.sim.seen().filter((r) => r.headers['x-request-id'] === res.headers['x-request-id']).at(-1)!;
+    const seen = rig.sim
+      .seen()
+      .filter((r) => r.headers['x-request-id'] === res.headers['x-request-id'])
+      .at(-1)!;
     expect(seen.headers['x-forwarded-for']).toBe('203.0.113.7');
     expect(seen.headers['x-forwarded-proto']).toBe('https');
     expect(seen.headers['x-forwarded-host']).toBe('bff.example.com');

@@ -20,7 +20,10 @@ describe('login, session and logout', () => {
     const res = await agent.post('/auth/login').send({ secret: rig.secret, graph: 'social' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ authenticated: true, graph: 'social', tokenExpiresAt: expect.any(String) });
-    const [token] = rig.sim.tokens().map((t) => t.token).slice(-1);
+    const [token] = rig.sim
+      .tokens()
+      .map((t) => t.token)
+      .slice(-1);
     expect(JSON.stringify(res.body)).not.toContain(rig.secret);
     expect(JSON.stringify(res.headers)).not.toContain(token!);
     expect(JSON.stringify(res.headers)).not.toContain(rig.secret);
@@ -70,7 +73,11 @@ describe('login, session and logout', () => {
   });
 
   test('when the secret is wrong, then login is 401 invalid_credentials and sets no cookie', async () => {
-    const res = await supertest(rig.service.app).post('/auth/login').set(CSRF).set('X-Forwarded-For', '10.9.9.1').send({ secret: 'nottherightsecret0000000000000000' });
+    const res = await supertest(rig.service.app)
+      .post('/auth/login')
+      .set(CSRF)
+      .set('X-Forwarded-For', '10.9.9.1')
+      .send({ secret: 'nottherightsecret0000000000000000' });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('invalid_credentials');
     expect(res.headers['set-cookie']).toBeUndefined();
@@ -91,7 +98,11 @@ describe('login, session and logout', () => {
   });
 
   test('when the body is not JSON, then login is 400 with a JSON error', async () => {
-    const res = await supertest(rig.service.app).post('/auth/login').set(CSRF).set('Content-Type', 'application/json').send('{bad');
+    const res = await supertest(rig.service.app)
+      .post('/auth/login')
+      .set(CSRF)
+      .set('Content-Type', 'application/json')
+      .send('{bad');
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
   });
@@ -160,7 +171,11 @@ describe('the session cookie', () => {
   afterAll(() => rig.close());
 
   test('when COOKIE_SECURE is on, then the cookie is __Host-tgbff; HttpOnly; Secure; SameSite=Strict; Path=/ without Domain', async () => {
-    const res = await supertest(rig.service.app).post('/auth/login').set(CSRF).set('X-Forwarded-Proto', 'https').send({ secret: rig.secret });
+    const res = await supertest(rig.service.app)
+      .post('/auth/login')
+      .set(CSRF)
+      .set('X-Forwarded-Proto', 'https')
+      .send({ secret: rig.secret });
     expect(res.status).toBe(200);
     const raw = res.headers['set-cookie'] as unknown as string[];
     expect(raw).toHaveLength(1);
@@ -173,7 +188,11 @@ describe('the session cookie', () => {
 
   test('when the request did not arrive over https, then login refuses with 403 https_required instead of silently setting no cookie', async () => {
     // A LAN name: only loopback names count as secure over plain http (see loopback-cookie.test.ts).
-    const res = await supertest(rig.service.app).post('/auth/login').set(CSRF).set('Host', 'bff.lan:8080').send({ secret: rig.secret });
+    const res = await supertest(rig.service.app)
+      .post('/auth/login')
+      .set(CSRF)
+      .set('Host', 'bff.lan:8080')
+      .send({ secret: rig.secret });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('https_required');
     expect(res.headers['set-cookie']).toBeUndefined();

@@ -41,7 +41,13 @@ afterAll(async () => {
 });
 
 /** One request on the shared keep-alive agent; the status, once the body is read. */
-function send(agent: Agent, method: string, path: string, headers: IncomingHttpHeaders, body?: string): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+function send(
+  agent: Agent,
+  method: string,
+  path: string,
+  headers: IncomingHttpHeaders,
+  body?: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${base}${path}`, { method, agent, headers: { ...CSRF, ...headers } }, (res) => {
       res.resume();
@@ -55,7 +61,13 @@ function send(agent: Agent, method: string, path: string, headers: IncomingHttpH
 test(`when ${N} requests run over one kept-alive connection, then no listeners pile up on the Redis client, the process or the connection`, async () => {
   expect(client).toBeDefined();
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const login = await send(agent, 'POST', '/auth/login', { 'content-type': 'application/json' }, JSON.stringify({ secret: rig.secret, graph: 'social' }));
+  const login = await send(
+    agent,
+    'POST',
+    '/auth/login',
+    { 'content-type': 'application/json' },
+    JSON.stringify({ secret: rig.secret, graph: 'social' }),
+  );
   expect(login.status).toBe(200);
   const cookie = String(login.headers['set-cookie']?.[0]).split(';')[0]!;
   const round = async () => {

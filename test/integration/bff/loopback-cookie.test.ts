@@ -13,7 +13,12 @@ describe('a Secure cookie over plain http on loopback, outside production', () =
   afterAll(() => rig.close());
 
   const login = (host: string, headers: Record<string, string> = {}) =>
-    supertest(rig.service.app).post('/auth/login').set(CSRF).set('Host', host).set(headers).send({ secret: rig.secret });
+    supertest(rig.service.app)
+      .post('/auth/login')
+      .set(CSRF)
+      .set('Host', host)
+      .set(headers)
+      .send({ secret: rig.secret });
 
   test.each(['localhost:8080', '127.0.0.1:8080', '[::1]:8080', 'app.localhost:8080'])(
     'when a browser on this machine logs in at http://%s, then it gets the Secure __Host- cookie',
@@ -59,7 +64,11 @@ describe('in production', () => {
   afterAll(() => rig.close());
 
   test('when a login comes over plain http even from localhost, then it is refused: loopback earns nothing in production', async () => {
-    const res = await supertest(rig.service.app).post('/auth/login').set(CSRF).set('Host', 'localhost:8080').send({ secret: rig.secret });
+    const res = await supertest(rig.service.app)
+      .post('/auth/login')
+      .set(CSRF)
+      .set('Host', 'localhost:8080')
+      .send({ secret: rig.secret });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('https_required');
     expect(res.body.error.message).not.toMatch(/COOKIE_SECURE=false/);
@@ -67,15 +76,22 @@ describe('in production', () => {
 });
 
 test('when COOKIE_SECURE is false or NODE_ENV is production, then loopback is not treated as secure', () => {
-  const base = { SESSION_SECRET: 'a'.repeat(40), SESSION_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`, TG_RESTPP_URL: 'http://127.0.0.1:9000', REDIS_URL: 'redis://127.0.0.1:6379' };
+  const base = {
+    SESSION_SECRET: 'a'.repeat(40),
+    SESSION_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+    TG_RESTPP_URL: 'http://127.0.0.1:9000',
+    REDIS_URL: 'redis://127.0.0.1:6379',
+  };
   expect(loadConfig({ ...base, NODE_ENV: 'development' }).session.loopbackIsSecure).toBe(true);
   expect(loadConfig({ ...base, NODE_ENV: 'development', COOKIE_SECURE: 'false' }).session.loopbackIsSecure).toBe(false);
   expect(loadConfig({ ...base, NODE_ENV: 'production' }).session.loopbackIsSecure).toBe(false);
 });
 
 test('when names and addresses are spelled oddly, then only real loopback counts', () => {
-  for (const yes of ['localhost', 'LOCALHOST', 'localhost.', 'a.localhost', '127.0.0.1', '127.9.9.9', '[::1]', '::1']) expect(isLoopbackHost(yes)).toBe(true);
-  for (const no of ['localhost.evil.com', 'evillocalhost', '10.0.0.1', '128.0.0.1', '', '::2', '0.0.0.0']) expect(isLoopbackHost(no)).toBe(false);
+  for (const yes of ['localhost', 'LOCALHOST', 'localhost.', 'a.localhost', '127.0.0.1', '127.9.9.9', '[::1]', '::1'])
+    expect(isLoopbackHost(yes)).toBe(true);
+  for (const no of ['localhost.evil.com', 'evillocalhost', '10.0.0.1', '128.0.0.1', '', '::2', '0.0.0.0'])
+    expect(isLoopbackHost(no)).toBe(false);
   for (const yes of ['127.0.0.1', '::ffff:127.0.0.1', '::1']) expect(isLoopbackAddress(yes)).toBe(true);
   for (const no of ['10.1.2.3', '::ffff:10.1.2.3', '::', 'localhost']) expect(isLoopbackAddress(no)).toBe(false);
 });

@@ -8,7 +8,12 @@ const ADMIN = `Basic ${Buffer.from('tigergraph:tigergraph').toString('base64')}`
 
 /** Asserts the status the test expects, then that the document lists it for the route and the body fits. */
 function expectAnswer(method: string, template: string, res: Answer, status: number, code?: string): void {
-  expect([method, template, res.status, code && (res.body as { error?: { code?: string } }).error?.code]).toEqual([method, template, status, code]);
+  expect([method, template, res.status, code && (res.body as { error?: { code?: string } }).error?.code]).toEqual([
+    method,
+    template,
+    status,
+    code,
+  ]);
   contract.check(method, template, res);
 }
 
@@ -30,15 +35,71 @@ describe('the OpenAPI document against the running service', () => {
   });
 
   test('when a login succeeds, fails or is malformed, then each answer is a documented one', async () => {
-    expectAnswer('POST', '/auth/login', await rig.agent().post('/auth/login').send({ secret: rig.secret, graph: 'social' }), 200);
-    expectAnswer('POST', '/auth/login', await rig.agent().post('/auth/login').send({ secret: 'not-a-secret' }), 401, 'invalid_credentials');
-    expectAnswer('POST', '/auth/login', await rig.agent().post('/auth/login').send({ secret: 42 }), 400, 'invalid_request');
-    expectAnswer('POST', '/auth/login', await rig.agent().post('/auth/login').set('Content-Type', 'application/json').send('{"secret":'), 400, 'invalid_request');
-    expectAnswer('POST', '/auth/login', await rig.agent().post('/auth/login').send({ username: 'u', password: 'p', graph: 'social' }), 400, 'invalid_request');
-    expectAnswer('POST', '/auth/login', await http().post('/auth/login').send({ secret: rig.secret }), 403, 'csrf_rejected');
-    expectAnswer('POST', '/auth/login', await rig.agent().post('/auth/login').send({ secret: 'x'.repeat(20_000) }), 413, 'payload_too_large');
-    expectAnswer('POST', '/auth/login', await rig.agent().post('/auth/login').send({ secret: 'abc', extra: 1 }), 400, 'invalid_request');
-    expectAnswer('POST', '/auth/login', await rig.agent().post('/auth/login').set('Content-Type', 'text/plain').send('{}'), 415, 'unsupported_media_type');
+    expectAnswer(
+      'POST',
+      '/auth/login',
+      await rig.agent().post('/auth/login').send({ secret: rig.secret, graph: 'social' }),
+      200,
+    );
+    expectAnswer(
+      'POST',
+      '/auth/login',
+      await rig.agent().post('/auth/login').send({ secret: 'not-a-secret' }),
+      401,
+      'invalid_credentials',
+    );
+    expectAnswer(
+      'POST',
+      '/auth/login',
+      await rig.agent().post('/auth/login').send({ secret: 42 }),
+      400,
+      'invalid_request',
+    );
+    expectAnswer(
+      'POST',
+      '/auth/login',
+      await rig.agent().post('/auth/login').set('Content-Type', 'application/json').send('{"secret":'),
+      400,
+      'invalid_request',
+    );
+    expectAnswer(
+      'POST',
+      '/auth/login',
+      await rig.agent().post('/auth/login').send({ username: 'u', password: 'p', graph: 'social' }),
+      400,
+      'invalid_request',
+    );
+    expectAnswer(
+      'POST',
+      '/auth/login',
+      await http().post('/auth/login').send({ secret: rig.secret }),
+      403,
+      'csrf_rejected',
+    );
+    expectAnswer(
+      'POST',
+      '/auth/login',
+      await rig
+        .agent()
+        .post('/auth/login')
+        .send({ secret: 'x'.repeat(20_000) }),
+      413,
+      'payload_too_large',
+    );
+    expectAnswer(
+      'POST',
+      '/auth/login',
+      await rig.agent().post('/auth/login').send({ secret: 'abc', extra: 1 }),
+      400,
+      'invalid_request',
+    );
+    expectAnswer(
+      'POST',
+      '/auth/login',
+      await rig.agent().post('/auth/login').set('Content-Type', 'text/plain').send('{}'),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   test('when the session is asked for with and without a login, and logout runs, then each answer is a documented one', async () => {
@@ -56,13 +117,25 @@ describe('the OpenAPI document against the running service', () => {
     expectAnswer('GET', '/api/{path}', await agent.get('/api/graph/social/vertices/Person'), 200);
     expectAnswer('GET', '/api/{path}', await rig.agent().get('/api/echo'), 401, 'not_authenticated');
     expectAnswer('GET', '/api/{path}', await agent.get('/api/echo').set('X-Requested-With', ''), 403, 'csrf_rejected');
-    expectAnswer('DELETE', '/api/{path}', await agent.delete('/api/graph/social/vertices/Person/x'), 403, 'path_not_allowed');
+    expectAnswer(
+      'DELETE',
+      '/api/{path}',
+      await agent.delete('/api/graph/social/vertices/Person/x'),
+      403,
+      'path_not_allowed',
+    );
     expectAnswer('GET', '/api/{path}', await agent.get('/api/requesttoken'), 403, 'path_not_allowed');
     expectAnswer('GET', '/api/{path}', await agent.get('/api/graph/%2e%2e/x'), 400, 'invalid_path');
-    const big = await agent.post('/api/query/social/hello').set('Content-Type', 'application/json').send({ pad: 'x'.repeat(4096) });
+    const big = await agent
+      .post('/api/query/social/hello')
+      .set('Content-Type', 'application/json')
+      .send({ pad: 'x'.repeat(4096) });
     expectAnswer('POST', '/api/{path}', big, 413, 'payload_too_large');
     // Only the two reads went upstream: every refusal is answered here.
-    const relayed = rig.sim.seen().slice(upstreamBefore).filter((r) => r.port === 'restpp' && r.path !== '/requesttoken');
+    const relayed = rig.sim
+      .seen()
+      .slice(upstreamBefore)
+      .filter((r) => r.port === 'restpp' && r.path !== '/requesttoken');
     expect(relayed.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /echo', 'GET /graph/social/vertices/Person']);
   });
 
@@ -72,7 +145,13 @@ describe('the OpenAPI document against the running service', () => {
     const base = await rig.listen();
     const slow = fetch(`${base}/api/echo?sleep=1`, { headers: { ...CSRF, Cookie: cookie } });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expectAnswer('GET', '/api/{path}', await http().get('/api/echo').set(CSRF).set('Cookie', cookie), 429, 'too_many_requests');
+    expectAnswer(
+      'GET',
+      '/api/{path}',
+      await http().get('/api/echo').set(CSRF).set('Cookie', cookie),
+      429,
+      'too_many_requests',
+    );
     expect((await slow).status).toBe(200);
   });
 
@@ -83,13 +162,55 @@ describe('the OpenAPI document against the running service', () => {
 
   test('when the admin routes answer with and without credentials, then each answer is a documented one', async () => {
     expectAnswer('GET', '/admin/secrets', await http().get('/admin/secrets?graph=social'), 401, 'not_authenticated');
-    expectAnswer('GET', '/admin/secrets', await http().get('/admin/secrets?graph=social').set('Authorization', ADMIN), 200);
-    const made = await http().post('/admin/secrets').set(CSRF).set('Authorization', ADMIN).send({ graph: 'social', alias: 'openapi_made' });
+    expectAnswer(
+      'GET',
+      '/admin/secrets',
+      await http().get('/admin/secrets?graph=social').set('Authorization', ADMIN),
+      200,
+    );
+    const made = await http()
+      .post('/admin/secrets')
+      .set(CSRF)
+      .set('Authorization', ADMIN)
+      .send({ graph: 'social', alias: 'openapi_made' });
     expectAnswer('POST', '/admin/secrets', made, 201);
-    expectAnswer('POST', '/admin/secrets', await http().post('/admin/secrets').set(CSRF).set('Authorization', ADMIN).send({ graph: 'social', alias: 'openapi_made' }), 409, 'secret_exists');
-    expectAnswer('POST', '/admin/secrets', await http().post('/admin/secrets').set(CSRF).set('Authorization', ADMIN).send({ graph: 'no such' }), 400, 'invalid_request');
-    expectAnswer('POST', '/admin/secrets', await http().post('/admin/secrets').set(CSRF).set('Authorization', ADMIN).set('Content-Type', 'text/plain').send('{}'), 415, 'unsupported_media_type');
-    expectAnswer('GET', '/admin/secrets', await http().get('/admin/secrets?graph=social&all=1').set('Authorization', ADMIN), 400, 'invalid_request');
+    expectAnswer(
+      'POST',
+      '/admin/secrets',
+      await http()
+        .post('/admin/secrets')
+        .set(CSRF)
+        .set('Authorization', ADMIN)
+        .send({ graph: 'social', alias: 'openapi_made' }),
+      409,
+      'secret_exists',
+    );
+    expectAnswer(
+      'POST',
+      '/admin/secrets',
+      await http().post('/admin/secrets').set(CSRF).set('Authorization', ADMIN).send({ graph: 'no such' }),
+      400,
+      'invalid_request',
+    );
+    expectAnswer(
+      'POST',
+      '/admin/secrets',
+      await http()
+        .post('/admin/secrets')
+        .set(CSRF)
+        .set('Authorization', ADMIN)
+        .set('Content-Type', 'text/plain')
+        .send('{}'),
+      415,
+      'unsupported_media_type',
+    );
+    expectAnswer(
+      'GET',
+      '/admin/secrets',
+      await http().get('/admin/secrets?graph=social&all=1').set('Authorization', ADMIN),
+      400,
+      'invalid_request',
+    );
     const drop = () => http().delete('/admin/secrets/openapi_made?graph=social').set(CSRF).set('Authorization', ADMIN);
     expectAnswer('DELETE', '/admin/secrets/{alias}', await drop(), 204);
     expectAnswer('DELETE', '/admin/secrets/{alias}', await drop(), 404, 'secret_not_found');
@@ -108,15 +229,33 @@ describe('the contract check itself', () => {
   const error = (code: string) => JSON.stringify({ error: { code, message: 'm' } });
 
   test('when a status is not listed for the route, then the check fails', () => {
-    expect(() => contract.check('GET', '/auth/session', { status: 418, headers: json, text: error('not_found') })).toThrow(/does not list/);
-    expect(() => contract.check('GET', '/healthz', { status: 503, headers: json, text: '{}' })).toThrow(/does not list/);
+    expect(() =>
+      contract.check('GET', '/auth/session', { status: 418, headers: json, text: error('not_found') }),
+    ).toThrow(/does not list/);
+    expect(() => contract.check('GET', '/healthz', { status: 503, headers: json, text: '{}' })).toThrow(
+      /does not list/,
+    );
   });
 
   test('when a body does not fit, or carries a code of another status, then the check fails', () => {
-    expect(() => contract.check('GET', '/auth/session', { status: 401, headers: json, text: error('csrf_rejected') })).toThrow(/does not fit/);
-    expect(() => contract.check('GET', '/auth/session', { status: 401, headers: json, text: '{"error":"x"}' })).toThrow(/does not fit/);
-    expect(() => contract.check('GET', '/auth/session', { status: 200, headers: json, text: '{"authenticated":true,"token":"t"}' })).toThrow(/does not fit/);
-    expect(() => contract.check('POST', '/auth/logout', { status: 204, headers: {}, text: '{}' })).toThrow(/body the document does not describe/);
-    expect(() => contract.check('GET', '/auth/session', { status: 401, headers: json, text: error('not_authenticated') })).not.toThrow();
+    expect(() =>
+      contract.check('GET', '/auth/session', { status: 401, headers: json, text: error('csrf_rejected') }),
+    ).toThrow(/does not fit/);
+    expect(() => contract.check('GET', '/auth/session', { status: 401, headers: json, text: '{"error":"x"}' })).toThrow(
+      /does not fit/,
+    );
+    expect(() =>
+      contract.check('GET', '/auth/session', {
+        status: 200,
+        headers: json,
+        text: '{"authenticated":true,"token":"t"}',
+      }),
+    ).toThrow(/does not fit/);
+    expect(() => contract.check('POST', '/auth/logout', { status: 204, headers: {}, text: '{}' })).toThrow(
+      /body the document does not describe/,
+    );
+    expect(() =>
+      contract.check('GET', '/auth/session', { status: 401, headers: json, text: error('not_authenticated') }),
+    ).not.toThrow();
   });
 });

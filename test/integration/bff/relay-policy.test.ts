@@ -10,7 +10,8 @@ describe('the /api relay through the whole app', () => {
   });
   afterAll(() => rig.close());
 
-  const dataRequests = () => rig.sim.seen().filter((r) => r.port === 'restpp' || r.path.startsWith('/graph') || r.path.startsWith('/query'));
+  const dataRequests = () =>
+    rig.sim.seen().filter((r) => r.port === 'restpp' || r.path.startsWith('/graph') || r.path.startsWith('/query'));
 
   test('when a logged-in browser reads vertices, then the data server sees a bearer token and no browser credentials', async () => {
     const res = await agent
@@ -20,7 +21,10 @@ describe('the /api relay through the whole app', () => {
       .set('X-Not-Listed', 'dropped');
     expect(res.status).toBe(200);
     expect(res.body.results.length).toBeGreaterThan(0);
-    const seen = rig.sim.seen().filter((r) => r.path === '/graph/social/vertices/Person').at(-1)!;
+    const seen = rig.sim
+      .seen()
+      .filter((r) => r.path === '/graph/social/vertices/Person')
+      .at(-1)!;
     const live = rig.sim.tokens().map((t) => t.token);
     expect(seen.auth).toBe('ok');
     expect(live).toContain(String(seen.headers.authorization).replace(/^Bearer /, ''));
@@ -36,7 +40,10 @@ describe('the /api relay through the whole app', () => {
   test('when a query runs with POST and a JSON body, then the body reaches the data server', async () => {
     const res = await agent.post('/api/query/social/friends').send({ person: 'alice' });
     expect(res.status).toBe(200);
-    const seen = rig.sim.seen().filter((r) => r.path === '/query/social/friends').at(-1)!;
+    const seen = rig.sim
+      .seen()
+      .filter((r) => r.path === '/query/social/friends')
+      .at(-1)!;
     expect(seen.method).toBe('POST');
     expect(seen.bodyText).toBe(JSON.stringify({ person: 'alice' }));
   });
@@ -79,7 +86,11 @@ describe('the /api relay through the whole app', () => {
     const api = await agent.get('/api/echo').set('Origin', 'https://evil.example.com');
     expect(api.status).toBe(403);
     expect(api.body.error.code).toBe('csrf_rejected');
-    const login = await supertest(rig.service.app).post('/auth/login').set(CSRF).set('Origin', 'https://evil.example.com').send({ secret: rig.secret });
+    const login = await supertest(rig.service.app)
+      .post('/auth/login')
+      .set(CSRF)
+      .set('Origin', 'https://evil.example.com')
+      .send({ secret: rig.secret });
     expect(login.status).toBe(403);
     expect(login.body.error.code).toBe('csrf_rejected');
   });

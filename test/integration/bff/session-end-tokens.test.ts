@@ -8,7 +8,10 @@ const SWEEP_MS = 200;
 
 /** The token the data server saw on the last request for `path`. */
 function lastToken(rig: Rig, path: string): string {
-  const auth = rig.sim.seen().filter((r) => r.path === path).at(-1)!.headers.authorization as string;
+  const auth = rig.sim
+    .seen()
+    .filter((r) => r.path === path)
+    .at(-1)!.headers.authorization as string;
   return auth.replace('Bearer ', '');
 }
 
@@ -31,7 +34,8 @@ async function whenDeleted(rig: Rig, token: string, timeoutMs: number): Promise<
 }
 
 const deletedUpstream = (rig: Rig, token: string): number =>
-  rig.sim.seen().filter((r) => r.method === 'DELETE' && r.path === '/requesttoken' && r.bodyText?.includes(token)).length;
+  rig.sim.seen().filter((r) => r.method === 'DELETE' && r.path === '/requesttoken' && r.bodyText?.includes(token))
+    .length;
 
 describe.each(['redis', 'memory'] as const)('tokens die with their session (%s store)', (store) => {
   let rig: Rig | undefined;
@@ -43,7 +47,12 @@ describe.each(['redis', 'memory'] as const)('tokens die with their session (%s s
   test('when a session ends by idle timeout, then its token is deleted upstream within the sweep interval', async () => {
     rig = await startRig({
       store,
-      env: { SESSION_IDLE_TIMEOUT: '1', SESSION_ABSOLUTE_TIMEOUT: '60', TOKEN_REFRESH_BEFORE: '10', TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS) },
+      env: {
+        SESSION_IDLE_TIMEOUT: '1',
+        SESSION_ABSOLUTE_TIMEOUT: '60',
+        TOKEN_REFRESH_BEFORE: '10',
+        TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
+      },
     });
     const agent = await rig.login();
     expect((await agent.get('/api/echo')).status).toBe(200);
@@ -59,7 +68,9 @@ describe.each(['redis', 'memory'] as const)('tokens die with their session (%s s
     expect(deletedUpstream(rig, token)).toBe(1);
     // The simulator records the delete as it answers it; the sweeper counts it once that answer is back.
     const counted = async () =>
-      ((await rig!.service.metrics.tokenDeletes.get()).values.find((v) => v.labels.reason === 'session_end' && v.labels.result === 'ok')?.value ?? 0) >= 1;
+      ((await rig!.service.metrics.tokenDeletes.get()).values.find(
+        (v) => v.labels.reason === 'session_end' && v.labels.result === 'ok',
+      )?.value ?? 0) >= 1;
     await poll(counted, 2_000, 'the session-end delete to be counted');
     expect(await rig.service.metrics.tokenDeletes.get()).toMatchObject({
       values: [expect.objectContaining({ labels: { reason: 'session_end', result: 'ok' }, value: 1 })],
@@ -72,7 +83,12 @@ describe.each(['redis', 'memory'] as const)('tokens die with their session (%s s
   test('when a session ends by absolute timeout while in use, then a token minted mid-session is deleted upstream at that timeout', async () => {
     rig = await startRig({
       store,
-      env: { SESSION_IDLE_TIMEOUT: '4', SESSION_ABSOLUTE_TIMEOUT: '4', TOKEN_REFRESH_BEFORE: '1', TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS) },
+      env: {
+        SESSION_IDLE_TIMEOUT: '4',
+        SESSION_ABSOLUTE_TIMEOUT: '4',
+        TOKEN_REFRESH_BEFORE: '1',
+        TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
+      },
     });
     const loggedInAt = Date.now();
     const agent = await rig.login();
@@ -91,13 +107,20 @@ describe.each(['redis', 'memory'] as const)('tokens die with their session (%s s
     expect(diedAt).toBeLessThan(tokenEnd - 500); // not its own expiry (nor the idle end, which is as late)
     expect(delay).toBeLessThan(SWEEP_MS + 800);
     expect(deletedUpstream(rig, token)).toBe(1);
-    recordFigure(`${store}: absolute-timeout token deleted ${delay} ms after the absolute deadline (sweep ${SWEEP_MS} ms)`);
+    recordFigure(
+      `${store}: absolute-timeout token deleted ${delay} ms after the absolute deadline (sweep ${SWEEP_MS} ms)`,
+    );
   });
 
   test('when an administrator removes a session from the store, then its token is deleted upstream by the next due check (the idle deadline at the latest)', async () => {
     rig = await startRig({
       store,
-      env: { SESSION_IDLE_TIMEOUT: '2', SESSION_ABSOLUTE_TIMEOUT: '60', TOKEN_REFRESH_BEFORE: '10', TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS) },
+      env: {
+        SESSION_IDLE_TIMEOUT: '2',
+        SESSION_ABSOLUTE_TIMEOUT: '60',
+        TOKEN_REFRESH_BEFORE: '10',
+        TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
+      },
     });
     const agent = rig.agent();
     const login = await agent.post('/auth/login').send({ secret: rig.secret, graph: 'social' });
@@ -117,7 +140,12 @@ describe.each(['redis', 'memory'] as const)('tokens die with their session (%s s
   test('when a session logs out, then its token is deleted once and the sweeper has nothing left to do', async () => {
     rig = await startRig({
       store,
-      env: { SESSION_IDLE_TIMEOUT: '1', SESSION_ABSOLUTE_TIMEOUT: '60', TOKEN_REFRESH_BEFORE: '10', TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS) },
+      env: {
+        SESSION_IDLE_TIMEOUT: '1',
+        SESSION_ABSOLUTE_TIMEOUT: '60',
+        TOKEN_REFRESH_BEFORE: '10',
+        TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
+      },
     });
     const agent = await rig.login();
     await agent.get('/api/echo');

@@ -23,7 +23,12 @@ let stores: Stores;
 beforeAll(async () => {
   redis = createRedisClient({ mode: 'standalone', url: 'redis://127.0.0.1:6379' });
   await redis.connect();
-  stores = createRedisStores({ redis, prefix, cipher: createCipher([{ id: 'k1', key: randomBytes(32) }]), sessionFallbackTtlSeconds: 60 });
+  stores = createRedisStores({
+    redis,
+    prefix,
+    cipher: createCipher([{ id: 'k1', key: randomBytes(32) }]),
+    sessionFallbackTtlSeconds: 60,
+  });
 });
 afterAll(async () => {
   await deleteKeysWithPrefix(redis, prefix);
@@ -45,7 +50,8 @@ function app(secrets: string[]) {
       res.json({ sid, graph: (data as unknown as { graph?: string }).graph ?? null });
     }, next);
   });
-  a.use(((err, _req, res, _next) => res.status(503).json({ code: (err as { code?: string }).code })) as ErrorRequestHandler);
+  a.use(((err, _req, res, _next) =>
+    res.status(503).json({ code: (err as { code?: string }).code })) as ErrorRequestHandler);
   return a;
 }
 
@@ -65,14 +71,29 @@ test('when the cookie and record are the very bytes express-session and connect-
   const cookie = RECORDED.setCookie.split(';')[0]!;
   expect(lookup.sid(`other=1; ${cookie}`)).toBe(RECORDED.sid);
   expect(await lookup.load(RECORDED.sid)).toEqual(JSON.parse(RECORDED.record));
-  const res = await request(app([RECORDED.secret])).get('/read').set('Cookie', `other=1; ${cookie}`).expect(200);
+  const res = await request(app([RECORDED.secret]))
+    .get('/read')
+    .set('Cookie', `other=1; ${cookie}`)
+    .expect(200);
   expect(res.body).toEqual({ sid: RECORDED.sid, graph: null });
 });
 
 test('when the cookie was signed with an older secret still listed, then it is accepted; once dropped, not', async () => {
   const { sid, cookie } = await login(['old-secret']);
-  expect((await request(app(['new-secret', 'old-secret'])).get('/read').set('Cookie', cookie)).body).toEqual({ sid, graph: 'social' });
-  expect((await request(app(['new-secret'])).get('/read').set('Cookie', cookie)).body).toEqual({ sid: null, graph: null });
+  expect(
+    (
+      await request(app(['new-secret', 'old-secret']))
+        .get('/read')
+        .set('Cookie', cookie)
+    ).body,
+  ).toEqual({ sid, graph: 'social' });
+  expect(
+    (
+      await request(app(['new-secret']))
+        .get('/read')
+        .set('Cookie', cookie)
+    ).body,
+  ).toEqual({ sid: null, graph: null });
 });
 
 test('when the signature is altered or the id is sent unsigned, then there is no session', async () => {
@@ -86,14 +107,23 @@ test('when the signature is altered or the id is sent unsigned, then there is no
 test('when the session was destroyed in the store, then the cookie alone gives no session', async () => {
   const { sid, cookie } = await login(['first-secret']);
   await redis.del(sessionKey(prefix, sid));
-  expect((await request(app(['first-secret'])).get('/read').set('Cookie', cookie)).body.sid).toBeNull();
+  expect(
+    (
+      await request(app(['first-secret']))
+        .get('/read')
+        .set('Cookie', cookie)
+    ).body.sid,
+  ).toBeNull();
 });
 
 test('when the answer has gone out, then the session TTL slides back to the idle timeout', async () => {
   const { sid, cookie } = await login(['first-secret']);
   const key = sessionKey(prefix, sid);
   await redis.pexpire(key, 5_000);
-  await request(app(['first-secret'])).get('/read').set('Cookie', cookie).expect(200);
+  await request(app(['first-secret']))
+    .get('/read')
+    .set('Cookie', cookie)
+    .expect(200);
   // The touch is sent when the answer finishes; a round trip later it has landed.
   await redis.ping();
   expect(await redis.pttl(key)).toBeGreaterThan(55_000);

@@ -1,7 +1,6 @@
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { manualClock } from '../../helpers/clock.js';
 
-
 describe('token refresh and replay through the app', () => {
   let rig: Rig;
   const clock = manualClock();
@@ -44,7 +43,10 @@ describe('token refresh and replay through the app', () => {
     const agent = await rig.login();
     await agent.get('/api/echo');
     const live = rig.sim.tokens().map((t) => t.token);
-    const used = rig.sim.seen().filter((r) => r.path === '/echo').at(-1)!.headers.authorization as string;
+    const used = rig.sim
+      .seen()
+      .filter((r) => r.path === '/echo')
+      .at(-1)!.headers.authorization as string;
     const token = used.replace('Bearer ', '');
     expect(live).toContain(token);
     rig.sim.revokeToken(token);
@@ -53,9 +55,15 @@ describe('token refresh and replay through the app', () => {
     const res = await agent.post('/api/query/social/friends').send({ person: 'alice' });
     expect(res.status).toBe(200);
     expect(rig.sim.counts()['POST /requesttoken']).toBe(postsBefore + 1);
-    const replays = rig.sim.seen().filter((r) => r.path === '/query/social/friends').slice(-2);
+    const replays = rig.sim
+      .seen()
+      .filter((r) => r.path === '/query/social/friends')
+      .slice(-2);
     expect(replays.map((r) => r.auth)).toEqual(['invalid', 'ok']);
-    expect(replays.map((r) => r.bodyText)).toEqual([JSON.stringify({ person: 'alice' }), JSON.stringify({ person: 'alice' })]);
+    expect(replays.map((r) => r.bodyText)).toEqual([
+      JSON.stringify({ person: 'alice' }),
+      JSON.stringify({ person: 'alice' }),
+    ]);
   });
 
   test('when the secret was dropped upstream, then the next request ends the session with 401 session_expired', async () => {
@@ -65,7 +73,10 @@ describe('token refresh and replay through the app', () => {
     // Drop the secret through the admin server, as an administrator would.
     const res = await fetch(`${rig.sim.gsqlUrl}/gsqlserver/gsql/file`, {
       method: 'POST',
-      headers: { Authorization: `Basic ${Buffer.from('tigergraph:tigergraph').toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      headers: {
+        Authorization: `Basic ${Buffer.from('tigergraph:tigergraph').toString('base64')}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
       body: encodeURIComponent('USE GRAPH social\nDROP SECRET to_drop'),
     });
     expect(await res.text()).toMatch(/Successfully dropped/);

@@ -3,7 +3,10 @@ import { startRig, type Rig } from '../../helpers/app-rig.js';
 
 /** The token the data server saw on the last request for `path`. */
 function lastToken(rig: Rig, path: string): string {
-  const auth = rig.sim.seen().filter((r) => r.path === path).at(-1)!.headers.authorization as string;
+  const auth = rig.sim
+    .seen()
+    .filter((r) => r.path === path)
+    .at(-1)!.headers.authorization as string;
   return auth.replace('Bearer ', '');
 }
 
@@ -47,9 +50,15 @@ describe('no token pile-up (issue 11 item 5)', () => {
     expect(res.status).toBe(200);
     expect(count(rig, 'POST /requesttoken')).toBe(mints + 1);
     expect(count(rig, 'DELETE /requesttoken')).toBe(deletes + 1);
-    const deleted = rig.sim.seen().filter((r) => r.method === 'DELETE' && r.path === '/requesttoken').at(-1)!;
+    const deleted = rig.sim
+      .seen()
+      .filter((r) => r.method === 'DELETE' && r.path === '/requesttoken')
+      .at(-1)!;
     expect(deleted.bodyText).toContain(old);
-    const replays = rig.sim.seen().filter((r) => r.path === '/query/social/friends').slice(-2);
+    const replays = rig.sim
+      .seen()
+      .filter((r) => r.path === '/query/social/friends')
+      .slice(-2);
     expect(replays.map((r) => r.auth)).toEqual(['invalid', 'ok']);
     expect(lastToken(rig, '/query/social/friends')).not.toBe(old);
     expect(rig.logs()).not.toContain(old);

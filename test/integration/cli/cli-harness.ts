@@ -13,7 +13,10 @@ export interface CliResult {
 }
 
 /** Runs `node dist/cli/main.js …` with only the given environment (plus PATH), so the machine's TG_* never leak in. */
-export async function runCli(args: string[], opts: { env?: Record<string, string>; home: string; input?: string }): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  opts: { env?: Record<string, string>; home: string; input?: string },
+): Promise<CliResult> {
   const child = spawn(process.execPath, [CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: opts.home, ...opts.env },
     cwd: opts.home, // not the checkout, whose .env (if a developer has one) would be read
@@ -34,7 +37,11 @@ export const jsonError = (r: CliResult): { code: string; message: string } =>
   (JSON.parse(r.stderr) as { error: { code: string; message: string } }).error;
 
 /** A fresh HOME per test file, so ~/.netrc and ~/.config/tgbff are only what the test writes. */
-export async function makeHome(): Promise<{ dir: string; writeFile(rel: string, text: string, mode: number): Promise<string>; remove(): Promise<void> }> {
+export async function makeHome(): Promise<{
+  dir: string;
+  writeFile(rel: string, text: string, mode: number): Promise<string>;
+  remove(): Promise<void>;
+}> {
   const dir = await mkdtemp(path.join(tmpdir(), 'tgbff-cli-home-'));
   return {
     dir,

@@ -20,23 +20,36 @@ afterEach(() => home.remove());
 
 /** The user the admin server saw on the last GSQL call, from its basic-auth header. */
 function lastAdminUser(): string {
-  const last = sim.seen().filter((r) => r.port === 'gsql').at(-1);
+  const last = sim
+    .seen()
+    .filter((r) => r.port === 'gsql')
+    .at(-1);
   const header = String(last?.headers['authorization'] ?? '');
-  return Buffer.from(header.replace(/^Basic /, ''), 'base64').toString().split(':')[0]!;
+  return Buffer.from(header.replace(/^Basic /, ''), 'base64')
+    .toString()
+    .split(':')[0]!;
 }
 
-const aliases = (doc: Record<string, unknown>): string[] => (doc.secrets as Array<{ alias: string }>).map((s) => s.alias);
+const aliases = (doc: Record<string, unknown>): string[] =>
+  (doc.secrets as Array<{ alias: string }>).map((s) => s.alias);
 
 describe('tgbff admin credentials, as a child process against the simulator', () => {
   it('when --user and TG_PASSWORD are given, then the server sees that user', async () => {
-    const r = await runCli(['secrets', 'list', '--json', '--user', 'alice'], { home: home.dir, env: { ...env, TG_PASSWORD: ALICE_PASSWORD } });
+    const r = await runCli(['secrets', 'list', '--json', '--user', 'alice'], {
+      home: home.dir,
+      env: { ...env, TG_PASSWORD: ALICE_PASSWORD },
+    });
     expect(r.code).toBe(0);
     expect(aliases(json(r))).toEqual(['alice_s']);
     expect(lastAdminUser()).toBe('alice');
   });
 
   it('when ~/.netrc has an entry for the admin host, then it is used and beats the config file', async () => {
-    await home.writeFile('.netrc', `machine elsewhere login x password y\nmachine 127.0.0.1\n  login alice\n  password "${ALICE_PASSWORD}"\n`, 0o600);
+    await home.writeFile(
+      '.netrc',
+      `machine elsewhere login x password y\nmachine 127.0.0.1\n  login alice\n  password "${ALICE_PASSWORD}"\n`,
+      0o600,
+    );
     await home.writeFile('.config/tgbff/config.json', '{"username":"tigergraph","password":"tigergraph"}', 0o600);
     const r = await runCli(['secrets', 'list', '--json'], { home: home.dir, env });
     expect(r.code).toBe(0);
@@ -72,18 +85,31 @@ describe('tgbff admin credentials, as a child process against the simulator', ()
   });
 
   it('when TGBFF_CONFIG names a config file, then that one is used', async () => {
-    const file = await home.writeFile('cfg.json', JSON.stringify({ gsqlUrl: sim.gsqlUrl, username: 'alice', password: ALICE_PASSWORD }), 0o400);
+    const file = await home.writeFile(
+      'cfg.json',
+      JSON.stringify({ gsqlUrl: sim.gsqlUrl, username: 'alice', password: ALICE_PASSWORD }),
+      0o400,
+    );
     const r = await runCli(['secrets', 'list', '--json'], { home: home.dir, env: { TGBFF_CONFIG: file } });
     expect(r.code).toBe(0);
     expect(lastAdminUser()).toBe('alice');
   });
 
   it('when the config file is mode 644, then it is refused with exit 2 before any request, even with other credentials', async () => {
-    const file = await home.writeFile('.config/tgbff/config.json', JSON.stringify({ username: 'alice', password: ALICE_PASSWORD }), 0o644);
+    const file = await home.writeFile(
+      '.config/tgbff/config.json',
+      JSON.stringify({ username: 'alice', password: ALICE_PASSWORD }),
+      0o644,
+    );
     const before = sim.seen().length;
-    const r = await runCli(['secrets', 'list', '--user', 'alice'], { home: home.dir, env: { ...env, TG_PASSWORD: ALICE_PASSWORD } });
+    const r = await runCli(['secrets', 'list', '--user', 'alice'], {
+      home: home.dir,
+      env: { ...env, TG_PASSWORD: ALICE_PASSWORD },
+    });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`refusing config file ${file}: other users can read it (mode 644); run: chmod 600 ${file}`);
+    expect(r.stderr).toContain(
+      `refusing config file ${file}: other users can read it (mode 644); run: chmod 600 ${file}`,
+    );
     expect(r.stderr).not.toContain(ALICE_PASSWORD);
     expect(sim.seen().length).toBe(before);
   });
@@ -97,7 +123,11 @@ describe('tgbff admin credentials, as a child process against the simulator', ()
   });
 
   it('when the config file holds a wrong password, then exit 3 says it came from the config file', async () => {
-    const file = await home.writeFile('.config/tgbff/config.json', JSON.stringify({ username: 'alice', password: 'Nope-Nope-77' }), 0o600);
+    const file = await home.writeFile(
+      '.config/tgbff/config.json',
+      JSON.stringify({ username: 'alice', password: 'Nope-Nope-77' }),
+      0o600,
+    );
     const r = await runCli(['secrets', 'list', '--json'], { home: home.dir, env });
     expect(r.code).toBe(3);
     expect(jsonError(r)).toMatchObject({ code: 'bad_credentials' });

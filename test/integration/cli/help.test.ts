@@ -8,12 +8,15 @@ beforeAll(async () => {
 afterAll(() => home.remove());
 
 describe('tgbff help and usage errors, as a child process', () => {
-  it.each(COMMANDS.map((c) => c.name))('when "tgbff %s --help" runs, then it prints that command\'s usage and exits 0', async (name) => {
-    const r = await runCli([...name.split(' '), '--help'], { home: home.dir });
-    expect(r.code).toBe(0);
-    expect(r.stdout.startsWith(`Usage: tgbff ${name}`)).toBe(true);
-    expect(r.stderr).toBe('');
-  });
+  it.each(COMMANDS.map((c) => c.name))(
+    'when "tgbff %s --help" runs, then it prints that command\'s usage and exits 0',
+    async (name) => {
+      const r = await runCli([...name.split(' '), '--help'], { home: home.dir });
+      expect(r.code).toBe(0);
+      expect(r.stdout.startsWith(`Usage: tgbff ${name}`)).toBe(true);
+      expect(r.stderr).toBe('');
+    },
+  );
 
   it('when "tgbff --help" runs, then every command is listed with the exit codes', async () => {
     const r = await runCli(['--help'], { home: home.dir });
@@ -45,7 +48,10 @@ describe('tgbff help and usage errors, as a child process', () => {
   it('when a usage error happens under --json, then stderr is the JSON error document', async () => {
     const r = await runCli(['secrets', 'list', '--json', '--password', 'hunter2'], { home: home.dir });
     expect(r.code).toBe(2);
-    expect(jsonError(r)).toMatchObject({ code: 'usage', message: expect.stringContaining('passwords are never taken from the command line') });
+    expect(jsonError(r)).toMatchObject({
+      code: 'usage',
+      message: expect.stringContaining('passwords are never taken from the command line'),
+    });
     expect(r.stderr).not.toContain('hunter2');
   });
 });

@@ -40,7 +40,9 @@ describe('tgbff error output, as a child process against a server that quotes wh
     expect(r.code).toBe(2);
     const error = jsonError(r);
     expect(error.code).toBe('bad_request');
-    expect(error.message).toContain("Wrong password or secret: secret '****' cannot refresh token p9l****0c8. Tokens and secrets are checked.");
+    expect(error.message).toContain(
+      "Wrong password or secret: secret '****' cannot refresh token p9l****0c8. Tokens and secrets are checked.",
+    );
     expect(r.stderr).not.toContain(TOKEN);
     expect(r.stderr).not.toMatch(/\brong\b/);
     expect(seen).toHaveLength(1);

@@ -7,7 +7,12 @@ let sim: SimulatorHandle;
 let sim41: SimulatorHandle;
 let home: Awaited<ReturnType<typeof makeHome>>;
 const admin = { TG_PASSWORD: 'tigergraph' };
-const envOf = (s: SimulatorHandle, version = '3.9.3') => ({ ...admin, TG_GSQL_URL: s.gsqlUrl, TG_RESTPP_URL: s.restppUrl, TG_VERSION: version });
+const envOf = (s: SimulatorHandle, version = '3.9.3') => ({
+  ...admin,
+  TG_GSQL_URL: s.gsqlUrl,
+  TG_RESTPP_URL: s.restppUrl,
+  TG_VERSION: version,
+});
 const secrets = (args: string[], env: Record<string, string> = envOf(sim)) =>
   runCli(['secrets', ...args, '--user', 'tigergraph'], { home: home.dir, env });
 type Listed = { alias: string; secret: string; graph: string };
@@ -26,9 +31,18 @@ describe('tgbff secrets, as a child process against the simulator', () => {
     const { value } = sim.createSecret({ alias: 'listed_one', graph: 'social' });
     const human = await secrets(['list']);
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(new RegExp(`^ALIAS\\s+SECRET\\s+GRAPH$[\\s\\S]*^listed_one\\s+${maskSecret(value).replace(/\*/g, '\\*')}\\s+social$`, 'm'));
+    expect(human.stdout).toMatch(
+      new RegExp(
+        `^ALIAS\\s+SECRET\\s+GRAPH$[\\s\\S]*^listed_one\\s+${maskSecret(value).replace(/\*/g, '\\*')}\\s+social$`,
+        'm',
+      ),
+    );
     const doc = await secrets(['list', '--json']);
-    expect((json(doc).secrets as Listed[]).find((s) => s.alias === 'listed_one')).toEqual({ alias: 'listed_one', secret: maskSecret(value), graph: 'social' });
+    expect((json(doc).secrets as Listed[]).find((s) => s.alias === 'listed_one')).toEqual({
+      alias: 'listed_one',
+      secret: maskSecret(value),
+      graph: 'social',
+    });
     expect(human.stdout + doc.stdout).not.toContain(value);
   });
 
@@ -55,7 +69,11 @@ describe('tgbff secrets, as a child process against the simulator', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^alias: {2}AUTO_GENERATED_ALIAS_[A-Za-z0-9]{7}\nsecret: \S+\n$/);
     const doc = json(await secrets(['create', '--json']));
-    expect(doc).toMatchObject({ alias: expect.stringMatching(/^AUTO_GENERATED_ALIAS_/), graph: 'social', generatedAlias: true });
+    expect(doc).toMatchObject({
+      alias: expect.stringMatching(/^AUTO_GENERATED_ALIAS_/),
+      graph: 'social',
+      generatedAlias: true,
+    });
     const listed = json(await secrets(['list', '--json'])).secrets as Listed[];
     expect(listed.find((s) => s.alias === doc.alias)?.secret).toBe(maskSecret(doc.secret as string));
   });
@@ -74,7 +92,10 @@ describe('tgbff secrets, as a child process against the simulator', () => {
     sim.createSecret({ alias: 'taken', graph: 'social' });
     const r = await secrets(['create', '--alias', 'taken', '--json']);
     expect(r.code).toBe(1);
-    expect(jsonError(r)).toMatchObject({ code: 'secret_exists', message: expect.stringContaining('choose another --alias') });
+    expect(jsonError(r)).toMatchObject({
+      code: 'secret_exists',
+      message: expect.stringContaining('choose another --alias'),
+    });
     expect(r.stdout).toBe('');
   });
 
@@ -129,7 +150,10 @@ describe('tgbff secrets, as a child process against the simulator', () => {
     try {
       const r = await secrets(['list', '--json', '--timeout-ms', '300', '--gsql-url', `http://127.0.0.1:${port}`]);
       expect(r.code).toBe(6);
-      expect(jsonError(r)).toMatchObject({ code: 'timeout', message: expect.stringContaining('did not answer within 300 ms') });
+      expect(jsonError(r)).toMatchObject({
+        code: 'timeout',
+        message: expect.stringContaining('did not answer within 300 ms'),
+      });
     } finally {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => silent.close(resolve));

@@ -17,7 +17,13 @@ afterEach(async () => {
 afterAll(() => home.remove());
 
 const start = (args: string[], env: Record<string, string> = {}): Watched =>
-  watch(spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: home.dir, ...env }, cwd: home.dir, stdio: ['ignore', 'pipe', 'pipe'] }));
+  watch(
+    spawn(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: home.dir, ...env },
+      cwd: home.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
 
 describe('tgbff sim and serve, as child processes', () => {
   it('when "tgbff sim" starts on free ports, then other tgbff commands work against it and SIGTERM stops it with 0', async () => {
@@ -41,7 +47,9 @@ describe('tgbff sim and serve, as child processes', () => {
 
   it('when "tgbff serve" starts, then the service answers /healthz and SIGTERM shuts it down with 0', async () => {
     running = start(['serve'], { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
-    const [, port] = await running.waitFor(/"port":(\d+)[^\n]*"msg":"listening"|"msg":"listening"[^\n]*"port":(\d+)/, 20000).then((m) => [m[0], m[1] ?? m[2]]);
+    const [, port] = await running
+      .waitFor(/"port":(\d+)[^\n]*"msg":"listening"|"msg":"listening"[^\n]*"port":(\d+)/, 20000)
+      .then((m) => [m[0], m[1] ?? m[2]]);
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(res.status).toBe(200);
     await res.arrayBuffer();

@@ -5,7 +5,11 @@ import { json, jsonError, makeHome, runCli } from './cli-harness.js';
 let sim: SimulatorHandle;
 let home: Awaited<ReturnType<typeof makeHome>>;
 let secret: string;
-const envOf = (s: SimulatorHandle, version = '3.9.3') => ({ TG_GSQL_URL: s.gsqlUrl, TG_RESTPP_URL: s.restppUrl, TG_VERSION: version });
+const envOf = (s: SimulatorHandle, version = '3.9.3') => ({
+  TG_GSQL_URL: s.gsqlUrl,
+  TG_RESTPP_URL: s.restppUrl,
+  TG_VERSION: version,
+});
 const token = (args: string[], opts: { env?: Record<string, string>; input?: string } = {}) =>
   runCli(['token', ...args], { home: home.dir, env: { ...envOf(sim), ...opts.env }, input: opts.input });
 const nowSec = (): number => Math.floor(Date.now() / 1000);
@@ -53,14 +57,20 @@ describe('tgbff token, as a child process against the simulator', () => {
   it('when neither TG_SECRET nor stdin has a secret, then exit 2 says how to give one', async () => {
     const r = await token(['get', '--json'], { input: '\n' });
     expect(r.code).toBe(2);
-    expect(jsonError(r)).toEqual({ code: 'usage', message: 'no secret given: set TG_SECRET or pipe the secret on standard input' });
+    expect(jsonError(r)).toEqual({
+      code: 'usage',
+      message: 'no secret given: set TG_SECRET or pipe the secret on standard input',
+    });
   });
 
   it('when the secret is wrong, then exit 3 says where it came from and does not print it', async () => {
     const wrong = 'zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz1';
     const r = await token(['get', '--json'], { input: wrong });
     expect(r.code).toBe(3);
-    expect(jsonError(r)).toMatchObject({ code: 'bad_credentials', message: expect.stringContaining('rejected the secret from standard input') });
+    expect(jsonError(r)).toMatchObject({
+      code: 'bad_credentials',
+      message: expect.stringContaining('rejected the secret from standard input'),
+    });
     expect(r.stderr).not.toContain(wrong);
   });
 
@@ -112,7 +122,9 @@ describe('tgbff token, as a child process against the simulator', () => {
 
   it('when the token comes from TG_TOKEN, then refresh and delete use it and print it only masked', async () => {
     const tok = await mint('1000');
-    const refreshed = await token(['refresh', '--lifetime', '5000', '--json'], { env: { TG_SECRET: secret, TG_TOKEN: tok } });
+    const refreshed = await token(['refresh', '--lifetime', '5000', '--json'], {
+      env: { TG_SECRET: secret, TG_TOKEN: tok },
+    });
     expect(refreshed.code).toBe(0);
     expect(expiryOf(tok)).toBeGreaterThanOrEqual(nowSec() + 4990);
     const deleted = await token(['delete'], { env: { TG_SECRET: secret, TG_TOKEN: tok } });
@@ -123,7 +135,9 @@ describe('tgbff token, as a child process against the simulator', () => {
 
   it('when both --token and TG_TOKEN are given, then the flag wins', async () => {
     const tok = await mint('1000');
-    const r = await token(['delete', '--token', tok, '--json'], { env: { TG_SECRET: secret, TG_TOKEN: 'abcdefabcdefabcdefabcdefabcdef12' } });
+    const r = await token(['delete', '--token', tok, '--json'], {
+      env: { TG_SECRET: secret, TG_TOKEN: 'abcdefabcdefabcdefabcdefabcdef12' },
+    });
     expect(json(r)).toEqual({ deleted: true, token: maskSecret(tok) });
   });
 
@@ -131,9 +145,15 @@ describe('tgbff token, as a child process against the simulator', () => {
     const open = await startSimulator({ authEnabled: false });
     try {
       for (const args of [['get'], ['delete', '--token', 'abcdefabcdefabcdefabcdefabcdef12']]) {
-        const r = await runCli(['token', ...args, '--json'], { home: home.dir, env: { ...envOf(open), TG_SECRET: secret } });
+        const r = await runCli(['token', ...args, '--json'], {
+          home: home.dir,
+          env: { ...envOf(open), TG_SECRET: secret },
+        });
         expect(r.code).toBe(5);
-        expect(jsonError(r)).toMatchObject({ code: 'auth_disabled', message: expect.stringContaining('authentication is disabled') });
+        expect(jsonError(r)).toMatchObject({
+          code: 'auth_disabled',
+          message: expect.stringContaining('authentication is disabled'),
+        });
       }
     } finally {
       await open.close();
@@ -157,7 +177,10 @@ describe('tgbff token, as a child process against the simulator', () => {
       expect(tok.split('.')).toHaveLength(3);
       const refreshed = await runCli(['token', 'refresh', '--token', tok, '--json'], { home: home.dir, env });
       expect(refreshed.code).toBe(0);
-      const deleted = await runCli(['token', 'delete', '--token', json(refreshed).token as string, '--json'], { home: home.dir, env });
+      const deleted = await runCli(['token', 'delete', '--token', json(refreshed).token as string, '--json'], {
+        home: home.dir,
+        env,
+      });
       expect(deleted.code).toBe(0);
     } finally {
       await sim41.close();

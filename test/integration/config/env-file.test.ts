@@ -23,7 +23,11 @@ afterEach(async () => {
 
 /** Runs a script to its exit in `dir` with only PATH (and `env`) set; for starts that are meant to fail. */
 async function runToExit(script: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [script, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -78,7 +82,10 @@ describe('.env for the tgbff CLI', () => {
 
   it('when .env names the data server and the secret, then tgbff token get uses them', async () => {
     const secret = sim.createSecret({ graph: 'social', alias: 'dotenv_cli' }).value;
-    await writeFile(path.join(dir, '.env'), `TG_RESTPP_URL=${sim.restppUrl}\nTG_GSQL_URL=${sim.gsqlUrl}\nTG_SECRET=${secret}\n`);
+    await writeFile(
+      path.join(dir, '.env'),
+      `TG_RESTPP_URL=${sim.restppUrl}\nTG_GSQL_URL=${sim.gsqlUrl}\nTG_SECRET=${secret}\n`,
+    );
     const r = await runToExit(CLI, ['token', 'get', '--json'], { HOME: dir });
     expect(r.code).toBe(0);
     const token = (JSON.parse(r.out) as { token: string }).token;
@@ -89,6 +96,11 @@ describe('.env for the tgbff CLI', () => {
     await writeFile(path.join(dir, '.env'), '"TG_SECRET"=x\n');
     const r = await runToExit(CLI, ['token', 'get', '--json'], { HOME: dir });
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.out)).toEqual({ error: { code: 'usage', message: `${path.join(dir, '.env')}, line 1: expected KEY=value (KEY: letters, digits and _, not starting with a digit)` } });
+    expect(JSON.parse(r.out)).toEqual({
+      error: {
+        code: 'usage',
+        message: `${path.join(dir, '.env')}, line 1: expected KEY=value (KEY: letters, digits and _, not starting with a digit)`,
+      },
+    });
   });
 });

@@ -25,7 +25,12 @@ describe('failover under load: a Redis Cluster master killed while three instanc
     cluster = await startCluster({
       instances: 3,
       label: 'failover-cluster',
-      env: { REDIS_URL: '', REDIS_CLUSTER_NODES: redis.nodeList, LOGIN_RATE_LIMIT: '1000', RELAY_SESSION_CONCURRENCY: '100' },
+      env: {
+        REDIS_URL: '',
+        REDIS_CLUSTER_NODES: redis.nodeList,
+        LOGIN_RATE_LIMIT: '1000',
+        RELAY_SESSION_CONCURRENCY: '100',
+      },
     });
   }, 60_000);
   afterAll(async () => {
@@ -38,16 +43,26 @@ describe('failover under load: a Redis Cluster master killed while three instanc
     const owners = await Promise.all(cookies.map((c) => redis.ownerOf(sessionKey(cluster.prefix, sidOf(c)))));
     const roles = await redis.roles();
     // The master holding the most sessions dies; its sessions must come through on its replica.
-    const doomed = roles.map((r) => ({ ...r, held: owners.filter((o) => o === r.master).length })).sort((a, b) => b.held - a.held)[0]!;
+    const doomed = roles
+      .map((r) => ({ ...r, held: owners.filter((o) => o === r.master).length }))
+      .sort((a, b) => b.held - a.held)[0]!;
     expect(doomed.held).toBeGreaterThan(0);
     for (const { master } of roles) expect(await redis.client(master).wait(1, 2000)).toBe(1);
     const mintsBefore = cluster.sim.counts()['POST /requesttoken'] ?? 0;
 
-    const load = steadyLoad(cluster.instances.map((i) => i.url), cookies, { path: '/api/echo', pauseMs: 100 });
+    const load = steadyLoad(
+      cluster.instances.map((i) => i.url),
+      cookies,
+      { path: '/api/echo', pauseMs: 100 },
+    );
     await sleep(2000);
     const killedAt = Date.now();
     await redis.nodes.find((n) => n.port === doomed.master)!.kill();
-    await poll(async () => (await redis.roles()).some((r) => r.master === doomed.replica), 30_000, `replica ${doomed.replica} promoted`);
+    await poll(
+      async () => (await redis.roles()).some((r) => r.master === doomed.replica),
+      30_000,
+      `replica ${doomed.replica} promoted`,
+    );
     await poll(async () => load.healthyFor(2000, 60), 30_000, 'every request of the last 2 s to succeed');
     const healthyAt = Date.now();
     await sleep(1000);
@@ -66,9 +81,13 @@ describe('failover under load: a Redis Cluster master killed while three instanc
     expect(f.windowSec).toBeLessThan(WINDOW_BOUND_SEC);
     // A request waits at most about one Redis command timeout (800 ms) per try, never for the failover.
     expect(f.slowestMs).toBeLessThan(REQUEST_BOUND_MS);
-    expect((await sessionAnswers(cluster, cookies)).filter((a) => a.status !== 200 || a.authenticated !== true)).toEqual([]);
+    expect(
+      (await sessionAnswers(cluster, cookies)).filter((a) => a.status !== 200 || a.authenticated !== true),
+    ).toEqual([]);
     expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(mintsBefore);
-    const moved = cookies.filter((_c, i) => owners[i] === doomed.master).map((c) => sessionKey(cluster.prefix, sidOf(c)));
+    const moved = cookies
+      .filter((_c, i) => owners[i] === doomed.master)
+      .map((c) => sessionKey(cluster.prefix, sidOf(c)));
     const heir = redis.client(doomed.replica!);
     expect(await Promise.all(moved.map((key) => heir.exists(key)))).toEqual(moved.map(() => 1));
 

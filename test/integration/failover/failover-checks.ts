@@ -4,14 +4,19 @@ import { call, login, type Cluster } from '../multi-instance/cluster.js';
 export async function loginSessions(cluster: Cluster, n: number): Promise<string[]> {
   const cookies: string[] = [];
   for (let i = 0; i < n; i += 10) {
-    const batch = Array.from({ length: Math.min(10, n - i) }, (_, j) => login(cluster.instances[(i + j) % cluster.instances.length]!.url, cluster.secret));
+    const batch = Array.from({ length: Math.min(10, n - i) }, (_, j) =>
+      login(cluster.instances[(i + j) % cluster.instances.length]!.url, cluster.secret),
+    );
     cookies.push(...(await Promise.all(batch)));
   }
   return cookies;
 }
 
 /** Every session asked on every instance: what a user sees after the failover, with the cookie they had. */
-export async function sessionAnswers(cluster: Cluster, cookies: string[]): Promise<Array<{ status: number; authenticated: unknown }>> {
+export async function sessionAnswers(
+  cluster: Cluster,
+  cookies: string[],
+): Promise<Array<{ status: number; authenticated: unknown }>> {
   const answers = await Promise.all(
     cookies.flatMap((cookie) => cluster.instances.map((i) => call(i.url, '/auth/session', cookie))),
   );
@@ -28,7 +33,9 @@ export async function remintEverySession(cluster: Cluster, cookies: string[], pe
   const before = cluster.sim.counts()['POST /requesttoken'] ?? 0;
   const answers = await Promise.all(
     cookies.flatMap((cookie) =>
-      Array.from({ length: perSession }, (_, k) => call(cluster.instances[k % cluster.instances.length]!.url, '/api/echo', cookie)),
+      Array.from({ length: perSession }, (_, k) =>
+        call(cluster.instances[k % cluster.instances.length]!.url, '/api/echo', cookie),
+      ),
     ),
   );
   return { answers: answers.map((a) => a.status), mints: (cluster.sim.counts()['POST /requesttoken'] ?? 0) - before };

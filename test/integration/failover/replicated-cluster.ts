@@ -27,7 +27,14 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
   const client = (port: number): Redis => {
     const known = clients.get(port);
     if (known) return known;
-    const c = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, connectTimeout: 500, commandTimeout: 2000, retryStrategy: () => 200 });
+    const c = new Redis({
+      port,
+      host: '127.0.0.1',
+      maxRetriesPerRequest: 0,
+      connectTimeout: 500,
+      commandTimeout: 2000,
+      retryStrategy: () => 200,
+    });
     c.on('error', () => undefined); // a killed node is the point here; polling answers failures
     clients.set(port, c);
     return c;
@@ -46,22 +53,49 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
       const port = await freePort();
       let bus = await freePort();
       while (bus === port) bus = await freePort();
-      const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(bus),
-        '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 1000), '--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0'];
+      const args = [
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-port',
+        String(bus),
+        '--cluster-node-timeout',
+        String(options.nodeTimeoutMs ?? 1000),
+        '--repl-diskless-sync',
+        'yes',
+        '--repl-diskless-sync-delay',
+        '0',
+      ];
       nodes.push(await startRedisServer({ port, args }));
     }
-    await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 30_000 });
-    await poll(async () => {
-      for (const node of nodes) {
-        const info = await client(node.port).cluster('INFO');
-        if (!info.includes('cluster_state:ok') || !info.includes('cluster_known_nodes:6')) return false;
-        if ((await client(node.port).role())[0] === 'slave' && !(await client(node.port).info('replication')).includes('master_link_status:up')) return false;
-      }
-      return true;
-    }, 20_000, 'cluster_state:ok and every replica in sync');
+    await run(
+      'redis-cli',
+      ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes'],
+      { timeout: 30_000 },
+    );
+    await poll(
+      async () => {
+        for (const node of nodes) {
+          const info = await client(node.port).cluster('INFO');
+          if (!info.includes('cluster_state:ok') || !info.includes('cluster_known_nodes:6')) return false;
+          if (
+            (await client(node.port).role())[0] === 'slave' &&
+            !(await client(node.port).info('replication')).includes('master_link_status:up')
+          )
+            return false;
+        }
+        return true;
+      },
+      20_000,
+      'cluster_state:ok and every replica in sync',
+    );
   } catch (err) {
     await stop();
-    throw new Error(`could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`, { cause: err });
+    throw new Error(
+      `could not form the cluster: ${(err as Error).message}\n${nodes.map((n) => n.output()).join('\n')}`,
+      { cause: err },
+    );
   }
 
   const rig: ReplicatedCluster = {
@@ -71,7 +105,10 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
     async roles() {
       // CLUSTER NODES lines: id addr flags master-id ping pong epoch link-state slots…
       const text = (await client(live()[0]!.port).cluster('NODES')) as string;
-      const lines = text.trim().split('\n').map((l) => l.split(' '));
+      const lines = text
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' '));
       const port = (addr: string) => Number(addr.split('@')[0]!.split(':')[1]);
       const masters = lines.filter((l) => l[2]!.includes('master') && !l[2]!.includes('fail') && l.length > 8);
       return masters.map((m) => {

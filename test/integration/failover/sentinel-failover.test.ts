@@ -24,7 +24,13 @@ describe('failover under load: Sentinel master killed while three instances serv
     cluster = await startCluster({
       instances: 3,
       label: 'failover-sentinel',
-      env: { REDIS_URL: '', REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name, LOGIN_RATE_LIMIT: '1000', RELAY_SESSION_CONCURRENCY: '100' },
+      env: {
+        REDIS_URL: '',
+        REDIS_SENTINELS: group.sentinelList,
+        REDIS_SENTINEL_NAME: group.name,
+        LOGIN_RATE_LIMIT: '1000',
+        RELAY_SESSION_CONCURRENCY: '100',
+      },
     });
   }, 60_000);
   afterAll(async () => {
@@ -41,7 +47,11 @@ describe('failover under load: Sentinel master killed while three instances serv
     expect(await group.client(doomedPort).wait(1, 2000)).toBe(1);
     const mintsBefore = cluster.sim.counts()['POST /requesttoken'] ?? 0;
 
-    const load = steadyLoad(cluster.instances.map((i) => i.url), cookies, { path: '/api/echo', pauseMs: 100 });
+    const load = steadyLoad(
+      cluster.instances.map((i) => i.url),
+      cookies,
+      { path: '/api/echo', pauseMs: 100 },
+    );
     await sleep(2000);
     const killedAt = Date.now();
     await doomed.kill();
@@ -65,7 +75,9 @@ describe('failover under load: Sentinel master killed while three instances serv
     // A request waits at most about one Redis command timeout (800 ms) per try, never for the failover.
     expect(f.slowestMs).toBeLessThan(REQUEST_BOUND_MS);
     // Nobody logged out, nobody minted: sessions and token state both came through on the replica.
-    expect((await sessionAnswers(cluster, cookies)).filter((a) => a.status !== 200 || a.authenticated !== true)).toEqual([]);
+    expect(
+      (await sessionAnswers(cluster, cookies)).filter((a) => a.status !== 200 || a.authenticated !== true),
+    ).toEqual([]);
     expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(mintsBefore);
     expect(await group.client(heir.port).keys(`${cluster.prefix}sess:*`)).toHaveLength(SESSIONS);
 

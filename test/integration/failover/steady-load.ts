@@ -20,10 +20,14 @@ export function steadyLoad(urls: string[], cookies: string[], options: { path: s
       const start = Date.now();
       const sample: Sample = { session, start, end: start, status: 0 };
       try {
-        const res = await fetch(`${urls[n % urls.length]}${options.path}`, { headers: { ...CSRF, Cookie: cookie }, signal: AbortSignal.timeout(10_000) });
+        const res = await fetch(`${urls[n % urls.length]}${options.path}`, {
+          headers: { ...CSRF, Cookie: cookie },
+          signal: AbortSignal.timeout(10_000),
+        });
         const text = await res.text();
         sample.status = res.status;
-        const code = res.status === 200 ? undefined : (JSON.parse(text || '{}') as { error?: { code?: string } }).error?.code;
+        const code =
+          res.status === 200 ? undefined : (JSON.parse(text || '{}') as { error?: { code?: string } }).error?.code;
         if (code) sample.code = code;
       } catch {
         // counted as status 0
@@ -56,7 +60,9 @@ export function figures(samples: Sample[]): FailoverFigures {
   const failed = samples.filter((s) => s.status !== 200);
   const first = failed.length ? Math.min(...failed.map((s) => s.start)) : null;
   const last = failed.length ? Math.max(...failed.map((s) => s.end)) : null;
-  const span = samples.length ? (Math.max(...samples.map((s) => s.end)) - Math.min(...samples.map((s) => s.start))) / 1000 : 0;
+  const span = samples.length
+    ? (Math.max(...samples.map((s) => s.end)) - Math.min(...samples.map((s) => s.start))) / 1000
+    : 0;
   const kinds: Record<string, number> = {};
   for (const s of failed) {
     const kind = `${s.status} ${s.code ?? ''}`.trim();

@@ -29,7 +29,11 @@ describe('client faults (a real service process)', () => {
     sim = await startSimulator({});
     prefix = uniquePrefix('faults-client');
     bff = await startServiceProcess({
-      ...processEnv(prefix), TG_RESTPP_URL: sim.restppUrl, TG_GSQL_URL: sim.gsqlUrl, TG_VERSION: sim.version, RELAY_SESSION_CONCURRENCY: '200',
+      ...processEnv(prefix),
+      TG_RESTPP_URL: sim.restppUrl,
+      TG_GSQL_URL: sim.gsqlUrl,
+      TG_VERSION: sim.version,
+      RELAY_SESSION_CONCURRENCY: '200',
       MAX_BODY_BYTES: '1024',
     });
     const secret = sim.createSecret({ alias: 'faults_client' }).value;
@@ -56,7 +60,9 @@ describe('client faults (a real service process)', () => {
   async function stillServing(what: string, started: number): Promise<void> {
     const start = Date.now();
     const answers = await Promise.all(Array.from({ length: 10 }, () => call(bff.url, '/api/echo', victim)));
-    recordFigure(`client ${what}: process up, 10/10 other requests ${answers.every((a) => a.status === 200) ? 'ok' : 'NOT ok'} in ${Date.now() - start} ms (case took ${start - started} ms)`);
+    recordFigure(
+      `client ${what}: process up, 10/10 other requests ${answers.every((a) => a.status === 200) ? 'ok' : 'NOT ok'} in ${Date.now() - start} ms (case took ${start - started} ms)`,
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     expect(bff.proc.exitCode).toBeNull();
     expect(bff.output()).not.toMatch(/uncaught|unhandled|MaxListenersExceededWarning/i);
@@ -67,7 +73,7 @@ describe('client faults (a real service process)', () => {
     const partial = head('/api/echo', attacker);
     for (let i = 0; i < 50; i++) {
       const socket = await open();
-      socket.write(partial.slice(0, 10 + (i * 7) % (partial.length - 12)));
+      socket.write(partial.slice(0, 10 + ((i * 7) % (partial.length - 12))));
       if (i % 2) socket.destroy();
       else socket.resetAndDestroy();
     }
@@ -118,7 +124,8 @@ describe('client faults (a real service process)', () => {
     let got = '';
     socket.on('data', (chunk: Buffer) => (got += chunk.toString('latin1')));
     const over = 'x'.repeat(2048);
-    const post = `POST /api/query/social/load HTTP/1.1\r\nHost: x\r\nX-Requested-With: XMLHttpRequest\r\nCookie: ${attacker}\r\n` +
+    const post =
+      `POST /api/query/social/load HTTP/1.1\r\nHost: x\r\nX-Requested-With: XMLHttpRequest\r\nCookie: ${attacker}\r\n` +
       `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${over.length.toString(16)}\r\n${over}\r\n`;
     const answered = (): number => got.match(/HTTP\/1\.1 413/g)?.length ?? 0;
     for (let i = 1; i <= 15; i++) {
@@ -130,7 +137,9 @@ describe('client faults (a real service process)', () => {
       socket.write('0\r\n\r\n');
       await sleep(20);
     }
-    recordFigure(`client 15 over-cap bodies on one keep-alive connection: ${answered()} answered 413, connection ${socket.destroyed ? 'closed' : 'open'}`);
+    recordFigure(
+      `client 15 over-cap bodies on one keep-alive connection: ${answered()} answered 413, connection ${socket.destroyed ? 'closed' : 'open'}`,
+    );
     expect(answered()).toBe(15);
     await stillServing('15 over-cap bodies on one connection', started);
   });

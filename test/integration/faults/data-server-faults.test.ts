@@ -62,13 +62,18 @@ describe('data server faults (a real service process behind a fault proxy)', () 
     expect((await call(bff.url, '/api/echo', cookie)).status).toBe(200);
     proxy.set(mode);
     const start = Date.now();
-    const answer = await call(bff.url, path, cookie).catch((err: Error) => ({ status: 0, body: { error: { code: err.message } } }));
+    const answer = await call(bff.url, path, cookie).catch((err: Error) => ({
+      status: 0,
+      body: { error: { code: err.message } },
+    }));
     const ms = Date.now() - start;
     proxy.set({ kind: 'reset' }); // what the fault left half-open dies, as it would on a real network
     proxy.set({ kind: 'pass' });
     const again = Date.now();
     const next = await call(bff.url, '/api/echo', cookie);
-    recordFigure(`data server ${name}: ${answer.status} ${answer.body.error?.code ?? ''} in ${ms} ms; next request ${next.status} in ${Date.now() - again} ms`);
+    recordFigure(
+      `data server ${name}: ${answer.status} ${answer.body.error?.code ?? ''} in ${ms} ms; next request ${next.status} in ${Date.now() - again} ms`,
+    );
     expect(next.status).toBe(200);
     return { answer, ms };
   }
@@ -92,7 +97,7 @@ describe('data server faults (a real service process behind a fault proxy)', () 
     expect(ms).toBeLessThan(500);
   });
 
-  test('when the connection is cut inside the answer\'s headers, then 502 upstream_unavailable', async () => {
+  test("when the connection is cut inside the answer's headers, then 502 upstream_unavailable", async () => {
     const { answer } = await oneFault('cut after 20 bytes', { kind: 'closeAfter', bytes: 20 });
     expect([answer.status, answer.body.error?.code]).toEqual([502, 'upstream_unavailable']);
   });
@@ -101,10 +106,17 @@ describe('data server faults (a real service process behind a fault proxy)', () 
     const whole = await fetch(`${bff.url}/api/graph/social/vertices/Person`, { headers: { ...CSRF, Cookie: cookie } });
     const size = (await whole.text()).length;
     expect(size).toBeGreaterThan(700);
-    const { answer } = await oneFault(`cut inside a ${size}-byte body`, { kind: 'closeAfter', bytes: 500 }, '/api/graph/social/vertices/Person');
+    const { answer } = await oneFault(
+      `cut inside a ${size}-byte body`,
+      { kind: 'closeAfter', bytes: 500 },
+      '/api/graph/social/vertices/Person',
+    );
     // A short answer is held until it is whole (502 then); a long one has sent its status line and ends
     // early (a network error to the browser). Never a 200 with half a body.
-    expect([[0, expect.anything()], [502, 'upstream_unavailable']]).toContainEqual([answer.status, answer.body.error?.code]);
+    expect([
+      [0, expect.anything()],
+      [502, 'upstream_unavailable'],
+    ]).toContainEqual([answer.status, answer.body.error?.code]);
   });
 
   test('when the data server answers a burst of 5xx, then each is relayed as it came, no token is minted for it, and normal answers follow', async () => {
@@ -113,7 +125,9 @@ describe('data server faults (a real service process behind a fault proxy)', () 
     const burst = await Promise.all(Array.from({ length: 20 }, () => call(bff.url, '/api/echo', cookie)));
     sim.setFaults({});
     const after = await Promise.all(Array.from({ length: 20 }, () => call(bff.url, '/api/echo', cookie)));
-    recordFigure(`data server 5xx burst: ${burst.filter((a) => a.status === 503).length}/20 relayed as 503, then ${after.filter((a) => a.status === 200).length}/20 ok`);
+    recordFigure(
+      `data server 5xx burst: ${burst.filter((a) => a.status === 503).length}/20 relayed as 503, then ${after.filter((a) => a.status === 200).length}/20 ok`,
+    );
     expect(burst.map((a) => a.status)).toEqual(Array(20).fill(503));
     expect(burst[0]!.body).toMatchObject({ error: true, code: 'SIM-FORCED' });
     expect(after.map((a) => a.status)).toEqual(Array(20).fill(200));
@@ -133,7 +147,9 @@ describe('data server faults (a real service process behind a fault proxy)', () 
       const failing = await call(bff.url, '/api/echo', fresh);
       sim.setFaults({});
       const healed = await call(bff.url, '/api/echo', fresh);
-      recordFigure(`data server token endpoint: slow ${slow.status} ${slow.body.error?.code}, failing ${failing.status} ${failing.body.error?.code}, then ${healed.status}`);
+      recordFigure(
+        `data server token endpoint: slow ${slow.status} ${slow.body.error?.code}, failing ${failing.status} ${failing.body.error?.code}, then ${healed.status}`,
+      );
       expect([slow.status, slow.body.error?.code]).toEqual([504, 'upstream_timeout']);
       expect([failing.status, failing.body.error?.code]).toEqual([502, 'upstream_error']);
       expect(healed.status).toBe(200);
@@ -144,7 +160,7 @@ describe('data server faults (a real service process behind a fault proxy)', () 
     }
   });
 
-  test('when the session\'s token is revoked upstream mid-session, then the request is replayed on one new token; revoked again at once, 401 token_rejected', async () => {
+  test("when the session's token is revoked upstream mid-session, then the request is replayed on one new token; revoked again at once, 401 token_rejected", async () => {
     const alias = `faults_rev_${Date.now()}`;
     const own = await login(bff.url, sim.createSecret({ alias }).value);
     const live = () => sim.tokens().filter((t) => t.secretAlias === alias);
@@ -156,7 +172,9 @@ describe('data server faults (a real service process behind a fault proxy)', () 
     const [second] = live();
     sim.revokeToken(second!.token);
     const refused = await call(bff.url, '/api/echo', own);
-    recordFigure(`data server token revoked: ${replayed.status} on a new token (${sim.counts()['POST /requesttoken']} mint), revoked again ${refused.status} ${refused.body.error?.code}`);
+    recordFigure(
+      `data server token revoked: ${replayed.status} on a new token (${sim.counts()['POST /requesttoken']} mint), revoked again ${refused.status} ${refused.body.error?.code}`,
+    );
     expect(replayed.status).toBe(200);
     expect(second!.token).not.toBe(first!.token);
     expect([refused.status, refused.body.error?.code]).toEqual([401, 'token_rejected']);
@@ -169,7 +187,9 @@ describe('data server faults (a real service process behind a fault proxy)', () 
     const answers = await Promise.all(Array.from({ length: 50 }, () => call(bff.url, '/api/echo', cookie)));
     await sleep(200);
     const after = establishedTo(proxy.port);
-    recordFigure(`data server faults over: 50/50 ok = ${answers.filter((a) => a.status === 200).length}, upstream sockets ${before} -> ${after} (pool ${POOL}), proxy open ${proxy.open()}`);
+    recordFigure(
+      `data server faults over: 50/50 ok = ${answers.filter((a) => a.status === 200).length}, upstream sockets ${before} -> ${after} (pool ${POOL}), proxy open ${proxy.open()}`,
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
     // dport = the proxy's port: only the service's pooled sockets, not the proxy's accepted ends.
     expect(after).toBeLessThanOrEqual(POOL);

@@ -19,12 +19,20 @@ const bearerOf = (r: SeenRequest): string => String(r.headers.authorization ?? '
 describe('instance faults (three service processes on one Redis)', () => {
   let cluster: Cluster;
   beforeAll(async () => {
-    cluster = await startCluster({ instances: 3, label: 'faults-inst', env: { TOKEN_LEASE_TTL_MS: String(LEASE_TTL_MS), RELAY_SESSION_CONCURRENCY: '100' } });
+    cluster = await startCluster({
+      instances: 3,
+      label: 'faults-inst',
+      env: { TOKEN_LEASE_TTL_MS: String(LEASE_TTL_MS), RELAY_SESSION_CONCURRENCY: '100' },
+    });
   }, 60_000);
   afterAll(() => cluster?.close());
 
   test('when the lease holder is frozen (SIGSTOP) mid-mint past its lease and then thawed, then at most 2 token calls and its late token never replaces the newer one', async () => {
-    const [a, b, c] = cluster.instances as [typeof cluster.instances[0], typeof cluster.instances[0], typeof cluster.instances[0]];
+    const [a, b, c] = cluster.instances as [
+      (typeof cluster.instances)[0],
+      (typeof cluster.instances)[0],
+      (typeof cluster.instances)[0],
+    ];
     const alias = `frozen_${Date.now()}`;
     const cookie = await login(a.url, cluster.sim.createSecret({ alias }).value);
     const keys = cluster.keys(sidOf(cookie));
@@ -34,16 +42,26 @@ describe('instance faults (three service processes on one Redis)', () => {
     cluster.sim.resetCounts();
     const from = cluster.sim.seen().length;
     cluster.sim.setFaults({ tokenLatencyMs: 1500 });
-    const onA = call(a.url, '/api/echo', cookie).then((r) => `${r.status} ${r.body.error?.code ?? ''}`, () => 'connection lost');
+    const onA = call(a.url, '/api/echo', cookie).then(
+      (r) => `${r.status} ${r.body.error?.code ?? ''}`,
+      () => 'connection lost',
+    );
     await waitFor('A to call POST /requesttoken', () => (cluster.sim.counts()['POST /requesttoken'] ?? 0) >= 1);
     a.proc.kill('SIGSTOP');
     try {
       cluster.sim.setFaults({});
-      await waitFor('the frozen holder\'s lease to lapse', async () => (await cluster.redis.exists(keys.lease)) === 0, 5000);
+      await waitFor(
+        "the frozen holder's lease to lapse",
+        async () => (await cluster.redis.exists(keys.lease)) === 0,
+        5000,
+      );
       const onB = await call(b.url, '/api/echo', cookie);
       expect(onB.status).toBe(200);
       // The frozen holder's call is answered by now (its late token sits in its socket buffer).
-      await waitFor('the late token to be minted', () => cluster.sim.tokens().filter((t) => t.secretAlias === alias && !before.has(t.token)).length >= 2);
+      await waitFor(
+        'the late token to be minted',
+        () => cluster.sim.tokens().filter((t) => t.secretAlias === alias && !before.has(t.token)).length >= 2,
+      );
     } finally {
       a.proc.kill('SIGCONT');
     }
@@ -56,10 +74,15 @@ describe('instance faults (three service processes on one Redis)', () => {
     const echoes = seen.filter((r) => r.path === '/echo');
     const newer = bearerOf(echoes[0]!); // B's, the first served
     const usedAfter = new Set(echoes.slice(-after.length).map(bearerOf));
-    const live = cluster.sim.tokens().filter((t) => t.secretAlias === alias && !before.has(t.token)).map((t) => t.token);
+    const live = cluster.sim
+      .tokens()
+      .filter((t) => t.secretAlias === alias && !before.has(t.token))
+      .map((t) => t.token);
     const stored = await cluster.redis.hget(keys.token, 'f');
-    recordFigure(`instance frozen past its lease: ${mints} token calls, thawed holder answered ${answerA}, ` +
-      `${usedAfter.size} token(s) in use afterwards (${usedAfter.has(newer) ? 'the newer' : 'NOT the newer'}), ${live.length} live upstream`);
+    recordFigure(
+      `instance frozen past its lease: ${mints} token calls, thawed holder answered ${answerA}, ` +
+        `${usedAfter.size} token(s) in use afterwards (${usedAfter.has(newer) ? 'the newer' : 'NOT the newer'}), ${live.length} live upstream`,
+    );
     expect(mints).toBeLessThanOrEqual(2);
     expect(after.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     expect([...usedAfter]).toEqual([newer]);
@@ -69,7 +92,11 @@ describe('instance faults (three service processes on one Redis)', () => {
   }, 30_000);
 
   test('when the lease holder is SIGKILLed mid-refresh while the others wait, then exactly one more token call, and every instance uses the token in Redis', async () => {
-    const [a, b, c] = cluster.instances as [typeof cluster.instances[0], typeof cluster.instances[0], typeof cluster.instances[0]];
+    const [a, b, c] = cluster.instances as [
+      (typeof cluster.instances)[0],
+      (typeof cluster.instances)[0],
+      (typeof cluster.instances)[0],
+    ];
     const alias = `killed_${Date.now()}`;
     const cookie = await login(a.url, cluster.sim.createSecret({ alias }).value);
     const keys = cluster.keys(sidOf(cookie));
@@ -94,16 +121,24 @@ describe('instance faults (three service processes on one Redis)', () => {
     const mints = seen.filter((r) => r.path === '/requesttoken' && r.method === 'POST').length;
     const used = new Set(seen.filter((r) => r.path === '/echo').map(bearerOf));
     const stored = await cluster.redis.hget(keys.token, 'f');
-    recordFigure(`instance holder killed mid-refresh: ${mints} token calls, ${answers.filter((r) => r.status === 200).length}/4 waiters ok ` +
-      `${tookOverMs} ms after the kill, ${used.size} token in use`);
+    recordFigure(
+      `instance holder killed mid-refresh: ${mints} token calls, ${answers.filter((r) => r.status === 200).length}/4 waiters ok ` +
+        `${tookOverMs} ms after the kill, ${used.size} token in use`,
+    );
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(mints).toBe(2);
     expect(used.size).toBe(1);
-    expect(stored).toBe(createHash('sha256').update([...used][0]!).digest('base64url'));
+    expect(stored).toBe(
+      createHash('sha256')
+        .update([...used][0]!)
+        .digest('base64url'),
+    );
   }, 30_000);
 
   test('when a replica is SIGKILLed under load, then sessions continue on the others with no re-login and no new token', async () => {
-    const cookies = await Promise.all(Array.from({ length: 9 }, (_, i) => login(cluster.instances[i % 3]!.url, cluster.secret)));
+    const cookies = await Promise.all(
+      Array.from({ length: 9 }, (_, i) => login(cluster.instances[i % 3]!.url, cluster.secret)),
+    );
     for (const cookie of cookies) expect((await call(cluster.instances[0]!.url, '/api/echo', cookie)).status).toBe(200);
     cluster.sim.resetCounts();
     const live = [...cluster.instances];
@@ -115,7 +150,10 @@ describe('instance faults (three service processes on one Redis)', () => {
       while (running) {
         const instance = live[n % live.length]!;
         const cookie = cookies[n++ % cookies.length]!;
-        const status = await call(instance.url, '/api/echo', cookie).then((r) => r.status, () => 0);
+        const status = await call(instance.url, '/api/echo', cookie).then(
+          (r) => r.status,
+          () => 0,
+        );
         results.push({ on: instance === doomed ? 'doomed' : 'survivor', status });
       }
     };
@@ -132,8 +170,10 @@ describe('instance faults (three service processes on one Redis)', () => {
 
     const survivors = results.filter((r) => r.on === 'survivor');
     const lostOnDoomed = results.filter((r) => r.on === 'doomed' && r.status !== 200).length;
-    recordFigure(`instance replica killed under load: ${survivors.filter((r) => r.status === 200).length}/${survivors.length} ok on the survivors, ` +
-      `${lostOnDoomed} lost in flight on the killed one, ${cluster.sim.counts()['POST /requesttoken'] ?? 0} new tokens`);
+    recordFigure(
+      `instance replica killed under load: ${survivors.filter((r) => r.status === 200).length}/${survivors.length} ok on the survivors, ` +
+        `${lostOnDoomed} lost in flight on the killed one, ${cluster.sim.counts()['POST /requesttoken'] ?? 0} new tokens`,
+    );
     expect(survivors.filter((r) => r.status !== 200)).toEqual([]);
     // Only what was in flight on it (one per client loop).
     expect(lostOnDoomed).toBeLessThanOrEqual(6);

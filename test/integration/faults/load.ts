@@ -29,7 +29,10 @@ export function startLoad(baseUrl: string, cookies: string[], concurrency: numbe
       const at = Date.now();
       const sample: Sample = { at, ms: 0, status: 0 };
       try {
-        const res = await fetch(`${baseUrl}${path}`, { headers: { ...CSRF, Cookie: cookie }, signal: AbortSignal.timeout(HANG_MS) });
+        const res = await fetch(`${baseUrl}${path}`, {
+          headers: { ...CSRF, Cookie: cookie },
+          signal: AbortSignal.timeout(HANG_MS),
+        });
         const text = await res.text();
         sample.status = res.status;
         if (res.status >= 400) sample.code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
@@ -69,7 +72,11 @@ export function rssMb(pid: number): number {
  * How the load fared after a fault was lifted at `liftedAt`: the first success, and the share of
  * requests started after it (within `windowMs` of the lift) that succeeded.
  */
-export function recovery(samples: Sample[], liftedAt: number, windowMs = 5000): { firstOkMs: number; okShare: number; n: number } {
+export function recovery(
+  samples: Sample[],
+  liftedAt: number,
+  windowMs = 5000,
+): { firstOkMs: number; okShare: number; n: number } {
   const after = samples.filter((s) => s.at >= liftedAt && s.at < liftedAt + windowMs);
   const firstOk = after.filter((s) => s.status === 200).reduce((min, s) => Math.min(min, s.at + s.ms), Infinity);
   const counted = after.filter((s) => s.at >= firstOk);
@@ -81,7 +88,10 @@ export function recovery(samples: Sample[], liftedAt: number, windowMs = 5000): 
 export async function timeUntilStatus(url: string, status: number, timeoutMs: number): Promise<number> {
   const start = Date.now();
   while (Date.now() - start < timeoutMs) {
-    const got = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).then(async (r) => (await r.arrayBuffer(), r.status), () => 0);
+    const got = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).then(
+      async (r) => (await r.arrayBuffer(), r.status),
+      () => 0,
+    );
     if (got === status) return Date.now() - start;
     await sleep(50);
   }

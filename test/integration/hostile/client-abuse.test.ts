@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'undici';
 import {
-  assertNoEscape, chunk, chunkedHead, rawExchange, relayGet, sleep, startHostileRig, waitUntil, type HostileRig, type RawExchange,
+  assertNoEscape,
+  chunk,
+  chunkedHead,
+  rawExchange,
+  relayGet,
+  sleep,
+  startHostileRig,
+  waitUntil,
+  type HostileRig,
+  type RawExchange,
 } from './hostile-rig.js';
 
 /**
@@ -60,7 +69,10 @@ describe('hostile user: client behaviour cannot crash or wedge the process', () 
     const attacker = await rig.login();
     const stop = new AbortController();
     const drips = [0, 1, 2, 3].map(() =>
-      request(`${rig.bff.url}/api/query/social/drip`, { headers: { cookie: attacker, 'x-requested-with': 'XMLHttpRequest' }, signal: stop.signal })
+      request(`${rig.bff.url}/api/query/social/drip`, {
+        headers: { cookie: attacker, 'x-requested-with': 'XMLHttpRequest' },
+        signal: stop.signal,
+      })
         .then((res) => res.body.dump({ limit: Infinity }).catch(() => undefined))
         .catch(() => undefined),
     );

@@ -14,18 +14,24 @@ describe('CORS and the CSRF origin check compare serialized origins (a real serv
   test.each([
     [ODD_SPELLING, 'https://app.example.com'],
     ['https://app.example.com', 'https://app.example.com'],
-  ])('when a preflight comes from %s, then it is allowed and the answer echoes %s, the configured spelling', async (origin, echoed) => {
-    const res = await rawRequest(rig.bff.url, '/api/echo', { method: 'OPTIONS', headers: {
-      origin,
-      'access-control-request-method': 'POST',
-      'access-control-request-headers': 'x-requested-with',
-    } });
-    expect(res.status).toBe(204);
-    expect(res.headers['access-control-allow-origin']).toBe(echoed);
-    expect(res.headers['access-control-allow-credentials']).toBe('true');
-  });
+  ])(
+    'when a preflight comes from %s, then it is allowed and the answer echoes %s, the configured spelling',
+    async (origin, echoed) => {
+      const res = await rawRequest(rig.bff.url, '/api/echo', {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'x-requested-with',
+        },
+      });
+      expect(res.status).toBe(204);
+      expect(res.headers['access-control-allow-origin']).toBe(echoed);
+      expect(res.headers['access-control-allow-credentials']).toBe('true');
+    },
+  );
 
-  test('when a credentialed read comes from the odd spelling, then the answer echoes the configured spelling, never the caller\'s bytes', async () => {
+  test("when a credentialed read comes from the odd spelling, then the answer echoes the configured spelling, never the caller's bytes", async () => {
     const cookie = await rig.login();
     const res = await rawRequest(rig.bff.url, '/auth/session', { headers: { origin: ODD_SPELLING, cookie } });
     expect(res.status).toBe(200);
@@ -35,7 +41,10 @@ describe('CORS and the CSRF origin check compare serialized origins (a real serv
 
   test('when a state change comes from the odd spelling of a listed origin, then the CSRF check accepts it as that origin', async () => {
     const cookie = await rig.login();
-    const res = await rawRequest(rig.bff.url, '/auth/logout', { method: 'POST', headers: { ...XRW, origin: ODD_SPELLING, cookie } });
+    const res = await rawRequest(rig.bff.url, '/auth/logout', {
+      method: 'POST',
+      headers: { ...XRW, origin: ODD_SPELLING, cookie },
+    });
     expect(res.status).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('https://app.example.com');
     expect((await rawRequest(rig.bff.url, '/auth/session', { headers: { cookie } })).code).toBe('not_authenticated');
@@ -47,16 +56,25 @@ describe('CORS and the CSRF origin check compare serialized origins (a real serv
     'https://app.example.com:8443',
     'http://app.example.com',
     'https://evil.com/https://app.example.com',
-  ])('when the Origin is %s, then CORS grants nothing, a state change is refused 403 csrf_rejected and the session lives', async (origin) => {
-    const cookie = await rig.login();
-    const preflight = await rawRequest(rig.bff.url, '/api/echo', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
-    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
-    const res = await rawRequest(rig.bff.url, '/auth/logout', { method: 'POST', headers: { ...XRW, origin, cookie } });
-    expect(res.status).toBe(403);
-    expect(res.code).toBe('csrf_rejected');
-    expect(res.headers['access-control-allow-origin']).toBeUndefined();
-    expect((await rawRequest(rig.bff.url, '/auth/session', { headers: { cookie } })).status).toBe(200);
-  });
+  ])(
+    'when the Origin is %s, then CORS grants nothing, a state change is refused 403 csrf_rejected and the session lives',
+    async (origin) => {
+      const cookie = await rig.login();
+      const preflight = await rawRequest(rig.bff.url, '/api/echo', {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST' },
+      });
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+      const res = await rawRequest(rig.bff.url, '/auth/logout', {
+        method: 'POST',
+        headers: { ...XRW, origin, cookie },
+      });
+      expect(res.status).toBe(403);
+      expect(res.code).toBe('csrf_rejected');
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      expect((await rawRequest(rig.bff.url, '/auth/session', { headers: { cookie } })).status).toBe(200);
+    },
+  );
 });
 
 describe('ALLOWED_ORIGINS written in an odd spelling (a real service process)', () => {
@@ -67,7 +85,10 @@ describe('ALLOWED_ORIGINS written in an odd spelling (a real service process)', 
   afterAll(() => rig?.close());
 
   test('when the entry has upper case, a default port and a trailing slash, then it starts, matches the browser form and echoes the serialized form', async () => {
-    const res = await rawRequest(rig.bff.url, '/api/echo', { method: 'OPTIONS', headers: { origin: 'http://tools.example.com', 'access-control-request-method': 'POST' } });
+    const res = await rawRequest(rig.bff.url, '/api/echo', {
+      method: 'OPTIONS',
+      headers: { origin: 'http://tools.example.com', 'access-control-request-method': 'POST' },
+    });
     expect(res.status).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('http://tools.example.com');
   });

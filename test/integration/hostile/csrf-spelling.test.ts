@@ -61,13 +61,19 @@ describe('CSRF guard against odd spellings (a real service process)', () => {
       for (const target of [route.path, ...spellings(route.path, rig.bff.url)]) {
         const headers = { ...CROSS_SITE, cookie, ...(route.admin && { authorization: ADMIN }) };
         const res = await rawRequest(rig.bff.url, target, { method: route.method, headers, body: route.body });
-        const refused = (res.status === 403 && res.code === 'csrf_rejected') || (res.status === 404 && res.code === 'not_found');
+        const refused =
+          (res.status === 403 && res.code === 'csrf_rejected') || (res.status === 404 && res.code === 'not_found');
         if (!refused) served.push(`${route.method} ${target} -> ${res.status} ${res.code ?? res.body.slice(0, 60)}`);
       }
     }
     expect(served).toEqual([]);
     // Nothing reached TigerGraph: no relayed call, no token deleted, no secret created or dropped.
-    expect(rig.sim.seen().slice(before).map((r) => `${r.port} ${r.method} ${r.path}`)).toEqual([]);
+    expect(
+      rig.sim
+        .seen()
+        .slice(before)
+        .map((r) => `${r.port} ${r.method} ${r.path}`),
+    ).toEqual([]);
     const session = await rawRequest(rig.bff.url, '/auth/session', { headers: { cookie } });
     expect(session.status).toBe(200);
     expect(JSON.parse(session.body)).toMatchObject({ authenticated: true, graph: 'social' });

@@ -56,7 +56,11 @@ describe('hostile client: guessing passwords', () => {
     const text = await res.body.text();
     const code = res.statusCode >= 400 ? (JSON.parse(text) as { error?: { code?: string } }).error?.code : undefined;
     const retryAfter = res.headers['retry-after'];
-    return { status: res.statusCode, ...(code && { code }), ...(typeof retryAfter === 'string' && { retryAfter: Number(retryAfter) }) };
+    return {
+      status: res.statusCode,
+      ...(code && { code }),
+      ...(typeof retryAfter === 'string' && { retryAfter: Number(retryAfter) }),
+    };
   }
 
   const login = async (from: string, username: string, password: string): Promise<Answer> =>
@@ -87,7 +91,9 @@ describe('hostile client: guessing passwords', () => {
     const real = await login('10.9.0.2', ALICE.name, ALICE.password);
     expect(real).toEqual({ status: 200 });
     expect(answers.slice(0, 5).map((a) => a.status)).toEqual([401, 401, 401, 401, 401]);
-    expect(answers.slice(5).every((a) => a.status === 429 && a.code === 'rate_limited' && (a.retryAfter ?? 0) >= 1)).toBe(true);
+    expect(
+      answers.slice(5).every((a) => a.status === 429 && a.code === 'rate_limited' && (a.retryAfter ?? 0) >= 1),
+    ).toBe(true);
     // Only the attempts let through reached the admin server: the attacker's guesses are slowed, not counted up.
     expect(checksWith(ALICE.name, wrong)).toBe(5);
   }, 30_000);
@@ -117,7 +123,10 @@ describe('hostile client: guessing passwords', () => {
     const limited = answers.slice(5);
     expect(limited.every((a) => a.status === 429 && a.code === 'rate_limited' && (a.retryAfter ?? 0) >= 1)).toBe(true);
     expect(checksWith(ALICE.name, wrong) - before).toBe(5);
-    const logged = bff.output().split('\n').filter((line) => line.includes('credential guesses limited'));
+    const logged = bff
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('credential guesses limited'));
     expect(logged.length).toBeGreaterThan(0);
     expect(logged.join('\n')).toContain('"route":"admin"');
     expect(logged.join('\n')).not.toContain(ALICE.name);

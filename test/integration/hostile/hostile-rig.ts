@@ -77,8 +77,14 @@ function drip(res: ServerResponse): void {
 async function forward(base: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
-  const answer = await request(`${base}${req.url ?? ''}`, { method: req.method as 'POST', headers, body: Buffer.concat(chunks) });
+  const headers = Object.fromEntries(
+    Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
+  ) as Record<string, string>;
+  const answer = await request(`${base}${req.url ?? ''}`, {
+    method: req.method as 'POST',
+    headers,
+    body: Buffer.concat(chunks),
+  });
   res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json') });
   res.end(Buffer.from(await answer.body.arrayBuffer()));
 }
@@ -151,7 +157,11 @@ export async function timed<T>(work: Promise<T>): Promise<Timed<T>> {
 }
 
 /** One GET through the relay as a browser would send it; the body read to the end. */
-export async function relayGet(base: string, path: string, cookie: string): Promise<{ status: number; code?: string; retryAfter?: string }> {
+export async function relayGet(
+  base: string,
+  path: string,
+  cookie: string,
+): Promise<{ status: number; code?: string; retryAfter?: string }> {
   const res = await request(`${base}${path}`, { headers: { cookie, 'x-requested-with': 'XMLHttpRequest' } });
   const text = await res.body.text();
   const code = res.statusCode >= 400 ? (JSON.parse(text) as { error?: { code?: string } }).error?.code : undefined;
@@ -164,7 +174,9 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 /** The process is alive and its log shows nothing escaped to the safety net. */
 export function assertNoEscape(bff: ServiceProcess): void {
   if (bff.proc.exitCode !== null || bff.proc.signalCode !== null) {
-    throw new Error(`the service process died (${bff.proc.exitCode ?? bff.proc.signalCode}):\n${bff.output().slice(-3000)}`);
+    throw new Error(
+      `the service process died (${bff.proc.exitCode ?? bff.proc.signalCode}):\n${bff.output().slice(-3000)}`,
+    );
   }
   if (/uncaught exception|unhandled promise rejection/.test(bff.output())) {
     throw new Error(`an error escaped to the safety net:\n${bff.output().slice(-3000)}`);

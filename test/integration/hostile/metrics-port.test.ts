@@ -19,12 +19,15 @@ describe('metrics on their own port (a real service process, METRICS_PORT=0)', (
     ['GET', '/%6Detrics'],
     ['GET', '//metrics'],
     ['HEAD', '/metrics'],
-  ])('when %s %s is asked on the public port, then it is 404 not_found with no metric in it', async (method, target) => {
-    const res = await rawRequest(rig.bff.url, target, { method });
-    expect(res.status).toBe(404);
-    if (method === 'GET') expect(res.code).toBe('not_found');
-    expect(res.body).not.toContain('tgbff_');
-  });
+  ])(
+    'when %s %s is asked on the public port, then it is 404 not_found with no metric in it',
+    async (method, target) => {
+      const res = await rawRequest(rig.bff.url, target, { method });
+      expect(res.status).toBe(404);
+      if (method === 'GET') expect(res.code).toBe('not_found');
+      expect(res.body).not.toContain('tgbff_');
+    },
+  );
 
   test('when Prometheus scrapes the metrics port, then it gets the text exposition with the service metrics', async () => {
     expect(rig.bff.metricsUrl).toBeDefined();
@@ -43,11 +46,14 @@ describe('metrics on their own port (a real service process, METRICS_PORT=0)', (
     ['GET', '/', 404, 'not_found'],
     ['GET', '/METRICS', 404, 'not_found'],
     ['POST', '/metrics', 405, 'method_not_allowed'],
-  ])('when %s %s is asked on the metrics port, then it is %i %s: that port serves metrics and only metrics', async (method, target, status, code) => {
-    const res = await rawRequest(rig.bff.metricsUrl!, target, { method });
-    expect(res.status).toBe(status);
-    expect(res.code).toBe(code);
-  });
+  ])(
+    'when %s %s is asked on the metrics port, then it is %i %s: that port serves metrics and only metrics',
+    async (method, target, status, code) => {
+      const res = await rawRequest(rig.bff.metricsUrl!, target, { method });
+      expect(res.status).toBe(status);
+      expect(res.code).toBe(code);
+    },
+  );
 });
 
 describe('METRICS_PORT=off (a real service process)', () => {

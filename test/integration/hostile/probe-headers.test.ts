@@ -25,7 +25,9 @@ describe('security headers on probe answers (a real service process)', () => {
     expect(answers.readyz.status).toBe(200);
     expect(answers.metrics.status).toBe(200);
     for (const [probe, res] of Object.entries(answers)) {
-      const missing = expected.filter(([name, value]) => res.headers[name.toLowerCase()] !== value).map(([name]) => `${probe}: ${name}`);
+      const missing = expected
+        .filter(([name, value]) => res.headers[name.toLowerCase()] !== value)
+        .map(([name]) => `${probe}: ${name}`);
       expect(missing).toEqual([]);
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['content-security-policy']).toContain("default-src 'self'");

@@ -4,7 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'undici';
 import {
-  assertNoEscape, chunk, chunkedHead, rawExchange, relayGet, sleep, startHostileRig, timed, waitUntil, type HostileRig,
+  assertNoEscape,
+  chunk,
+  chunkedHead,
+  rawExchange,
+  relayGet,
+  sleep,
+  startHostileRig,
+  timed,
+  waitUntil,
+  type HostileRig,
 } from './hostile-rig.js';
 import { poll } from '../../helpers/poll.js';
 
@@ -46,7 +55,11 @@ describe('hostile user: limits on the relay', () => {
     try {
       // The attack is real: all but the session's two admitted uploads are refused, and those two are in flight.
       // (Waits for the refusals themselves: on a loaded machine 130 answers take longer than any fixed pause.)
-      await poll(async () => uploads.filter((u) => u.status() === 429).length >= 128, 10_000, '128 uploads refused with 429');
+      await poll(
+        async () => uploads.filter((u) => u.status() === 429).length >= 128,
+        10_000,
+        '128 uploads refused with 429',
+      );
       expect(uploads.filter((u) => u.status() === 429)).toHaveLength(128);
       expect(uploads.filter((u) => u.status() === null)).toHaveLength(2);
       // Past the cap now, and still trickling: a relay that streams uploads would hold a pooled connection per upload.
@@ -73,7 +86,10 @@ describe('hostile user: limits on the relay', () => {
     // 2 sessions x 2 admitted = 4 slow but live answers on the 4 pooled connections, for as long as they read.
     const drips = sessions.flatMap((cookie) =>
       [0, 1].map(() =>
-        request(`${rig.bff.url}/api/query/social/drip`, { headers: { cookie, 'x-requested-with': 'XMLHttpRequest' }, signal: stop.signal })
+        request(`${rig.bff.url}/api/query/social/drip`, {
+          headers: { cookie, 'x-requested-with': 'XMLHttpRequest' },
+          signal: stop.signal,
+        })
           .then((res) => res.body.dump({ limit: Infinity }).catch(() => undefined))
           .catch(() => undefined),
       ),
@@ -118,8 +134,13 @@ describe('hostile user: limits on the relay', () => {
     const upload = await rawExchange(rig.bff.port, chunkedHead('/api/query/social/load', cookie));
     // 5 MB in 64 KiB chunks, as fast as the socket takes them; the BFF must stop it at the cap.
     const piece = chunk(Buffer.alloc(64 * 1024, 'b'));
-    for (let sent = 0; sent < 5 * 1024 * 1024 && !upload.socket.destroyed && upload.status() === null; sent += 64 * 1024) {
-      if (!upload.socket.write(piece)) await new Promise((resolve) => upload.socket.once('drain', resolve).once('close', resolve));
+    for (
+      let sent = 0;
+      sent < 5 * 1024 * 1024 && !upload.socket.destroyed && upload.status() === null;
+      sent += 64 * 1024
+    ) {
+      if (!upload.socket.write(piece))
+        await new Promise((resolve) => upload.socket.once('drain', resolve).once('close', resolve));
     }
     await upload.closed;
 
@@ -169,7 +190,14 @@ describe('hostile user: limits on the relay', () => {
       'gsql-async': 'true',
     };
     const res = await request(`${rig.bff.url}/api/query/social/q`, {
-      headers: { cookie, 'x-requested-with': 'XMLHttpRequest', accept: 'application/json', 'gsql-timeout': '500', 'gsql-replica': '2', ...overrides },
+      headers: {
+        cookie,
+        'x-requested-with': 'XMLHttpRequest',
+        accept: 'application/json',
+        'gsql-timeout': '500',
+        'gsql-replica': '2',
+        ...overrides,
+      },
     });
     const text = await res.body.text();
 

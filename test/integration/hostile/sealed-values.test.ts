@@ -51,7 +51,10 @@ describe('hostile store writer: sealed values copied between sessions', () => {
   const tokenKey = (sid: string) => `${prefix}tok:{${sid}}`;
   /** The bearer token of the last relayed /echo the data server saw. */
   const lastBearer = (): string | undefined => {
-    const echo = sim.seen().filter((r) => r.port === 'restpp' && r.path === '/echo').at(-1);
+    const echo = sim
+      .seen()
+      .filter((r) => r.port === 'restpp' && r.path === '/echo')
+      .at(-1);
     return String(echo?.headers['authorization'] ?? '').replace(/^Bearer /, '') || undefined;
   };
 
@@ -77,7 +80,13 @@ describe('hostile store writer: sealed values copied between sessions', () => {
     const cipher = createCipheriv('aes-256-gcm', key, iv);
     cipher.setAAD(Buffer.from('v1.k1'));
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return ['v1', 'k1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+    return [
+      'v1',
+      'k1',
+      iv.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+      body.toString('base64url'),
+    ].join('.');
   }
 
   it('when a session still holds a secret sealed by 0.1.x (unbound), then it is refused with 401 session_expired, a planned re-login', async () => {

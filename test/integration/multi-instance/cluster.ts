@@ -25,7 +25,12 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function startCluster(options: { instances: number; label: string; env?: Record<string, string>; sim?: SimulatorOptions }): Promise<Cluster> {
+export async function startCluster(options: {
+  instances: number;
+  label: string;
+  env?: Record<string, string>;
+  sim?: SimulatorOptions;
+}): Promise<Cluster> {
   const sim = await startSimulator({ ...options.sim });
   const prefix = uniquePrefix(options.label);
   const env = {
@@ -105,7 +110,11 @@ export async function call(baseUrl: string, path: string, cookie: string, method
 }
 
 /** Polls `probe` until it returns true; throws after `timeoutMs` so a broken service fails instead of hanging. */
-export async function waitFor(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  probe: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -17,7 +17,9 @@ function tryConnect(port: number): Promise<string> {
       socket.destroy();
       resolve('accepted');
     });
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' ? 'refused' : String(err.code)));
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      resolve(err.code === 'ECONNREFUSED' ? 'refused' : String(err.code)),
+    );
   });
 }
 

@@ -6,7 +6,11 @@ const LEASE_TTL_MS = 1000;
 describe('refresh lease across service processes', () => {
   let cluster: Cluster;
   beforeAll(async () => {
-    cluster = await startCluster({ instances: 2, label: 'multi-lease', env: { TOKEN_LEASE_TTL_MS: String(LEASE_TTL_MS) } });
+    cluster = await startCluster({
+      instances: 2,
+      label: 'multi-lease',
+      env: { TOKEN_LEASE_TTL_MS: String(LEASE_TTL_MS) },
+    });
   }, 60_000);
   afterAll(() => cluster?.close());
 
@@ -26,7 +30,10 @@ describe('refresh lease across service processes', () => {
       () => 'connection lost',
     );
     await waitFor('A to call POST /requesttoken', () => (cluster.sim.counts()['POST /requesttoken'] ?? 0) >= 1);
-    const sentByA = cluster.sim.seen().slice(from).find((r) => r.path === '/requesttoken')!;
+    const sentByA = cluster.sim
+      .seen()
+      .slice(from)
+      .find((r) => r.path === '/requesttoken')!;
     expect(await cluster.redis.exists(keys.lease)).toBe(1);
 
     await a.kill();
@@ -39,7 +46,10 @@ describe('refresh lease across service processes', () => {
 
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Hello GSQL');
-    const tokenCalls = cluster.sim.seen().slice(from).filter((r) => r.path === '/requesttoken');
+    const tokenCalls = cluster.sim
+      .seen()
+      .slice(from)
+      .filter((r) => r.path === '/requesttoken');
     expect(tokenCalls.map((r) => r.method)).toEqual(['POST', 'POST']);
     const takenOver = tokenCalls[1]!;
     // The dead holder had renewed its lease, so B had to wait it out; had it ignored the lease it

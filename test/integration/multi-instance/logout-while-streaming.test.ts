@@ -38,12 +38,20 @@ describe('logout on one instance while another streams for the same session', ()
     expect(await cluster.redis.exists(keys.session)).toBe(0);
     expect(await cluster.redis.exists(keys.token)).toBe(0);
     expect(await cluster.redis.exists(keys.tombstone)).toBe(1);
-    const streamCall = cluster.sim.seen().slice(from).find((r) => r.path === '/query/social/stream')!;
+    const streamCall = cluster.sim
+      .seen()
+      .slice(from)
+      .find((r) => r.path === '/query/social/stream')!;
     const usedToken = String(streamCall.headers.authorization).replace(/^Bearer /, '');
     const live = cluster.sim.tokens();
     expect(live.map((t) => t.token)).not.toContain(usedToken);
     expect(live.filter((t) => t.secretAlias === own.alias)).toEqual([]);
     // The 401s above were answered by the BFF: nothing went upstream for the dead session.
-    expect(cluster.sim.seen().slice(from).filter((r) => r.path === '/echo')).toEqual([]);
+    expect(
+      cluster.sim
+        .seen()
+        .slice(from)
+        .filter((r) => r.path === '/echo'),
+    ).toEqual([]);
   }, 60_000);
 });

@@ -12,7 +12,12 @@ describe('session-end sweep across instances', () => {
     cluster = await startCluster({
       instances: 2,
       label: 'multi-session-end',
-      env: { SESSION_IDLE_TIMEOUT: '1', SESSION_ABSOLUTE_TIMEOUT: '60', TOKEN_REFRESH_BEFORE: '10', TOKEN_SWEEP_INTERVAL_MS: '100' },
+      env: {
+        SESSION_IDLE_TIMEOUT: '1',
+        SESSION_ABSOLUTE_TIMEOUT: '60',
+        TOKEN_REFRESH_BEFORE: '10',
+        TOKEN_SWEEP_INTERVAL_MS: '100',
+      },
     });
   }, 60_000);
   afterAll(() => cluster?.close());
@@ -24,13 +29,20 @@ describe('session-end sweep across instances', () => {
       const cookie = await login(url, cluster.secret);
       expect((await call(url, '/api/echo', cookie)).status).toBe(200);
     }
-    const ours = cluster.sim.tokens().map((t) => t.token).filter((t) => !liveBefore.has(t));
+    const ours = cluster.sim
+      .tokens()
+      .map((t) => t.token)
+      .filter((t) => !liveBefore.has(t));
     expect(ours).toHaveLength(SESSIONS);
 
-    await waitFor('every idle session token to be deleted', () => {
-      const live = new Set(cluster.sim.tokens().map((t) => t.token));
-      return ours.every((t) => !live.has(t));
-    }, 8_000);
+    await waitFor(
+      'every idle session token to be deleted',
+      () => {
+        const live = new Set(cluster.sim.tokens().map((t) => t.token));
+        return ours.every((t) => !live.has(t));
+      },
+      8_000,
+    );
     // Both instances sweep every 100 ms; a second delete of the same token would land within a few passes.
     await new Promise((resolve) => setTimeout(resolve, 500));
 

@@ -4,7 +4,9 @@ import { call, login, startCluster, type Cluster } from './cluster.js';
 /** 100 requests at once for one session, dealt round-robin over the instances (as a balancer would). */
 async function burst(cluster: Cluster, cookie: string, n = 100) {
   return Promise.all(
-    Array.from({ length: n }, (_, i) => call(cluster.instances[i % cluster.instances.length]!.url, '/api/echo', cookie)),
+    Array.from({ length: n }, (_, i) =>
+      call(cluster.instances[i % cluster.instances.length]!.url, '/api/echo', cookie),
+    ),
   );
 }
 
@@ -20,7 +22,11 @@ describe('three service processes on one Redis', () => {
   let cluster: Cluster;
   // 40 s tokens refreshed 35 s before expiry: due 5 s after issue, so the refresh case waits only briefly.
   beforeAll(async () => {
-    cluster = await startCluster({ instances: 3, label: 'multi-flight', env: { TG_TOKEN_LIFETIME: '40', TOKEN_REFRESH_BEFORE: '35', RELAY_SESSION_CONCURRENCY: '100' } });
+    cluster = await startCluster({
+      instances: 3,
+      label: 'multi-flight',
+      env: { TG_TOKEN_LIFETIME: '40', TOKEN_REFRESH_BEFORE: '35', RELAY_SESSION_CONCURRENCY: '100' },
+    });
   }, 60_000);
   afterAll(() => cluster?.close());
 

@@ -58,7 +58,8 @@ describe('start-up refusals', () => {
     });
 
     expect(run.code).toBe(1);
-    for (const name of ['REDIS_URL', 'SESSION_SECRET', 'SESSION_ENCRYPTION_KEYS']) expect(run.stderr).toMatch(new RegExp(`^\\s*${name}: `, 'm'));
+    for (const name of ['REDIS_URL', 'SESSION_SECRET', 'SESSION_ENCRYPTION_KEYS'])
+      expect(run.stderr).toMatch(new RegExp(`^\\s*${name}: `, 'm'));
     const printed = run.stdout + run.stderr;
     for (const value of [secret, key, key.slice(3), password]) expect(printed).not.toContain(value);
   });

@@ -18,7 +18,12 @@ export interface OpenStream {
  * A GET read chunk by chunk, so shutdown and logout can happen mid-body. By default on its own
  * connection that closes afterwards; pass a keep-alive agent to act like a browser or a proxy.
  */
-export function openStream(baseUrl: string, path: string, cookie: string, agent: http.Agent | false = false): OpenStream {
+export function openStream(
+  baseUrl: string,
+  path: string,
+  cookie: string,
+  agent: http.Agent | false = false,
+): OpenStream {
   let markStarted!: () => void;
   let failStart!: (err: Error) => void;
   const started = new Promise<void>((resolve, reject) => {

@@ -20,14 +20,46 @@ describe('access log and request ids through the app', () => {
   test('when requests of every kind finish, then each has exactly one access line with method, route, status, duration and its id', async () => {
     const agent = await rig.login();
     const cases: Array<[string, () => Promise<{ status: number }>, Partial<LogLine>]> = [
-      ['rid-health', () => rig.agent().get('/healthz').set('X-Request-Id', 'rid-health'), { method: 'GET', route: '/healthz', status: 200 }],
-      ['rid-login-bad', () => rig.agent().post('/auth/login').set('X-Request-Id', 'rid-login-bad').send({ secret: 'not-a-secret' }), { method: 'POST', route: '/auth/login', status: 401 }],
-      ['rid-login-400', () => rig.agent().post('/auth/login').set('X-Request-Id', 'rid-login-400').send({}), { method: 'POST', route: '/auth/login', status: 400 }],
-      ['rid-session', () => agent.get('/auth/session').set('X-Request-Id', 'rid-session'), { method: 'GET', route: '/auth/session', status: 200 }],
-      ['rid-relay', () => agent.get('/api/graph/social/vertices/Person?limit=2').set('X-Request-Id', 'rid-relay'), { method: 'GET', route: RELAY_ROUTE, status: 200 }],
-      ['rid-anon', () => rig.agent().get('/api/echo').set('X-Request-Id', 'rid-anon'), { method: 'GET', route: RELAY_ROUTE, status: 401 }],
-      ['rid-404', () => rig.agent().get('/nowhere').set('X-Request-Id', 'rid-404'), { method: 'GET', route: '/nowhere', status: 404 }],
-      ['rid-logout', () => rig.agent().post('/auth/logout').set('X-Request-Id', 'rid-logout'), { method: 'POST', route: '/auth/logout', status: 204 }],
+      [
+        'rid-health',
+        () => rig.agent().get('/healthz').set('X-Request-Id', 'rid-health'),
+        { method: 'GET', route: '/healthz', status: 200 },
+      ],
+      [
+        'rid-login-bad',
+        () => rig.agent().post('/auth/login').set('X-Request-Id', 'rid-login-bad').send({ secret: 'not-a-secret' }),
+        { method: 'POST', route: '/auth/login', status: 401 },
+      ],
+      [
+        'rid-login-400',
+        () => rig.agent().post('/auth/login').set('X-Request-Id', 'rid-login-400').send({}),
+        { method: 'POST', route: '/auth/login', status: 400 },
+      ],
+      [
+        'rid-session',
+        () => agent.get('/auth/session').set('X-Request-Id', 'rid-session'),
+        { method: 'GET', route: '/auth/session', status: 200 },
+      ],
+      [
+        'rid-relay',
+        () => agent.get('/api/graph/social/vertices/Person?limit=2').set('X-Request-Id', 'rid-relay'),
+        { method: 'GET', route: RELAY_ROUTE, status: 200 },
+      ],
+      [
+        'rid-anon',
+        () => rig.agent().get('/api/echo').set('X-Request-Id', 'rid-anon'),
+        { method: 'GET', route: RELAY_ROUTE, status: 401 },
+      ],
+      [
+        'rid-404',
+        () => rig.agent().get('/nowhere').set('X-Request-Id', 'rid-404'),
+        { method: 'GET', route: '/nowhere', status: 404 },
+      ],
+      [
+        'rid-logout',
+        () => rig.agent().post('/auth/logout').set('X-Request-Id', 'rid-logout'),
+        { method: 'POST', route: '/auth/logout', status: 204 },
+      ],
     ];
     for (const [id, send, expected] of cases) {
       const res = await send();
@@ -47,7 +79,12 @@ describe('access log and request ids through the app', () => {
     const agent = await rig.login();
     const ok = await agent.get('/api/echo').set('X-Request-Id', 'rid-upstream-ok');
     expect(ok.status).toBe(200);
-    expect(rig.sim.seen().filter((r) => r.path === '/echo').at(-1)!.headers['x-request-id']).toBe('rid-upstream-ok');
+    expect(
+      rig.sim
+        .seen()
+        .filter((r) => r.path === '/echo')
+        .at(-1)!.headers['x-request-id'],
+    ).toBe('rid-upstream-ok');
 
     rig.sim.setFaults({ latencyMs: 1500 });
     try {

@@ -9,10 +9,16 @@ import { pathToFileURL } from 'node:url';
 // request. A batch must still come out on time when traffic is low, and nothing may be lost at exit.
 const LOGGER = pathToFileURL(path.resolve('dist/observability/logger.js')).href;
 
-function run(script: string): Promise<{ lines: Array<{ msg: string; at: number }>; code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', `import { createLogger } from ${JSON.stringify(LOGGER)};\n${script}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function run(
+  script: string,
+): Promise<{ lines: Array<{ msg: string; at: number }>; code: number | null; stderr: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', `import { createLogger } from ${JSON.stringify(LOGGER)};\n${script}`],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines: Array<{ msg: string; at: number }> = [];

@@ -17,7 +17,12 @@ export function logLines(text: string): LogLine[] {
 }
 
 /** Access lines are written on 'finish'/'close', which can trail the client's view of the response. */
-export async function waitForLines(read: () => string, pick: (line: LogLine) => boolean, count = 1, timeoutMs = 3000): Promise<LogLine[]> {
+export async function waitForLines(
+  read: () => string,
+  pick: (line: LogLine) => boolean,
+  count = 1,
+  timeoutMs = 3000,
+): Promise<LogLine[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = logLines(read()).filter(pick);

@@ -58,7 +58,12 @@ describe('lease wait metrics when requests share one refresh', () => {
 
   test('when another instance holds the refresh lease, then this one waits for its token instead of calling upstream', async () => {
     const agent = await rig.login();
-    const cookie = agent.jar.getCookie(rig.config.session.cookieName, { domain: '127.0.0.1', path: '/', secure: false, script: false });
+    const cookie = agent.jar.getCookie(rig.config.session.cookieName, {
+      domain: '127.0.0.1',
+      path: '/',
+      secure: false,
+      script: false,
+    });
     expect(cookie).toBeDefined();
     const putsBefore = rig.sim.counts()['PUT /requesttoken'] ?? 0;
     const waitsBefore = (await scrape(second.metricsApp)).sum(WAITS);
@@ -67,7 +72,10 @@ describe('lease wait metrics when requests share one refresh', () => {
     try {
       const first = agent.get('/api/echo').then((r) => r.status);
       await leaseTaken();
-      const there = await supertest(second.app).get('/api/echo').set(CSRF).set('Cookie', `${cookie!.name}=${cookie!.value}`);
+      const there = await supertest(second.app)
+        .get('/api/echo')
+        .set(CSRF)
+        .set('Cookie', `${cookie!.name}=${cookie!.value}`);
       expect(there.status).toBe(200);
       expect(await first).toBe(200);
     } finally {
@@ -80,4 +88,3 @@ describe('lease wait metrics when requests share one refresh', () => {
     expect(m.sum('tgbff_token_calls_total', { op: 'refresh' })).toBe(0);
   });
 });
-

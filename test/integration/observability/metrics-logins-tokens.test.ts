@@ -47,7 +47,10 @@ describe('token call metrics after real sessions', () => {
   const clock = testClock();
   beforeAll(async () => {
     // UPSTREAM_TIMEOUT_MS also bounds token calls.
-    rig = await startRig({ now: clock.now, env: { TG_TOKEN_LIFETIME: '1000', TOKEN_REFRESH_BEFORE: '100', UPSTREAM_TIMEOUT_MS: '500' } });
+    rig = await startRig({
+      now: clock.now,
+      env: { TG_TOKEN_LIFETIME: '1000', TOKEN_REFRESH_BEFORE: '100', UPSTREAM_TIMEOUT_MS: '500' },
+    });
   });
   afterAll(() => rig.close());
 
@@ -99,7 +102,8 @@ describe('token call metrics after real sessions', () => {
     expect(login.status).toBe(502);
     expect(login.body.error.code).toBe('upstream_unavailable');
     const after = await scrape(rig.service.metricsApp);
-    const delta = (kind: string) => after.value('tgbff_upstream_errors_total', { kind }) - before.value('tgbff_upstream_errors_total', { kind });
+    const delta = (kind: string) =>
+      after.value('tgbff_upstream_errors_total', { kind }) - before.value('tgbff_upstream_errors_total', { kind });
     expect({ timeout: delta('timeout'), unavailable: delta('unavailable') }).toEqual({ timeout: 1, unavailable: 1 });
   });
 });

@@ -35,15 +35,29 @@ describe('relay and upstream metrics after real traffic', () => {
     const after = await metrics();
 
     expect(after.types[RELAY]).toBe('histogram');
-    const count = (method: string, status_class: string) => delta(before, after, `${RELAY}_count`, { method, status_class });
-    expect({ get2: count('GET', '2xx'), post2: count('POST', '2xx'), get4: count('GET', '4xx'), get5: count('GET', '5xx'), delete4: count('DELETE', '4xx') })
-      .toEqual({ get2: 2, post2: 1, get4: 1, get5: 1, delete4: 0 });
+    const count = (method: string, status_class: string) =>
+      delta(before, after, `${RELAY}_count`, { method, status_class });
+    expect({
+      get2: count('GET', '2xx'),
+      post2: count('POST', '2xx'),
+      get4: count('GET', '4xx'),
+      get5: count('GET', '5xx'),
+      delete4: count('DELETE', '4xx'),
+    }).toEqual({ get2: 2, post2: 1, get4: 1, get5: 1, delete4: 0 });
     // A timeout cannot fire early, so the 5xx series holds at least the 1 s bound.
     expect(delta(before, after, `${RELAY}_sum`, { method: 'GET', status_class: '5xx' })).toBeGreaterThanOrEqual(0.99);
-    for (const labels of [{ method: 'GET', status_class: '2xx' }, { method: 'GET', status_class: '5xx' }]) {
+    for (const labels of [
+      { method: 'GET', status_class: '2xx' },
+      { method: 'GET', status_class: '5xx' },
+    ]) {
       const buckets = after.text
         .split('\n')
-        .filter((l) => l.startsWith(`${RELAY}_bucket{`) && l.includes(`method="${labels.method}"`) && l.includes(`status_class="${labels.status_class}"`))
+        .filter(
+          (l) =>
+            l.startsWith(`${RELAY}_bucket{`) &&
+            l.includes(`method="${labels.method}"`) &&
+            l.includes(`status_class="${labels.status_class}"`),
+        )
         .map((l) => Number(l.split(' ').at(-1)));
       expect(buckets.length).toBeGreaterThan(5);
       expect([...buckets].sort((a, b) => a - b)).toEqual(buckets); // cumulative
@@ -84,7 +98,14 @@ describe('relay and upstream metrics after real traffic', () => {
 
   test('then the default process and Node.js metrics are exposed next to the service ones', async () => {
     const m = await metrics();
-    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_version_info']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'process_start_time_seconds',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_version_info',
+    ]) {
       expect({ name, present: m.has(name) }).toEqual({ name, present: true });
     }
     expect(m.types.tgbff_redis_errors_total).toBe('counter');

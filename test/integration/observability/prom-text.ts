@@ -19,7 +19,8 @@ export function parsePromText(text: string): { samples: Sample[]; types: Record<
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m) throw new Error(`not a Prometheus sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const pair of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;
+    for (const pair of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[pair[1]!] = pair[2]!;
     samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return { samples, types };
@@ -39,7 +40,8 @@ export interface Scrape {
 export async function scrape(metricsApp: RequestListener): Promise<Scrape> {
   const res = await supertest(metricsApp).get('/metrics');
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
-  if (!String(res.headers['content-type']).startsWith('text/plain')) throw new Error(`unexpected content type ${res.headers['content-type']}`);
+  if (!String(res.headers['content-type']).startsWith('text/plain'))
+    throw new Error(`unexpected content type ${res.headers['content-type']}`);
   const { samples, types } = parsePromText(res.text);
   const matches = (s: Sample, name: string, labels: Record<string, string>, exact: boolean) =>
     s.name === name &&

@@ -18,7 +18,11 @@ describe('readiness when the data server goes away', () => {
     try {
       const slow = await readyz(rig);
       expect(slow.status).toBe(503);
-      expect(slow.body).toEqual({ status: 'not_ready', reason: 'upstream unavailable', checks: { store: 'ok', upstream: 'unavailable' } });
+      expect(slow.body).toEqual({
+        status: 'not_ready',
+        reason: 'upstream unavailable',
+        checks: { store: 'ok', upstream: 'unavailable' },
+      });
       expect(slow.ms).toBeLessThan(2900);
     } finally {
       rig.sim.setFaults({});
@@ -31,7 +35,11 @@ describe('readiness when the data server goes away', () => {
     await rig.sim.close();
     const gone = await readyz(rig);
     expect(gone.status).toBe(503);
-    expect(gone.body).toEqual({ status: 'not_ready', reason: 'upstream unavailable', checks: { store: 'ok', upstream: 'unavailable' } });
+    expect(gone.body).toEqual({
+      status: 'not_ready',
+      reason: 'upstream unavailable',
+      checks: { store: 'ok', upstream: 'unavailable' },
+    });
     expect(gone.ms).toBeLessThan(3000);
   });
 });

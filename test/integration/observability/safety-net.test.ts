@@ -29,8 +29,12 @@ setTimeout(async () => {
 describe('process safety net', () => {
   it('when an exception and a rejection escape every handler, then each is logged as a bug, counted, and the process carries on', async () => {
     const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--input-type=module', '-e', SCRIPT], { timeout: 10_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+      const child = execFile(
+        process.execPath,
+        ['--input-type=module', '-e', SCRIPT],
+        { timeout: 10_000 },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
       );
       child.stdin?.end();
     });
@@ -41,6 +45,11 @@ describe('process safety net', () => {
     expect(out).toContain('boom from a timer');
     expect(out).toMatch(/"msg":"unhandled promise rejection \(bug\)[^"]*"/);
     const metrics = JSON.parse(/METRICS (.*)/.exec(out)![1]!) as string[];
-    expect(metrics).toEqual(expect.arrayContaining(['tgbff_uncaught_errors_total{kind="exception"} 1', 'tgbff_uncaught_errors_total{kind="rejection"} 1']));
+    expect(metrics).toEqual(
+      expect.arrayContaining([
+        'tgbff_uncaught_errors_total{kind="exception"} 1',
+        'tgbff_uncaught_errors_total{kind="rejection"} 1',
+      ]),
+    );
   });
 });

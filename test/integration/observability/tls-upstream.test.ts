@@ -68,7 +68,9 @@ describe('when TigerGraph is reached over https with a private CA', () => {
     expect((await agent.get('/api/echo')).status).toBe(401);
 
     // Every call crossed the TLS front: token mint and delete at the root, data calls under /restpp.
-    expect(fwd.forwarded()).toEqual(expect.arrayContaining(['POST /gsql/v1/tokens', 'GET /restpp/echo', 'DELETE /gsql/v1/tokens']));
+    expect(fwd.forwarded()).toEqual(
+      expect.arrayContaining(['POST /gsql/v1/tokens', 'GET /restpp/echo', 'DELETE /gsql/v1/tokens']),
+    );
     const relayed = sim.seen().filter((r) => r.path === '/echo' && r.auth === 'ok');
     expect(relayed.length).toBeGreaterThanOrEqual(1);
     expect(sim.tokens()).toHaveLength(0);

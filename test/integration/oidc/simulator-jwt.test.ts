@@ -35,13 +35,19 @@ describe('single sign-on end to end against the simulator', () => {
 
   test('when a user signed in with the IdP calls /api, then the simulator accepts the relayed JWT as that user', async () => {
     const { cookie } = await ssoLogin(svc.service.app, 'alice');
-    const res = await supertest(svc.service.app).get('/api/graph/social/vertices/Person').set(CSRF).set('Cookie', cookie);
+    const res = await supertest(svc.service.app)
+      .get('/api/graph/social/vertices/Person')
+      .set(CSRF)
+      .set('Cookie', cookie);
     expect(res.status).toBe(200);
   });
 
   test('when the IdP user is unknown to TigerGraph, then the relay passes the data server refusal on (no session credential to re-mint with)', async () => {
     const { cookie } = await ssoLogin(svc.service.app, 'mallory');
-    const res = await supertest(svc.service.app).get('/api/graph/social/vertices/Person').set(CSRF).set('Cookie', cookie);
+    const res = await supertest(svc.service.app)
+      .get('/api/graph/social/vertices/Person')
+      .set(CSRF)
+      .set('Cookie', cookie);
     expect([401, 403]).toContain(res.status);
   });
 });

@@ -6,8 +6,19 @@ import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { poll } from '../../helpers/poll.js';
 import {
-  CSRF, IdpBrowser, REDIRECT_URI, dropPrefix, idpEndSession, idpLogin, newPrefix, sessionCookieOf, startCountingUpstream, startLogin,
-  startSsoService, type CountingUpstream, type SsoService,
+  CSRF,
+  IdpBrowser,
+  REDIRECT_URI,
+  dropPrefix,
+  idpEndSession,
+  idpLogin,
+  newPrefix,
+  sessionCookieOf,
+  startCountingUpstream,
+  startLogin,
+  startSsoService,
+  type CountingUpstream,
+  type SsoService,
 } from './sso-rig.js';
 
 /**
@@ -28,7 +39,10 @@ describe('single sign-on: the IdP ends its session and the back-channel logout r
     listenerB.listen(0, '127.0.0.1');
     await once(listenerB, 'listening');
     const port = (listenerB.address() as AddressInfo).port;
-    idp = await startTestIdp({ redirectUris: [REDIRECT_URI], backchannelLogoutUri: `http://127.0.0.1:${port}/auth/oidc/backchannel-logout` });
+    idp = await startTestIdp({
+      redirectUris: [REDIRECT_URI],
+      backchannelLogoutUri: `http://127.0.0.1:${port}/auth/oidc/backchannel-logout`,
+    });
     upstream = await startCountingUpstream();
     a = await startSsoService({ idp, upstream: upstream.url, prefix });
     b = await startSsoService({ idp, upstream: upstream.url, prefix });
@@ -53,7 +67,11 @@ describe('single sign-on: the IdP ends its session and the back-channel logout r
 
     await idpEndSession(idp.issuer, browser);
 
-    await poll(async () => (await supertest(a.service.app).get('/auth/session').set('Cookie', cookie)).status === 401, 10_000, 'the session to end');
+    await poll(
+      async () => (await supertest(a.service.app).get('/auth/session').set('Cookie', cookie)).status === 401,
+      10_000,
+      'the session to end',
+    );
     expect((await supertest(a.service.app).get('/api/echo').set(CSRF).set('Cookie', cookie)).status).toBe(401);
     expect(b.logs()).toMatch(/"ended":1[,}].*back-channel logout/);
   });

@@ -2,8 +2,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/gl
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import {
-  REDIRECT_URI, dropPrefix, idpLogin, newPrefix, redisDump, sessionCookieOf, startCountingUpstream, startLogin, startSsoService,
-  type CountingUpstream, type SsoService,
+  REDIRECT_URI,
+  dropPrefix,
+  idpLogin,
+  newPrefix,
+  redisDump,
+  sessionCookieOf,
+  startCountingUpstream,
+  startLogin,
+  startSsoService,
+  type CountingUpstream,
+  type SsoService,
 } from './sso-rig.js';
 
 /** No session was made: no session cookie in the answer and no session record in Redis. */
@@ -68,7 +77,10 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
     const flipped = value.slice(0, -3) + (value.endsWith('AAA') ? 'BBB' : 'AAA');
     const exchanges = idp.tokenRequests();
     for (const bad of [other, flipped, 'junk', '']) {
-      const res = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', `${name}=${bad}`).set('Accept', 'application/json');
+      const res = await supertest(app)
+        .get(`/auth/oidc/callback${callback.search}`)
+        .set('Cookie', `${name}=${bad}`)
+        .set('Accept', 'application/json');
       expect([res.status, res.body.error?.code]).toEqual([400, 'sso_failed']);
       await expectNoSession(res, prefix);
     }
@@ -84,7 +96,10 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
     // The pending login is spent: the replay is refused before any code exchange (an IdP that sees a code
     // twice may revoke what it issued for it, which would end the login that just succeeded).
     const exchanges = idp.tokenRequests();
-    const again = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie).set('Accept', 'application/json');
+    const again = await supertest(app)
+      .get(`/auth/oidc/callback${callback.search}`)
+      .set('Cookie', preCookie)
+      .set('Accept', 'application/json');
     expect(idp.tokenRequests()).toBe(exchanges);
     expect(again.status).toBe(400);
     expect(again.body.error.code).toBe('sso_failed');
@@ -97,7 +112,10 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
     const callback = await idpLogin(authorizeUrl, 'alice');
     callback.searchParams.set('state', 'not-the-state-we-sent-0000000000000');
     const before = idp.tokenRequests();
-    const res = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie).set('Accept', 'application/json');
+    const res = await supertest(app)
+      .get(`/auth/oidc/callback${callback.search}`)
+      .set('Cookie', preCookie)
+      .set('Accept', 'application/json');
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('sso_failed');
     expect(idp.tokenRequests()).toBe(before);
@@ -107,7 +125,10 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
   test('when the IdP answers with an error parameter, then 400 sso_failed naming it', async () => {
     const app = await start();
     const { preCookie } = await startLogin(app);
-    const res = await supertest(app).get('/auth/oidc/callback?error=access_denied&error_description=no').set('Cookie', preCookie).set('Accept', 'application/json');
+    const res = await supertest(app)
+      .get('/auth/oidc/callback?error=access_denied&error_description=no')
+      .set('Cookie', preCookie)
+      .set('Accept', 'application/json');
     expect(res.status).toBe(400);
     expect(res.body.error).toEqual({ code: 'sso_failed', message: expect.stringContaining('access_denied') });
     await expectNoSession(res, prefix);
@@ -118,7 +139,10 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
     const { preCookie, authorizeUrl } = await startLogin(app);
     const callback = await idpLogin(authorizeUrl, 'alice');
     callback.searchParams.set('code', 'forged-code-0000000000000000000000000');
-    const res = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie).set('Accept', 'application/json');
+    const res = await supertest(app)
+      .get(`/auth/oidc/callback${callback.search}`)
+      .set('Cookie', preCookie)
+      .set('Accept', 'application/json');
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('sso_failed');
     await expectNoSession(res, prefix);
@@ -129,7 +153,10 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
     const { preCookie, authorizeUrl } = await startLogin(app);
     const callback = await idpLogin(authorizeUrl, 'alice');
     expect(callback.searchParams.get('error')).toBe('invalid_target');
-    const res = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie).set('Accept', 'application/json');
+    const res = await supertest(app)
+      .get(`/auth/oidc/callback${callback.search}`)
+      .set('Cookie', preCookie)
+      .set('Accept', 'application/json');
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('sso_failed');
     await expectNoSession(res, prefix);
@@ -143,7 +170,10 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
       const { preCookie, authorizeUrl } = await startLogin(svc.service.app);
       const callback = await idpLogin(authorizeUrl, 'alice');
       expect(callback.searchParams.get('code')).not.toBeNull();
-      const res = await supertest(svc.service.app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie).set('Accept', 'application/json');
+      const res = await supertest(svc.service.app)
+        .get(`/auth/oidc/callback${callback.search}`)
+        .set('Cookie', preCookie)
+        .set('Accept', 'application/json');
       expect(res.status).toBe(400);
       expect(res.body.error).toEqual({ code: 'sso_failed', message: expect.stringContaining('OIDC_AUDIENCE') });
       await expectNoSession(res, prefix);
@@ -190,7 +220,10 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
     const callback = await idpLogin(authorizeUrl, 'alice');
     await idp.stop();
     try {
-      const res = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie).set('Accept', 'application/json');
+      const res = await supertest(app)
+        .get(`/auth/oidc/callback${callback.search}`)
+        .set('Cookie', preCookie)
+        .set('Accept', 'application/json');
       expect([res.status, res.body]).toEqual([503, { error: expect.objectContaining({ code: 'idp_unavailable' }) }]);
       await expectNoSession(res, prefix);
       const page = await supertest(app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie);

@@ -2,8 +2,19 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import {
-  CSRF, REDIRECT_URI, dropPrefix, jwtPayload, newPrefix, redisDump, sessionCookieOf, setCookies, ssoLogin, startCountingUpstream,
-  startSsoService, type CountingUpstream, type SsoService,
+  CSRF,
+  REDIRECT_URI,
+  dropPrefix,
+  jwtPayload,
+  newPrefix,
+  redisDump,
+  sessionCookieOf,
+  setCookies,
+  ssoLogin,
+  startCountingUpstream,
+  startSsoService,
+  type CountingUpstream,
+  type SsoService,
 } from './sso-rig.js';
 
 describe('single sign-on: login through the redirects and the relay', () => {
@@ -65,7 +76,15 @@ describe('single sign-on: login through the redirects and the relay', () => {
 
   test('when return_to is a same-origin path, then the callback lands there; otherwise on the post-login path', async () => {
     expect((await ssoLogin(svc.service.app, 'dave', '?return_to=%2Fapp%3Fx%3D1')).location).toBe('/app?x=1');
-    for (const evil of ['//evil.example', '/\\evil.example', 'https://evil.example/', '/%2F%2Fevil.example', '/%5Cevil.example', '%2F%2Fevil.example', '/%252F%252Fevil']) {
+    for (const evil of [
+      '//evil.example',
+      '/\\evil.example',
+      'https://evil.example/',
+      '/%2F%2Fevil.example',
+      '/%5Cevil.example',
+      '%2F%2Fevil.example',
+      '/%252F%252Fevil',
+    ]) {
       const login = await ssoLogin(svc.service.app, 'dave', `?return_to=${encodeURIComponent(evil)}`);
       expect([evil, login.location]).toEqual([evil, '/']);
     }
@@ -76,7 +95,9 @@ describe('single sign-on: login through the redirects and the relay', () => {
     const { startLogin, idpLogin } = await import('./sso-rig.js');
     const { preCookie, authorizeUrl } = await startLogin(svc.service.app);
     const callback = await idpLogin(authorizeUrl, 'erin');
-    const res = await supertest(svc.service.app).get(`/auth/oidc/callback${callback.search}`).set('Cookie', `${preCookie}; ${first.cookie}`);
+    const res = await supertest(svc.service.app)
+      .get(`/auth/oidc/callback${callback.search}`)
+      .set('Cookie', `${preCookie}; ${first.cookie}`);
     expect(res.status).toBe(303);
     const second = sessionCookieOf(res)!;
     expect(second).not.toBe(first.cookie);
@@ -104,7 +125,8 @@ describe('single sign-on: login through the redirects and the relay', () => {
       resource: idp.audience,
       scope: 'openid profile offline_access',
     });
-    for (const p of ['state', 'nonce', 'code_challenge']) expect(url.searchParams.get(p)?.length).toBeGreaterThanOrEqual(22);
+    for (const p of ['state', 'nonce', 'code_challenge'])
+      expect(url.searchParams.get(p)?.length).toBeGreaterThanOrEqual(22);
     const pre = setCookies(res).find((c) => c.startsWith('tgbff-sso='))!;
     expect(pre).toMatch(/HttpOnly/);
     expect(pre).toMatch(/SameSite=Lax/);

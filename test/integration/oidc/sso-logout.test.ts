@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import {
-  CSRF, REDIRECT_URI, dropPrefix, newPrefix, redisDump, ssoLogin, startCountingUpstream, startSsoService, type CountingUpstream, type SsoService,
+  CSRF,
+  REDIRECT_URI,
+  dropPrefix,
+  newPrefix,
+  redisDump,
+  ssoLogin,
+  startCountingUpstream,
+  startSsoService,
+  type CountingUpstream,
+  type SsoService,
 } from './sso-rig.js';
 
 const BACKCHANNEL = '/auth/oidc/backchannel-logout';
@@ -15,7 +24,11 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
   const prefix = newPrefix();
 
   beforeAll(async () => {
-    idp = await startTestIdp({ redirectUris: [REDIRECT_URI], postLogoutRedirectUris: ['http://bff.test/'], backchannelLogoutUri: 'http://bff.test/auth/oidc/backchannel-logout' });
+    idp = await startTestIdp({
+      redirectUris: [REDIRECT_URI],
+      postLogoutRedirectUris: ['http://bff.test/'],
+      backchannelLogoutUri: 'http://bff.test/auth/oidc/backchannel-logout',
+    });
     upstream = await startCountingUpstream();
     a = await startSsoService({ idp, upstream: upstream.url, prefix });
     b = await startSsoService({ idp, upstream: upstream.url, prefix });
@@ -28,9 +41,14 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
     await dropPrefix(prefix);
   });
 
-  const alive = async (svc: SsoService, cookie: string) => (await supertest(svc.service.app).get('/auth/session').set('Cookie', cookie)).status === 200;
+  const alive = async (svc: SsoService, cookie: string) =>
+    (await supertest(svc.service.app).get('/auth/session').set('Cookie', cookie)).status === 200;
   const backchannel = (svc: SsoService, token: string | undefined, headers: Record<string, string> = {}) =>
-    supertest(svc.service.app).post(BACKCHANNEL).type('form').set(headers).send(token === undefined ? {} : { logout_token: token });
+    supertest(svc.service.app)
+      .post(BACKCHANNEL)
+      .type('form')
+      .set(headers)
+      .send(token === undefined ? {} : { logout_token: token });
 
   test('when an SSO session logs out, then it ends locally, the refresh token is revoked at the IdP, and the answer says where to end the IdP session', async () => {
     const { cookie } = await ssoLogin(a.service.app, 'alice');
@@ -64,7 +82,11 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
     const two = await ssoLogin(b.service.app, 'carol');
     const other = await ssoLogin(a.service.app, 'dave');
     expect((await backchannel(a, await idp.logoutToken({ sub: 'carol' }))).status).toBe(200);
-    expect([await alive(a, one.cookie), await alive(b, two.cookie), await alive(a, other.cookie)]).toEqual([false, false, true]);
+    expect([await alive(a, one.cookie), await alive(b, two.cookie), await alive(a, other.cookie)]).toEqual([
+      false,
+      false,
+      true,
+    ]);
   });
 
   test.each([
@@ -96,8 +118,13 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
 
   test('when the back-channel endpoint is exempt from the CSRF header, then only that exact path is: others still need it', async () => {
     expect((await backchannel(a, undefined)).status).toBe(400);
-    expect((await supertest(a.service.app).post(`${BACKCHANNEL}/`).type('form').send({ logout_token: 'x' })).body.error.code).toBe('csrf_rejected');
+    expect(
+      (await supertest(a.service.app).post(`${BACKCHANNEL}/`).type('form').send({ logout_token: 'x' })).body.error.code,
+    ).toBe('csrf_rejected');
     expect((await supertest(a.service.app).post('/auth/logout')).body.error.code).toBe('csrf_rejected');
-    expect((await supertest(a.service.app).post('/auth/OIDC/backchannel-logout').type('form').send({ logout_token: 'x' })).body.error.code).toBe('csrf_rejected');
+    expect(
+      (await supertest(a.service.app).post('/auth/OIDC/backchannel-logout').type('form').send({ logout_token: 'x' }))
+        .body.error.code,
+    ).toBe('csrf_rejected');
   });
 });

@@ -4,7 +4,16 @@ import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { poll } from '../../helpers/poll.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import {
-  CSRF, IdpBrowser, REDIRECT_URI, dropPrefix, idpEndSession, idpLogin, newPrefix, sessionCookieOf, startCountingUpstream, startLogin,
+  CSRF,
+  IdpBrowser,
+  REDIRECT_URI,
+  dropPrefix,
+  idpEndSession,
+  idpLogin,
+  newPrefix,
+  sessionCookieOf,
+  startCountingUpstream,
+  startLogin,
   type CountingUpstream,
 } from './sso-rig.js';
 import { freePort } from '../../helpers/ports.js';
@@ -19,7 +28,10 @@ describe('single sign-on across two service processes', () => {
 
   beforeAll(async () => {
     const portB = await freePort();
-    idp = await startTestIdp({ redirectUris: [REDIRECT_URI], backchannelLogoutUri: `http://127.0.0.1:${portB}/auth/oidc/backchannel-logout` });
+    idp = await startTestIdp({
+      redirectUris: [REDIRECT_URI],
+      backchannelLogoutUri: `http://127.0.0.1:${portB}/auth/oidc/backchannel-logout`,
+    });
     upstream = await startCountingUpstream();
     const env = {
       NODE_ENV: 'test',
@@ -56,9 +68,17 @@ describe('single sign-on across two service processes', () => {
 
     await idpEndSession(idp.issuer, browser);
 
-    await poll(async () => (await supertest(a.url).get('/auth/session').set('Cookie', cookie)).status === 401, 10_000, 'the session to end');
+    await poll(
+      async () => (await supertest(a.url).get('/auth/session').set('Cookie', cookie)).status === 401,
+      10_000,
+      'the session to end',
+    );
     // Log lines are written in batches (LOG_FLUSH_MS).
-    await poll(async () => /"ended":1[,}][^\n]*back-channel logout/.test(b.output()), 5000, "B's back-channel log line");
+    await poll(
+      async () => /"ended":1[,}][^\n]*back-channel logout/.test(b.output()),
+      5000,
+      "B's back-channel log line",
+    );
     expect(a.output() + b.output()).not.toContain(idp.clientSecret);
   });
 });

@@ -2,8 +2,17 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import {
-  CSRF, REDIRECT_URI, dropPrefix, jwtPayload, newPrefix, redisDump, ssoLogin, startCountingUpstream, startSsoService,
-  type CountingUpstream, type SsoService,
+  CSRF,
+  REDIRECT_URI,
+  dropPrefix,
+  jwtPayload,
+  newPrefix,
+  redisDump,
+  ssoLogin,
+  startCountingUpstream,
+  startSsoService,
+  type CountingUpstream,
+  type SsoService,
 } from './sso-rig.js';
 
 /**
@@ -35,7 +44,8 @@ describe('single sign-on: refresh before expiry, once per session across instanc
     await dropPrefix(prefix);
   });
 
-  const relay = (svc: SsoService, cookie: string) => supertest(svc.service.app).get('/api/echo').set(CSRF).set('Cookie', cookie);
+  const relay = (svc: SsoService, cookie: string) =>
+    supertest(svc.service.app).get('/api/echo').set(CSRF).set('Cookie', cookie);
 
   test('when the token is due and 24 requests arrive on two instances at once, then the IdP sees exactly one refresh and all use the new token', async () => {
     const { cookie } = await ssoLogin(a.service.app, 'alice');

@@ -99,7 +99,13 @@ export async function redisDump(prefix: string): Promise<Map<string, string>> {
     for (const key of keys) {
       const type = await redis.type(key);
       const value =
-        type === 'string' ? await redis.get(key) : type === 'hash' ? JSON.stringify(await redis.hgetall(key)) : type === 'set' ? JSON.stringify(await redis.smembers(key)) : type;
+        type === 'string'
+          ? await redis.get(key)
+          : type === 'hash'
+            ? JSON.stringify(await redis.hgetall(key))
+            : type === 'set'
+              ? JSON.stringify(await redis.smembers(key))
+              : type;
       out.set(key, value ?? '');
     }
     return out;
@@ -183,7 +189,10 @@ export async function idpLogin(authorizeUrl: string, user: string, jar = new Idp
     if (!action || !prompt) throw new Error(`no form at the IdP: ${html.slice(0, 300)}`);
     url = new URL(action, url).href;
     method = 'POST';
-    body = prompt === 'login' ? new URLSearchParams({ prompt, login: user, password: 'any' }).toString() : new URLSearchParams({ prompt }).toString();
+    body =
+      prompt === 'login'
+        ? new URLSearchParams({ prompt, login: user, password: 'any' }).toString()
+        : new URLSearchParams({ prompt }).toString();
   }
   throw new Error('too many steps at the IdP');
 }
@@ -212,12 +221,17 @@ export async function ssoLogin(app: App, user: string, query = ''): Promise<SsoL
 export async function startLogin(app: App, query = ''): Promise<{ preCookie: string; authorizeUrl: string }> {
   const res = await supertest(app).get(`/auth/oidc/login${query}`);
   if (res.status !== 303) throw new Error(`login answered ${res.status}: ${res.text}`);
-  const pre = setCookies(res).map(cookiePair).find((c) => c.startsWith('tgbff-sso='));
+  const pre = setCookies(res)
+    .map(cookiePair)
+    .find((c) => c.startsWith('tgbff-sso='));
   return { preCookie: pre!, authorizeUrl: res.headers.location as string };
 }
 
 export const jwtPayload = (bearer: string): Record<string, unknown> =>
-  JSON.parse(Buffer.from(bearer.replace(/^Bearer /, '').split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+  JSON.parse(Buffer.from(bearer.replace(/^Bearer /, '').split('.')[1]!, 'base64url').toString()) as Record<
+    string,
+    unknown
+  >;
 
 /**
  * Ends the user's session at the IdP itself (its end_session endpoint, confirmed as a user would), which

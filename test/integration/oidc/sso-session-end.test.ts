@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { poll } from '../../helpers/poll.js';
-import { REDIRECT_URI, dropPrefix, newPrefix, ssoLogin, startCountingUpstream, startSsoService, type CountingUpstream, type SsoService } from './sso-rig.js';
+import {
+  REDIRECT_URI,
+  dropPrefix,
+  newPrefix,
+  ssoLogin,
+  startCountingUpstream,
+  startSsoService,
+  type CountingUpstream,
+  type SsoService,
+} from './sso-rig.js';
 
 /** A session that ends without a logout (idle timeout): the session-end sweeper revokes its IdP tokens. */
 describe('single sign-on: a session that times out loses its IdP tokens too', () => {

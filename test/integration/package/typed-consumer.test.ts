@@ -23,7 +23,9 @@ interface LockEntry {
  * would ask the registry for each package's version list, which the cache does not hold).
  */
 async function seedLockfile(dir: string): Promise<void> {
-  const lock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  const lock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, LockEntry>;
+  };
   const packages: Record<string, LockEntry> = {};
   const addWithDependencies = (name: string): void => {
     const key = `node_modules/${name}`;
@@ -32,14 +34,21 @@ async function seedLockfile(dir: string): Promise<void> {
     packages[key] = entry;
     for (const dep of Object.keys(entry.dependencies ?? {})) addWithDependencies(dep);
   };
-  for (const [key, entry] of Object.entries(lock.packages)) if (key.startsWith('node_modules/') && !entry.dev) packages[key] = entry;
+  for (const [key, entry] of Object.entries(lock.packages))
+    if (key.startsWith('node_modules/') && !entry.dev) packages[key] = entry;
   CONSUMER_DEV.forEach(addWithDependencies);
-  const devDependencies = Object.fromEntries(CONSUMER_DEV.map((n) => [n, lock.packages[`node_modules/${n}`]!.version!]));
+  const devDependencies = Object.fromEntries(
+    CONSUMER_DEV.map((n) => [n, lock.packages[`node_modules/${n}`]!.version!]),
+  );
   const root = { name: 'typed-consumer', private: true, type: 'module', devDependencies };
   await writeFile(path.join(dir, 'package.json'), JSON.stringify(root, null, 2));
   await writeFile(
     path.join(dir, 'package-lock.json'),
-    JSON.stringify({ name: root.name, lockfileVersion: 3, requires: true, packages: { '': root, ...packages } }, null, 2),
+    JSON.stringify(
+      { name: root.name, lockfileVersion: 3, requires: true, packages: { '': root, ...packages } },
+      null,
+      2,
+    ),
   );
 }
 
@@ -68,27 +77,36 @@ afterAll(() => rm(work, { recursive: true, force: true }));
 
 describe('the packed package, installed into a TypeScript project', () => {
   it('when packed, then the tarball holds the compiled entry points with their declarations', () => {
-    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/simulator/index.js', 'dist/simulator/index.d.ts', 'dist/cli/main.js']) {
+    for (const f of [
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/simulator/index.js',
+      'dist/simulator/index.d.ts',
+      'dist/cli/main.js',
+    ]) {
       expect([f, files.includes(f)]).toEqual([f, true]);
     }
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
   });
 
-  it('when package.json names declarations (types, and each export path\'s types condition), then each is in the tarball', async () => {
+  it("when package.json names declarations (types, and each export path's types condition), then each is in the tarball", async () => {
     const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
       types: string;
       exports: Record<string, string | { types?: string; default: string }>;
     };
-    const named = [pkg.types, ...Object.values(pkg.exports).flatMap((e) => (typeof e === 'string' ? [] : [e.types, e.default]))];
+    const named = [
+      pkg.types,
+      ...Object.values(pkg.exports).flatMap((e) => (typeof e === 'string' ? [] : [e.types, e.default])),
+    ];
     expect(named).toContain('./dist/simulator/index.d.ts');
     // TypeScript falls back to the .d.ts next to `default` when `types` is wrong, so a wrong path would go unnoticed there.
     for (const f of named.map((n) => n!.replace(/^\.\//, ''))) expect([f, files.includes(f)]).toEqual([f, true]);
   });
 
   it('when a strict NodeNext consumer uses the connection, the token API, the error class and the simulator, then tsc --noEmit passes', async () => {
-    const tsc = await run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json'], { cwd: consumer }).catch(
-      (err: { stdout: string; stderr: string }) => err,
-    );
+    const tsc = await run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json'], {
+      cwd: consumer,
+    }).catch((err: { stdout: string; stderr: string }) => err);
     // On failure the compiler's own lines (e.g. TS7016 "could not find a declaration file") are the message.
     expect(`${tsc.stdout}${tsc.stderr}`).toBe('');
   }, 60_000);

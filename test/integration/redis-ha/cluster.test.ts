@@ -26,7 +26,12 @@ describe('Redis Cluster: three masters', () => {
       store: { env: { REDIS_CLUSTER_NODES: cluster.nodeList } },
       now: clock.now,
       // One session's 100 concurrent requests are the point of the single-flight test below.
-      env: { TG_TOKEN_LIFETIME: '1000', TOKEN_REFRESH_BEFORE: '100', LOGIN_RATE_LIMIT: '1000', RELAY_SESSION_CONCURRENCY: '100' },
+      env: {
+        TG_TOKEN_LIFETIME: '1000',
+        TOKEN_REFRESH_BEFORE: '100',
+        LOGIN_RATE_LIMIT: '1000',
+        RELAY_SESSION_CONCURRENCY: '100',
+      },
     });
     admin = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
   }, 40_000);
@@ -41,7 +46,9 @@ describe('Redis Cluster: three masters', () => {
     const owners = new Set<number>();
     for (const { agent, sid } of sessions) {
       expect((await agent.get('/api/echo')).status).toBe(200);
-      const slots = await Promise.all(['sess', 'tok', 'lease', 'dead'].map((kind) => admin.cluster('KEYSLOT', keyOf(kind, sid))));
+      const slots = await Promise.all(
+        ['sess', 'tok', 'lease', 'dead'].map((kind) => admin.cluster('KEYSLOT', keyOf(kind, sid))),
+      );
       expect(new Set(slots).size).toBe(1);
       const owner = await cluster.ownerOf(keyOf('sess', sid));
       // Asked directly, not through the cluster client: the keys really live on the slot's master.
@@ -80,7 +87,15 @@ describe('Redis Cluster: three masters', () => {
     try {
       // Three instances besides the rig's: the one that logged the session in may remember its token.
       for (let i = 0; i < 3; i += 1) {
-        others.push(await createService({ config: rig.config, upstream, logger: silentLogger(), now: clock.now, instanceId: `extra-${i}` }));
+        others.push(
+          await createService({
+            config: rig.config,
+            upstream,
+            logger: silentLogger(),
+            now: clock.now,
+            instanceId: `extra-${i}`,
+          }),
+        );
       }
       const urls: string[] = [];
       for (const service of others) {
@@ -125,7 +140,9 @@ describe('Redis Cluster: three masters', () => {
       }),
     );
     const failed = answers.filter((a) => a.status !== 200);
-    recordFigure(`cluster master killed: ${failed.length} of ${answers.length} sessions failed, all answered within ${Date.now() - started} ms`);
+    recordFigure(
+      `cluster master killed: ${failed.length} of ${answers.length} sessions failed, all answered within ${Date.now() - started} ms`,
+    );
     // Sessions on the other masters may still work until the cluster marks itself failed (node timeout).
     expect(answers[0]).toEqual(expect.objectContaining({ status: 503, code: 'store_unavailable' }));
     expect(failed.filter((a) => a.status !== 503 || a.code !== 'store_unavailable')).toEqual([]);

@@ -11,7 +11,9 @@ export async function loginWithSid(rig: Rig): Promise<{ agent: supertest.Agent; 
   const agent = rig.agent();
   const res = await agent.post('/auth/login').send({ secret: rig.secret, graph: 'social' });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
-  const header = ([res.headers['set-cookie']].flat() as string[]).find((c) => c.startsWith(`${rig.config.session.cookieName}=`));
+  const header = ([res.headers['set-cookie']].flat() as string[]).find((c) =>
+    c.startsWith(`${rig.config.session.cookieName}=`),
+  );
   const { name, value } = parseSetCookie(header!);
   const signed = decodeURIComponent(value);
   return { agent, sid: signed.slice(2, signed.lastIndexOf('.')), cookie: `${name}=${value}` };
@@ -30,7 +32,12 @@ export function runLoad(agents: supertest.Agent[], path: string, pauseMs = 20) {
     agents.map((agent) => async (): Promise<Sample> => {
       const start = Date.now();
       const res = await agent.get(path).timeout(30_000);
-      return { start, end: Date.now(), status: res.status, ...(res.body?.error?.code && { code: res.body.error.code }) };
+      return {
+        start,
+        end: Date.now(),
+        status: res.status,
+        ...(res.body?.error?.code && { code: res.body.error.code }),
+      };
     }),
     pauseMs,
   );
@@ -40,7 +47,10 @@ export function runLoad(agents: supertest.Agent[], path: string, pauseMs = 20) {
  * One loop per requester, one request at a time with `pauseMs` between, until stopped; requester i is
  * called with i, i+1, … (so a requester can rotate over instances). Collects every sample.
  */
-export function loopLoad<S extends { start: number; status: number }>(requesters: Array<(n: number) => Promise<S>>, pauseMs: number) {
+export function loopLoad<S extends { start: number; status: number }>(
+  requesters: Array<(n: number) => Promise<S>>,
+  pauseMs: number,
+) {
   const samples: S[] = [];
   let running = true;
   const loops = requesters.map(async (request, first) => {
@@ -75,7 +85,8 @@ export interface LoadReport {
 
 export function summarise(samples: Sample[]): LoadReport {
   const failed = samples.filter((s) => s.status !== 200);
-  const errorWindowMs = failed.length === 0 ? 0 : Math.max(...failed.map((s) => s.end)) - Math.min(...failed.map((s) => s.start));
+  const errorWindowMs =
+    failed.length === 0 ? 0 : Math.max(...failed.map((s) => s.end)) - Math.min(...failed.map((s) => s.start));
   return {
     requests: samples.length,
     failed: failed.length,

@@ -18,7 +18,18 @@ describe('Redis password and ACL user', () => {
   beforeAll(async () => {
     // The ACL user may only touch the rig's key prefix: a key the service wrote outside it would be refused.
     redis = await startRedisServer({
-      args: ['--requirepass', DEFAULT_PASSWORD, '--user', 'bff', 'on', `>${BFF_PASSWORD}`, '~test:*', '+@all', '-@dangerous', '+info'],
+      args: [
+        '--requirepass',
+        DEFAULT_PASSWORD,
+        '--user',
+        'bff',
+        'on',
+        `>${BFF_PASSWORD}`,
+        '~test:*',
+        '+@all',
+        '-@dangerous',
+        '+info',
+      ],
     });
   });
   afterAll(async () => {

@@ -55,8 +55,14 @@ describe('Redis Sentinel over TLS: data nodes, replication and sentinels on TLS 
     const killedAt = Date.now();
     await group.master.kill();
     await group.waitForMaster(group.replica.tlsPort!, 20_000);
-    await poll(async () => (await sessions[0]!.agent.get('/api/echo')).status === 200, 10_000, 'relay through the new master');
-    recordFigure(`sentinel failover over TLS: relay works again ${Date.now() - killedAt} ms after the master was killed`);
+    await poll(
+      async () => (await sessions[0]!.agent.get('/api/echo')).status === 200,
+      10_000,
+      'relay through the new master',
+    );
+    recordFigure(
+      `sentinel failover over TLS: relay works again ${Date.now() - killedAt} ms after the master was killed`,
+    );
 
     for (const { agent } of sessions) {
       const session = await agent.get('/auth/session');
@@ -80,7 +86,10 @@ describe('Redis Cluster over TLS: three masters, TLS ports and a TLS cluster bus
   beforeAll(async () => {
     cert = await makeLoopbackCert();
     cluster = await startRedisCluster({ tls: cert });
-    rig = await startRig({ store: { env: { REDIS_CLUSTER_NODES: cluster.nodeList, ...tlsEnv(cert) } }, env: { LOGIN_RATE_LIMIT: '1000' } });
+    rig = await startRig({
+      store: { env: { REDIS_CLUSTER_NODES: cluster.nodeList, ...tlsEnv(cert) } },
+      env: { LOGIN_RATE_LIMIT: '1000' },
+    });
   }, 30_000);
   afterAll(async () => {
     await rig?.close();

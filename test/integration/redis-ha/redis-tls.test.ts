@@ -22,8 +22,18 @@ describe('Redis over TLS', () => {
     tlsPort = await freePort();
     // The plain port stays open only so the helper can see the server is up; the service uses the TLS one.
     redis = await startRedisServer({
-      args: ['--tls-port', String(tlsPort), '--tls-cert-file', cert.certFile, '--tls-key-file', cert.keyFile,
-        '--tls-ca-cert-file', cert.certFile, '--tls-auth-clients', 'no'],
+      args: [
+        '--tls-port',
+        String(tlsPort),
+        '--tls-cert-file',
+        cert.certFile,
+        '--tls-key-file',
+        cert.keyFile,
+        '--tls-ca-cert-file',
+        cert.certFile,
+        '--tls-auth-clients',
+        'no',
+      ],
     });
     sim = await startSimulator({});
   }, 30_000);
@@ -54,7 +64,11 @@ describe('Redis over TLS', () => {
     });
 
   test('when REDIS_TLS is on and the CA is trusted, then login and relay work over the TLS port', async () => {
-    const service = await start({ REDIS_URL: `redis://127.0.0.1:${tlsPort}`, REDIS_TLS: 'true', NODE_EXTRA_CA_CERTS: cert.certFile });
+    const service = await start({
+      REDIS_URL: `redis://127.0.0.1:${tlsPort}`,
+      REDIS_TLS: 'true',
+      NODE_EXTRA_CA_CERTS: cert.certFile,
+    });
     const res = await login(service.url);
     expect(res.status).toBe(200);
     const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
@@ -79,6 +93,10 @@ describe('Redis over TLS', () => {
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('store_unavailable');
     // Log lines are written in batches (LOG_FLUSH_MS): wait for the line.
-    await poll(async () => /self[- ]signed certificate/i.test(service.output()), 5000, 'the certificate problem in the log');
+    await poll(
+      async () => /self[- ]signed certificate/i.test(service.output()),
+      5000,
+      'the certificate problem in the log',
+    );
   }, 30_000);
 });

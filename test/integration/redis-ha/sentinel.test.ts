@@ -73,7 +73,10 @@ describe('Redis Sentinel: one master, one replica, three sentinels', () => {
     const newMaster = oldMaster === group.master.port ? group.replica.port : group.master.port;
     const sessions = await Promise.all([1, 2, 3].map(() => loginWithSid(rig)));
     expect(await group.client(oldMaster).wait(1, 2000)).toBe(1);
-    const load = runLoad(sessions.map((s) => s.agent), '/api/echo');
+    const load = runLoad(
+      sessions.map((s) => s.agent),
+      '/api/echo',
+    );
 
     await sleep(300);
     await group.client(group.sentinels[1]!.port).call('SENTINEL', 'FAILOVER', group.name);
@@ -83,10 +86,16 @@ describe('Redis Sentinel: one master, one replica, three sentinels', () => {
     await sleep(1000);
     const late = await loginWithSid(rig);
     expect((await late.agent.get('/api/echo')).status).toBe(200);
-    await poll(async () => (await group.client(oldMaster).info('replication')).includes('master_link_status:up'), 25_000, 'old master demoted and in sync');
+    await poll(
+      async () => (await group.client(oldMaster).info('replication')).includes('master_link_status:up'),
+      25_000,
+      'old master demoted and in sync',
+    );
 
     const report = summarise(await load.stop());
-    recordFigure(`sentinel switchover: ${report.requests} requests, ${report.failed} failed, error window ${report.errorWindowMs} ms, slowest ${report.slowestMs} ms`);
+    recordFigure(
+      `sentinel switchover: ${report.requests} requests, ${report.failed} failed, error window ${report.errorWindowMs} ms, slowest ${report.slowestMs} ms`,
+    );
     expectOnlyStoreUnavailable(report);
     expect(report.errorWindowMs).toBeLessThan(WINDOW_BOUND_MS);
     for (const { agent } of [...sessions, late]) expect((await agent.get('/api/echo')).status).toBe(200);
@@ -103,7 +112,10 @@ describe('Redis Sentinel: one master, one replica, three sentinels', () => {
     expect(await group.client(doomed).wait(1, 2000)).toBe(1);
     const mintsBefore = rig.sim.counts()['POST /requesttoken'] ?? 0;
 
-    const load = runLoad(sessions.map((s) => s.agent), '/api/echo');
+    const load = runLoad(
+      sessions.map((s) => s.agent),
+      '/api/echo',
+    );
     await sleep(300);
     const killedAt = Date.now();
     await (doomed === group.master.port ? group.master : group.replica).kill();

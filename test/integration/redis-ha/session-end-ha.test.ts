@@ -9,7 +9,12 @@ import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sent
 import { recordFigure } from '../../helpers/figures.js';
 
 const SWEEP_MS = 200;
-const ENV = { SESSION_IDLE_TIMEOUT: '1', SESSION_ABSOLUTE_TIMEOUT: '60', TOKEN_REFRESH_BEFORE: '10', TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS) };
+const ENV = {
+  SESSION_IDLE_TIMEOUT: '1',
+  SESSION_ABSOLUTE_TIMEOUT: '60',
+  TOKEN_REFRESH_BEFORE: '10',
+  TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
+};
 
 /**
  * Six sessions go idle; every token must be deleted upstream exactly once, soon after the idle deadline
@@ -21,7 +26,10 @@ async function idleSessionsLoseTheirTokens(rig: Rig): Promise<number> {
     const agent = await rig.login();
     expect((await agent.get('/api/echo')).status).toBe(200);
   }
-  const ours = rig.sim.tokens().map((t) => t.token).filter((t) => !before.has(t));
+  const ours = rig.sim
+    .tokens()
+    .map((t) => t.token)
+    .filter((t) => !before.has(t));
   expect(ours).toHaveLength(6);
   const idleEnd = Date.now() + 1000;
 
@@ -52,7 +60,9 @@ describe('session-end index on Redis Cluster', () => {
 
   test('when sessions whose keys sit on different masters go idle, then each token is deleted upstream once', async () => {
     const delay = await idleSessionsLoseTheirTokens(rig);
-    recordFigure(`cluster: idle-expired tokens all deleted ${delay} ms after the last idle deadline (sweep ${SWEEP_MS} ms)`);
+    recordFigure(
+      `cluster: idle-expired tokens all deleted ${delay} ms after the last idle deadline (sweep ${SWEEP_MS} ms)`,
+    );
   });
 });
 
@@ -62,7 +72,10 @@ describe('session-end index on Redis Sentinel', () => {
   beforeAll(async () => {
     group = await startSentinelGroup();
     await group.waitUntilReady();
-    rig = await startRig({ store: { env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name } }, env: ENV });
+    rig = await startRig({
+      store: { env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name } },
+      env: ENV,
+    });
   }, 40_000);
   afterAll(async () => {
     await rig?.close();
@@ -71,6 +84,8 @@ describe('session-end index on Redis Sentinel', () => {
 
   test('when sessions go idle behind Sentinel, then each token is deleted upstream once', async () => {
     const delay = await idleSessionsLoseTheirTokens(rig);
-    recordFigure(`sentinel: idle-expired tokens all deleted ${delay} ms after the last idle deadline (sweep ${SWEEP_MS} ms)`);
+    recordFigure(
+      `sentinel: idle-expired tokens all deleted ${delay} ms after the last idle deadline (sweep ${SWEEP_MS} ms)`,
+    );
   });
 });

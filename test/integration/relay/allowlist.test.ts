@@ -37,14 +37,17 @@ describe('relay allowlist and path guard', () => {
     '/api/graph/%C0%AE%C0%AE/x',
     'http://evil.example/api/echo',
   ];
-  it.each(malformed)('when the path is %s, then 400 invalid_path and nothing reaches upstream or the broker', async (path) => {
-    const answer = await rawRequest(relay.port, path);
+  it.each(malformed)(
+    'when the path is %s, then 400 invalid_path and nothing reaches upstream or the broker',
+    async (path) => {
+      const answer = await rawRequest(relay.port, path);
 
-    expect(answer.status).toBe(400);
-    expect(answer.code).toBe('invalid_path');
-    expect(upstream.seen).toHaveLength(0);
-    expect(relay.auth.tokenCalls).toBe(0);
-  });
+      expect(answer.status).toBe(400);
+      expect(answer.code).toBe('invalid_path');
+      expect(upstream.seen).toHaveLength(0);
+      expect(relay.auth.tokenCalls).toBe(0);
+    },
+  );
 
   const neverRelayed: Array<[string, string]> = [
     ['POST', '/api/requesttoken'],
@@ -73,14 +76,17 @@ describe('relay allowlist and path guard', () => {
     ['GET', '/api/showprocesslist'],
     ['OPTIONS', '/api/echo'],
   ];
-  it.each(notAllowlisted)('when %s %s is not allowlisted, then 403 path_not_allowed naming method and path', async (method, path) => {
-    const answer = await rawRequest(relay.port, path, { method });
+  it.each(notAllowlisted)(
+    'when %s %s is not allowlisted, then 403 path_not_allowed naming method and path',
+    async (method, path) => {
+      const answer = await rawRequest(relay.port, path, { method });
 
-    expect(answer.status).toBe(403);
-    expect(answer.code).toBe('path_not_allowed');
-    expect(answer.body).toContain(`${method} ${path.slice('/api'.length)}`);
-    expect(upstream.seen).toHaveLength(0);
-  });
+      expect(answer.status).toBe(403);
+      expect(answer.code).toBe('path_not_allowed');
+      expect(answer.body).toContain(`${method} ${path.slice('/api'.length)}`);
+      expect(upstream.seen).toHaveLength(0);
+    },
+  );
 
   it('when an allowlisted path uses harmless escapes, then the upstream gets the path as the browser encoded it', async () => {
     const answer = await rawRequest(relay.port, '/api/%67raph/social/vertices/User/J%C3%BCrgen%20K?select=name');

@@ -52,7 +52,15 @@ describe('relay header policy', () => {
     const seen = upstream.seen[0]!;
     expect(seen.url).toBe('/restpp/query/social/q?x=1&y=%20z');
     expect(seen.body.toString()).toBe('{"p":1}');
-    for (const dropped of ['cookie', 'x-requested-with', 'x-private', 'proxy-authorization', 'origin', 'referer', 'forwarded']) {
+    for (const dropped of [
+      'cookie',
+      'x-requested-with',
+      'x-private',
+      'proxy-authorization',
+      'origin',
+      'referer',
+      'forwarded',
+    ]) {
       expect(seen.headers[dropped]).toBeUndefined();
     }
     expect(seen.headers.authorization).toBe('Bearer tok1');

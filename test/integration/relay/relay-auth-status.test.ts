@@ -7,7 +7,8 @@ import { startRig, type Rig } from '../../helpers/app-rig.js';
  * under both statuses, and a permission refusal reaches the browser unchanged under both.
  */
 const mintCalls = (rig: Rig): number =>
-  rig.sim.seen().filter((s) => (s.path === '/requesttoken' || s.path === '/gsql/v1/tokens') && s.method === 'POST').length;
+  rig.sim.seen().filter((s) => (s.path === '/requesttoken' || s.path === '/gsql/v1/tokens') && s.method === 'POST')
+    .length;
 
 describe.each([
   ['3.9.3', 401],
@@ -22,7 +23,10 @@ describe.each([
     rig = await startRig({ store: 'memory', sim: { version, authFailureStatus } });
     const agent = await rig.login();
     expect((await agent.get('/api/echo')).status).toBe(200);
-    const used = rig.sim.seen().filter((s) => s.path === '/echo').at(-1)!.headers.authorization as string;
+    const used = rig.sim
+      .seen()
+      .filter((s) => s.path === '/echo')
+      .at(-1)!.headers.authorization as string;
     rig.sim.revokeToken(used.slice('Bearer '.length));
     const mintsBefore = mintCalls(rig);
 
@@ -30,16 +34,31 @@ describe.each([
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ error: false, message: 'Hello GSQL' });
     expect(mintCalls(rig) - mintsBefore).toBe(1);
-    const echoes = rig.sim.seen().filter((s) => s.path === '/echo').slice(-2);
-    expect(echoes.map((s) => [s.auth, s.status])).toEqual([['invalid', authFailureStatus], ['ok', 200]]);
+    const echoes = rig.sim
+      .seen()
+      .filter((s) => s.path === '/echo')
+      .slice(-2);
+    expect(echoes.map((s) => [s.auth, s.status])).toEqual([
+      ['invalid', authFailureStatus],
+      ['ok', 200],
+    ]);
   }, 30_000);
 
   it('when the user lacks the graph privilege, then the refusal passes through with its status and no token is minted', async () => {
     rig = await startRig({
       store: 'memory',
-      sim: { version, authFailureStatus, graphs: ['other'], users: [{ name: 'ann', password: 'ann-pw', graphs: ['social'] }] },
+      sim: {
+        version,
+        authFailureStatus,
+        graphs: ['other'],
+        users: [{ name: 'ann', password: 'ann-pw', graphs: ['social'] }],
+      },
     });
-    const annSecret = rig.sim.createSecret({ user: 'ann', ...(version === '3.9.3' && { graph: 'social' }), alias: 'ann_key' }).value;
+    const annSecret = rig.sim.createSecret({
+      user: 'ann',
+      ...(version === '3.9.3' && { graph: 'social' }),
+      alias: 'ann_key',
+    }).value;
     const agent = await rig.login(annSecret);
     expect((await agent.get('/api/graph/social/vertices/Person')).status).toBe(200);
     const mintsBefore = mintCalls(rig);

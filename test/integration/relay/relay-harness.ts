@@ -104,10 +104,17 @@ export async function startRelayApp<A extends RelayAuth = FakeAuth>(
   app.set('trust proxy', overrides.trustProxy ?? false);
   // app.use, not app.all('/api/*splat'): a route param would be decoded by Express first, so a malformed
   // escape would fail there instead of reaching the guard under test.
-  app.use('/api', (req, res, next) =>
-    void relay
-      .handle(req, res, { auth, requestId: 'rid-1', url: req.originalUrl, forwarded: { clientIp: req.ip, proto: req.protocol, host: req.host } })
-      .catch(next),
+  app.use(
+    '/api',
+    (req, res, next) =>
+      void relay
+        .handle(req, res, {
+          auth,
+          requestId: 'rid-1',
+          url: req.originalUrl,
+          forwarded: { clientIp: req.ip, proto: req.protocol, host: req.host },
+        })
+        .catch(next),
   );
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) return void res.destroy();

@@ -60,23 +60,31 @@ describe('one fault, one code: the relay and token calls classify upstream failu
     ['resets', 502, 'upstream_unavailable', 1],
     ['closes without answering', 502, 'upstream_unavailable', 1],
     ['answers garbage', 502, 'upstream_error', 1],
-  ] as const)('when the data server %s, then the relay and the token calls all answer %i %s', async (fault, status, code, reached) => {
-    const server = await startFault(fault);
-    const relay = await startRelayApp(server.url, { upstreamTimeoutMs: TIMEOUT_MS });
-    const api = createTokenApi({ restppUrl: server.url, gsqlUrl: server.url, version: rig.sim.version, timeoutMs: TIMEOUT_MS });
-    try {
-      const answer = await rawRequest(relay.port, '/api/echo');
-      expect([answer.status, answer.code]).toEqual([status, code]);
-      expect(server.requests).toBe(reached);
+  ] as const)(
+    'when the data server %s, then the relay and the token calls all answer %i %s',
+    async (fault, status, code, reached) => {
+      const server = await startFault(fault);
+      const relay = await startRelayApp(server.url, { upstreamTimeoutMs: TIMEOUT_MS });
+      const api = createTokenApi({
+        restppUrl: server.url,
+        gsqlUrl: server.url,
+        version: rig.sim.version,
+        timeoutMs: TIMEOUT_MS,
+      });
+      try {
+        const answer = await rawRequest(relay.port, '/api/echo');
+        expect([answer.status, answer.code]).toEqual([status, code]);
+        expect(server.requests).toBe(reached);
 
-      const broker = rig.broker({ api });
-      await expectAppError(broker.mint(rig.secret), status, code); // login: verifying the secret
-      await expectAppError(broker.token(newSid(), rig.secret, SESSION_TTL_MS), status, code); // a session's token
-      expect(server.requests).toBe(reached * 3);
-    } finally {
-      await api.close();
-      await relay.close();
-      await server.close();
-    }
-  });
+        const broker = rig.broker({ api });
+        await expectAppError(broker.mint(rig.secret), status, code); // login: verifying the secret
+        await expectAppError(broker.token(newSid(), rig.secret, SESSION_TTL_MS), status, code); // a session's token
+        expect(server.requests).toBe(reached * 3);
+      } finally {
+        await api.close();
+        await relay.close();
+        await server.close();
+      }
+    },
+  );
 });

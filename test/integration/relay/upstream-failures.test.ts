@@ -31,7 +31,9 @@ describe('relay upstream failures', () => {
       expect(answer.code).toBe('upstream_timeout');
       expect(await counterValue(relay.metrics, 'upstreamErrors', 'timeout')).toBe(1);
       const durations = await relay.metrics.relayDuration.get();
-      expect(durations.values.find((v) => v.metricName?.endsWith('_count') && v.labels.status_class === '5xx')?.value).toBe(1);
+      expect(
+        durations.values.find((v) => v.metricName?.endsWith('_count') && v.labels.status_class === '5xx')?.value,
+      ).toBe(1);
     } finally {
       await relay.close();
     }

@@ -30,4 +30,5 @@ describe('password login when Redis refuses to record the secret drop', () => {
       await rig.close();
       await server.stop();
     }
-  });});
+  });
+});

@@ -31,7 +31,11 @@ describe('readiness when Redis goes away', () => {
     await redis.kill();
     const down = await readyz(rig);
     expect(down.status).toBe(503);
-    expect(down.body).toEqual({ status: 'not_ready', reason: 'store unavailable', checks: { store: 'unavailable', upstream: 'ok' } });
+    expect(down.body).toEqual({
+      status: 'not_ready',
+      reason: 'store unavailable',
+      checks: { store: 'unavailable', upstream: 'ok' },
+    });
     expect(down.ms).toBeLessThan(3000);
     expect((await rig.agent().get('/healthz')).status).toBe(200);
 

@@ -32,7 +32,9 @@ describe('Redis faults under load (a real service process, a private redis-serve
   let cookies: string[];
 
   beforeAll(async () => {
-    redis = await startRedisServer({ args: ['--appendonly', 'yes', '--appendfsync', 'always', '--enable-debug-command', 'yes'] });
+    redis = await startRedisServer({
+      args: ['--appendonly', 'yes', '--appendfsync', 'always', '--enable-debug-command', 'yes'],
+    });
     proxy = await startFaultProxy({ port: redis.port });
     sim = await startSimulator({});
     bff = await startServiceProcess({
@@ -66,7 +68,14 @@ describe('Redis faults under load (a real service process, a private redis-serve
    * contract: while Redis is away every failed request is a 503 store_unavailable (never a 500 or a hang),
    * answered within about a second; /readyz turns 503 within 2 s; after the lift the load is served again.
    */
-  async function underFault(name: string, apply: () => unknown, lift: () => unknown, outageMs: number, expectReadyzDown = true, concurrency = CONCURRENCY) {
+  async function underFault(
+    name: string,
+    apply: () => unknown,
+    lift: () => unknown,
+    outageMs: number,
+    expectReadyzDown = true,
+    concurrency = CONCURRENCY,
+  ) {
     const load = startLoad(bff.url, cookies, concurrency);
     await sleep(500);
     const rssBefore = rssMb(bff.proc.pid!);
@@ -83,10 +92,16 @@ describe('Redis faults under load (a real service process, a private redis-serve
 
     const during = load.samples.filter((s) => s.at >= faultAt && s.at < liftedAt);
     const failed = during.filter((s) => s.status !== 200);
-    const p99 = Math.round(percentile(failed.map((s) => s.ms), 99));
+    const p99 = Math.round(
+      percentile(
+        failed.map((s) => s.ms),
+        99,
+      ),
+    );
     const readyzMs = await readyz;
     const back = recovery(load.samples, liftedAt);
-    const line = `redis ${name}: ${failed.length}/${during.length} failed during the fault, 503 p99 ${p99} ms, ` +
+    const line =
+      `redis ${name}: ${failed.length}/${during.length} failed during the fault, 503 p99 ${p99} ms, ` +
       `readyz false after ${readyzMs} ms, RSS ${rssBefore} -> ${rssAfter} MB, ` +
       `recovery ${(back.okShare * 100).toFixed(1)}% of ${back.n} after the first success at ${back.firstOkMs} ms`;
     recordFigure(line);
@@ -99,35 +114,66 @@ describe('Redis faults under load (a real service process, a private redis-serve
     expect(back.firstOkMs).toBeLessThan(5000);
     expect(back.okShare).toBeGreaterThanOrEqual(0.99);
     // Sessions survive every one of these faults: none had to log in again.
-    for (const cookie of cookies) expect((await fetch(`${bff.url}/auth/session`, { headers: { Cookie: cookie } })).status).toBe(200);
+    for (const cookie of cookies)
+      expect((await fetch(`${bff.url}/auth/session`, { headers: { Cookie: cookie } })).status).toBe(200);
     return { failed: failed.length, rssBefore, rssAfter };
   }
 
-  test(`when Redis is frozen (SIGSTOP) for ${FREEZE_S} s under load, then 503 store_unavailable within about a second, readyz false, no memory growth, and recovery`, async () => {
-    const { failed, rssBefore, rssAfter } = await underFault(`frozen (SIGSTOP) ${FREEZE_S} s, 30 clients`, () => redis.pause(), () => redis.resume(), FREEZE_S * 1000, true, 30);
-    expect(failed).toBeGreaterThan(FREEZE_S * 20);
-    // Bounded: the outage builds no queue of commands or requests.
-    expect(rssAfter - rssBefore).toBeLessThan(40);
-  }, 30_000 + FREEZE_S * 1000);
+  test(
+    `when Redis is frozen (SIGSTOP) for ${FREEZE_S} s under load, then 503 store_unavailable within about a second, readyz false, no memory growth, and recovery`,
+    async () => {
+      const { failed, rssBefore, rssAfter } = await underFault(
+        `frozen (SIGSTOP) ${FREEZE_S} s, 30 clients`,
+        () => redis.pause(),
+        () => redis.resume(),
+        FREEZE_S * 1000,
+        true,
+        30,
+      );
+      expect(failed).toBeGreaterThan(FREEZE_S * 20);
+      // Bounded: the outage builds no queue of commands or requests.
+      expect(rssAfter - rssBefore).toBeLessThan(40);
+    },
+    30_000 + FREEZE_S * 1000,
+  );
 
   test('when Redis is killed and restarted, then 503 store_unavailable while it is down and the sessions are served again', async () => {
-    await underFault('killed and restarted', () => redis.kill(), () => redis.restart(), 3000);
+    await underFault(
+      'killed and restarted',
+      () => redis.kill(),
+      () => redis.restart(),
+      3000,
+    );
   }, 30_000);
 
   test('when Redis runs DEBUG SLEEP, then 503 store_unavailable within about a second and recovery', async () => {
     await admin.connect().catch(() => undefined);
-    await underFault('DEBUG SLEEP 2 s', () => admin.call('DEBUG', 'SLEEP', '2').catch(() => undefined), () => sleep(0), 2000);
+    await underFault(
+      'DEBUG SLEEP 2 s',
+      () => admin.call('DEBUG', 'SLEEP', '2').catch(() => undefined),
+      () => sleep(0),
+      2000,
+    );
   }, 30_000);
 
   test('when Redis pauses its clients (CLIENT PAUSE), then 503 store_unavailable within about a second and recovery', async () => {
-    await underFault('CLIENT PAUSE 2 s', () => admin.call('CLIENT', 'PAUSE', '2000', 'ALL'), () => admin.call('CLIENT', 'UNPAUSE'), 2000);
+    await underFault(
+      'CLIENT PAUSE 2 s',
+      () => admin.call('CLIENT', 'PAUSE', '2000', 'ALL'),
+      () => admin.call('CLIENT', 'UNPAUSE'),
+      2000,
+    );
   }, 30_000);
 
-  test('when the service\'s Redis connections are killed mid-command again and again, then failures are 503 only and it recovers', async () => {
+  test("when the service's Redis connections are killed mid-command again and again, then failures are 503 only and it recovers", async () => {
     let killer: NodeJS.Timeout | undefined;
     await underFault(
       'CLIENT KILL every 100 ms for 3 s',
-      () => (killer = setInterval(() => void admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes').catch(() => undefined), 100)),
+      () =>
+        (killer = setInterval(
+          () => void admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes').catch(() => undefined),
+          100,
+        )),
       () => clearInterval(killer),
       3000,
       false,
@@ -135,14 +181,24 @@ describe('Redis faults under load (a real service process, a private redis-serve
   }, 30_000);
 
   test('when every Redis connection is reset by the network, then 503 store_unavailable and recovery once it passes again', async () => {
-    await underFault('connections reset 3 s', () => proxy.set({ kind: 'reset' }), () => proxy.set({ kind: 'pass' }), 3000);
+    await underFault(
+      'connections reset 3 s',
+      () => proxy.set({ kind: 'reset' }),
+      () => proxy.set({ kind: 'pass' }),
+      3000,
+    );
   }, 30_000);
 
   test('when the Redis network blackholes (no answer, no reset), then 503 store_unavailable within about a second and recovery', async () => {
-    await underFault('blackholed 3 s', () => proxy.set({ kind: 'blackhole' }), () => {
-      // A partition that long has killed the connections on a real network; what was sent into it is gone.
-      proxy.set({ kind: 'reset' });
-      proxy.set({ kind: 'pass' });
-    }, 3000);
+    await underFault(
+      'blackholed 3 s',
+      () => proxy.set({ kind: 'blackhole' }),
+      () => {
+        // A partition that long has killed the connections on a real network; what was sent into it is gone.
+        proxy.set({ kind: 'reset' });
+        proxy.set({ kind: 'pass' });
+      },
+      3000,
+    );
   }, 30_000);
 });

@@ -19,11 +19,19 @@ const logLines: Array<{ level: number; msg: string }> = [];
 
 beforeAll(async () => {
   server = await startRedisServer();
-  const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logLines.push(JSON.parse(line)) } });
+  const logger = createLogger({
+    level: 'info',
+    destination: { write: (line: string) => void logLines.push(JSON.parse(line)) },
+  });
   redis = createRedisClient({ mode: 'standalone', url: server.url, commandTimeoutMs: 800 }, { logger });
   await redis.connect();
   metrics = createMetrics({ defaultMetrics: false });
-  stores = createRedisStores({ redis, prefix: 'trouble:', cipher: createCipher([{ id: 'k', key: randomBytes(32) }]), metrics });
+  stores = createRedisStores({
+    redis,
+    prefix: 'trouble:',
+    cipher: createCipher([{ id: 'k', key: randomBytes(32) }]),
+    metrics,
+  });
 });
 afterAll(async () => {
   await stores.close();
@@ -56,7 +64,9 @@ function everyMethod(): Array<[string, () => Promise<unknown>]> {
 }
 
 /** Runs every method at once; reports per method what it settled with and how long it took. */
-async function outcomes(): Promise<Array<{ name: string; code: string; status?: number; retryAfter?: string; ms: number }>> {
+async function outcomes(): Promise<
+  Array<{ name: string; code: string; status?: number; retryAfter?: string; ms: number }>
+> {
   return Promise.all(
     everyMethod().map(async ([name, call]) => {
       const started = Date.now();
@@ -65,7 +75,13 @@ async function outcomes(): Promise<Array<{ name: string; code: string; status?: 
         return { name, code: 'ok', ms: Date.now() - started };
       } catch (err) {
         const app = err instanceof AppError ? err : undefined;
-        return { name, code: app?.code ?? String(err), status: app?.status, retryAfter: app?.headers['Retry-After'], ms: Date.now() - started };
+        return {
+          name,
+          code: app?.code ?? String(err),
+          status: app?.status,
+          retryAfter: app?.headers['Retry-After'],
+          ms: Date.now() - started,
+        };
       }
     }),
   );
@@ -73,7 +89,13 @@ async function outcomes(): Promise<Array<{ name: string; code: string; status?: 
 
 function expectAllUnavailableWithin(results: Awaited<ReturnType<typeof outcomes>>, ms: number): void {
   for (const result of results) {
-    expect(result).toEqual({ name: result.name, code: 'store_unavailable', status: 503, retryAfter: '1', ms: expect.any(Number) });
+    expect(result).toEqual({
+      name: result.name,
+      code: 'store_unavailable',
+      status: 503,
+      retryAfter: '1',
+      ms: expect.any(Number),
+    });
     expect(result.ms).toBeLessThan(ms);
   }
 }
@@ -134,7 +156,11 @@ test('when the hung Redis continues, then every method works again on the same c
 test('when Redis is down at start-up, then connect rejects, methods fail fast, and the client connects once Redis starts', async () => {
   await server.kill();
   const late = createRedisClient({ mode: 'standalone', url: server.url, maxReconnectDelayMs: 200 });
-  const lateStores = createRedisStores({ redis: late, prefix: 'trouble-late:', cipher: createCipher([{ id: 'k', key: randomBytes(32) }]) });
+  const lateStores = createRedisStores({
+    redis: late,
+    prefix: 'trouble-late:',
+    cipher: createCipher([{ id: 'k', key: randomBytes(32) }]),
+  });
   try {
     await expect(late.connect()).rejects.toThrow();
     const started = Date.now();
@@ -151,7 +177,12 @@ test('when Redis is down at start-up, then connect rejects, methods fail fast, a
 
 test('when Redis is unreachable, then a load fails as store_unavailable rather than looking logged out', async () => {
   const broken = createRedisClient({ mode: 'standalone', url: 'redis://127.0.0.1:1', connectTimeoutMs: 200 });
-  const down = createRedisStores({ redis: broken, prefix: 'unreachable:', cipher: createCipher([{ id: 'k', key: randomBytes(32) }]), sessionHotPath: { touchFraction: 0.01, maxTouchSkipMs: 60_000 } });
+  const down = createRedisStores({
+    redis: broken,
+    prefix: 'unreachable:',
+    cipher: createCipher([{ id: 'k', key: randomBytes(32) }]),
+    sessionHotPath: { touchFraction: 0.01, maxTouchSkipMs: 60_000 },
+  });
   await expect(down.sessionStore.get('any')).rejects.toMatchObject({ code: 'store_unavailable', status: 503 });
   await down.close();
 });

@@ -75,16 +75,22 @@ describe('simulator CLI as a child process', () => {
   it('when --config adds a user and a secret, then that secret mints a token; a bad config exits 2', async () => {
     dir = await mkdtemp(join(tmpdir(), 'sim-cli-'));
     const good = join(dir, 'good.json');
-    await writeFile(good, JSON.stringify({
-      graphs: ['extra'],
-      users: [{ name: 'dora', password: 'dora-pw', graphs: ['extra'] }],
-      secrets: [{ user: 'dora', graph: 'extra', alias: 'dora_key', value: 'doradoradoradoradoradoradora1234' }],
-    }));
+    await writeFile(
+      good,
+      JSON.stringify({
+        graphs: ['extra'],
+        users: [{ name: 'dora', password: 'dora-pw', graphs: ['extra'] }],
+        secrets: [{ user: 'dora', graph: 'extra', alias: 'dora_key', value: 'doradoradoradoradoradoradora1234' }],
+      }),
+    );
     const run = runCli(['--restpp-port', '0', '--gsql-port', '0', '--config', good]);
     running.push(run);
     const restpp = (await waitFor(run, /RESTPP \(data\):\s+(\S+)/))[1]!;
     await waitFor(run, /Demo secret:/);
-    const res = await call(`${restpp}/requesttoken`, { method: 'POST', body: '{"secret":"doradoradoradoradoradoradora1234"}' });
+    const res = await call(`${restpp}/requesttoken`, {
+      method: 'POST',
+      body: '{"secret":"doradoradoradoradoradoradora1234"}',
+    });
     expect(res.json.error).toBe(false);
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
@@ -101,12 +107,16 @@ describe('simulator CLI as a child process', () => {
     const keys = rsaKeys('cli');
     await writeFile(join(dir, 'jwks.json'), keys.jwks);
     const config = join(dir, 'jwt.json');
-    await writeFile(config, JSON.stringify({ authFailureStatus: 403, jwt: { rsaPublicKey: `@${join(dir, 'jwks.json')}`, audience: 'bff' } }));
+    await writeFile(
+      config,
+      JSON.stringify({ authFailureStatus: 403, jwt: { rsaPublicKey: `@${join(dir, 'jwks.json')}`, audience: 'bff' } }),
+    );
     const run = runCli(['--version', '3.10.0', '--restpp-port', '0', '--gsql-port', '0', '--config', config]);
     running.push(run);
     const restpp = (await waitFor(run, /RESTPP \(data\):\s+(\S+)/))[1]!;
     expect(run.stdout()).toContain('(RESTPP auth enabled, external JWTs verified, refusals as 403)');
-    const token = (aud: string) => mintJwt({ alg: 'RS256', key: keys.privateKey, kid: 'cli' }, { sub: 'tigergraph', aud, ...times(120) });
+    const token = (aud: string) =>
+      mintJwt({ alg: 'RS256', key: keys.privateKey, kid: 'cli' }, { sub: 'tigergraph', aud, ...times(120) });
     expect((await call(`${restpp}/echo`, { headers: { authorization: `Bearer ${token('bff')}` } })).status).toBe(200);
     const refused = await call(`${restpp}/echo`, { headers: { authorization: `Bearer ${token('other')}` } });
     expect(refused.status).toBe(403);

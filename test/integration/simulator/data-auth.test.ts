@@ -86,7 +86,9 @@ describe.each([401, 403] as const)('simulator data-endpoint auth with authFailur
 
   it('when a social token is used on another graph, then it is refused', async () => {
     const token = await mint(sim, secret);
-    const res = await call(`${sim.restppUrl}/graph/other/vertices/Person`, { headers: { authorization: bearer(token) } });
+    const res = await call(`${sim.restppUrl}/graph/other/vertices/Person`, {
+      headers: { authorization: bearer(token) },
+    });
     expect(res.status).toBe(status);
     expect(res.json.code).toBe('REST-10016');
   });
@@ -112,24 +114,28 @@ describe('simulator 4.x error envelope', () => {
 });
 
 describe('simulator with RESTPP auth disabled', () => {
-  it.each(['3.4.0', '3.9.3', '4.1.0'])('when %s has auth off, then /requesttoken is 404 REST-1000 and data is open', async (version) => {
-    const sim = await startSimulator({ version, authEnabled: false });
-    try {
-      for (const method of ['GET', 'POST', 'PUT', 'DELETE']) {
-        const res = await call(`${sim.restppUrl}/requesttoken`, { method, body: JSON.stringify({ secret: 'x' }) });
-        expect(res.status).toBe(404);
-        expect(res.json).toMatchObject({
-          error: true,
-          code: 'REST-1000',
-          message: 'Endpoint is not found from url = /requesttoken, please use GET /endpoints to list all valid endpoints.',
-        });
+  it.each(['3.4.0', '3.9.3', '4.1.0'])(
+    'when %s has auth off, then /requesttoken is 404 REST-1000 and data is open',
+    async (version) => {
+      const sim = await startSimulator({ version, authEnabled: false });
+      try {
+        for (const method of ['GET', 'POST', 'PUT', 'DELETE']) {
+          const res = await call(`${sim.restppUrl}/requesttoken`, { method, body: JSON.stringify({ secret: 'x' }) });
+          expect(res.status).toBe(404);
+          expect(res.json).toMatchObject({
+            error: true,
+            code: 'REST-1000',
+            message:
+              'Endpoint is not found from url = /requesttoken, please use GET /endpoints to list all valid endpoints.',
+          });
+        }
+        const data = await call(`${sim.restppUrl}/graph/social/vertices/Person/alice`);
+        expect(data.status).toBe(200);
+        expect(data.json.results[0].v_id).toBe('alice');
+        expect(sim.seen().at(-1)?.auth).toBeUndefined();
+      } finally {
+        await sim.close();
       }
-      const data = await call(`${sim.restppUrl}/graph/social/vertices/Person/alice`);
-      expect(data.status).toBe(200);
-      expect(data.json.results[0].v_id).toBe('alice');
-      expect(sim.seen().at(-1)?.auth).toBeUndefined();
-    } finally {
-      await sim.close();
-    }
-  });
+    },
+  );
 });

@@ -11,7 +11,10 @@ describe('simulator data endpoints (3.9.3)', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ version: '3.9.3' });
-    const res = await call(`${sim.restppUrl}/requesttoken`, { method: 'POST', body: JSON.stringify({ secret: sim.createSecret().value }) });
+    const res = await call(`${sim.restppUrl}/requesttoken`, {
+      method: 'POST',
+      body: JSON.stringify({ secret: sim.createSecret().value }),
+    });
     auth = { authorization: bearer(res.json.token) };
     base = sim.restppUrl;
   });
@@ -41,7 +44,9 @@ describe('simulator data endpoints (3.9.3)', () => {
 
   it('when /endpoints is read with builtin=true, then the built-in endpoints are listed with {graph_name} and no query', async () => {
     const res = await call(`${base}/endpoints?builtin=true`, { headers: auth });
-    expect(Object.keys(res.json)).toEqual(expect.arrayContaining(['GET /echo', 'POST /builtins/{graph_name}', 'POST /requesttoken']));
+    expect(Object.keys(res.json)).toEqual(
+      expect.arrayContaining(['GET /echo', 'POST /builtins/{graph_name}', 'POST /requesttoken']),
+    );
     expect(Object.keys(res.json).filter((k) => k.includes('/query/'))).toEqual([]);
   });
 
@@ -56,7 +61,9 @@ describe('simulator data endpoints (3.9.3)', () => {
 
   it('when /endpoints is read without flags, then built-in endpoints and the queries of every graph are listed', async () => {
     const res = await call(`${base}/endpoints`, { headers: auth });
-    expect(Object.keys(res.json)).toEqual(expect.arrayContaining(['GET /version', 'GET /query/social/friends', 'POST /query/social/hello']));
+    expect(Object.keys(res.json)).toEqual(
+      expect.arrayContaining(['GET /version', 'GET /query/social/friends', 'POST /query/social/hello']),
+    );
   });
 
   it('when vertices are listed, then demo people come back with limit and count_only honoured', async () => {
@@ -87,7 +94,11 @@ describe('simulator data endpoints (3.9.3)', () => {
     expect(res.json.results).toEqual([{ accepted_vertices: 1, accepted_edges: 1 }]);
     expect(sim.seen().at(-1)?.bodyText).toBe(body);
     const zed = await call(`${base}/graph/social/vertices/Person/zed`, { headers: auth });
-    expect(zed.json.results[0]).toEqual({ v_id: 'zed', v_type: 'Person', attributes: { name: 'Zed', age: 40, city: '' } });
+    expect(zed.json.results[0]).toEqual({
+      v_id: 'zed',
+      v_type: 'Person',
+      attributes: { name: 'Zed', age: 40, city: '' },
+    });
     const friends = await call(`${base}/query/social/friends?person=zed`, { headers: auth });
     expect(friends.json.results[0].friends.map((f: { v_id: string }) => f.v_id)).toEqual(['alice']);
   });
@@ -97,8 +108,14 @@ describe('simulator data endpoints (3.9.3)', () => {
     expect(get.json.results).toEqual([{ greeting: 'Hello, Ann!' }]);
     const post = await call(`${base}/query/social/hello`, { method: 'POST', body: '{"name":"Bo"}', headers: auth });
     expect(post.json.results).toEqual([{ greeting: 'Hello, Bo!' }]);
-    const friends = await call(`${base}/query/social/friends`, { method: 'POST', body: '{"person":"alice"}', headers: auth });
-    expect(friends.json.results[0].friends.map((f: { v_id: string }) => f.v_id).sort()).toEqual(expect.arrayContaining(['bob', 'carol', 'grace']));
+    const friends = await call(`${base}/query/social/friends`, {
+      method: 'POST',
+      body: '{"person":"alice"}',
+      headers: auth,
+    });
+    expect(friends.json.results[0].friends.map((f: { v_id: string }) => f.v_id).sort()).toEqual(
+      expect.arrayContaining(['bob', 'carol', 'grace']),
+    );
   });
 
   it('when an unknown query or path is called, then 404 REST-1000 names the url', async () => {
@@ -107,14 +124,23 @@ describe('simulator data endpoints (3.9.3)', () => {
     expect(res.json).toEqual({
       error: true,
       code: 'REST-1000',
-      message: 'Endpoint is not found from url = /query/social/nope, please use GET /endpoints to list all valid endpoints.',
+      message:
+        'Endpoint is not found from url = /query/social/nope, please use GET /endpoints to list all valid endpoints.',
     });
   });
 
   it('when builtins count vertices and edges, then the demo numbers come back', async () => {
-    const v = await call(`${base}/builtins/social`, { method: 'POST', body: '{"function":"stat_vertex_number","type":"*"}', headers: auth });
+    const v = await call(`${base}/builtins/social`, {
+      method: 'POST',
+      body: '{"function":"stat_vertex_number","type":"*"}',
+      headers: auth,
+    });
     expect(v.json.results[0]).toMatchObject({ v_type: 'Person' });
-    const e = await call(`${base}/builtins/social`, { method: 'POST', body: '{"function":"stat_edge_number","type":"*"}', headers: auth });
+    const e = await call(`${base}/builtins/social`, {
+      method: 'POST',
+      body: '{"function":"stat_edge_number","type":"*"}',
+      headers: auth,
+    });
     expect(e.json.results[0]).toMatchObject({ e_type: 'Friend' });
     expect(e.json.results[0].count).toBeGreaterThanOrEqual(8);
     const bad = await call(`${base}/builtins/social`, { method: 'POST', body: '{"function":"nope"}', headers: auth });

@@ -24,7 +24,13 @@ describe.each(['3.10.1', '3.11.0', '4.1.0'])('external JWTs on RESTPP, TigerGrap
   let sim: SimulatorHandle;
   const hs = (claims: Record<string, unknown>) => mintJwt({ alg: 'HS256', key: HMAC }, claims);
   const rs = (claims: Record<string, unknown>) => mintJwt({ alg: 'RS256', key: keys.privateKey, kid: 'k1' }, claims);
-  const valid = (extra: Record<string, unknown> = {}) => ({ sub: 'tigergraph', aud: ['bff', 'other'], iss: 'https://idp.test', ...times(300, clock.now()), ...extra });
+  const valid = (extra: Record<string, unknown> = {}) => ({
+    sub: 'tigergraph',
+    aud: ['bff', 'other'],
+    iss: 'https://idp.test',
+    ...times(300, clock.now()),
+    ...extra,
+  });
   const echo = (token: string) => call(`${sim.restppUrl}/echo`, { headers: { authorization: bearer(token) } });
   const refusal = async (token: string, url = `${sim.restppUrl}/echo`) => {
     const res = await call(url, { headers: { authorization: bearer(token) } });
@@ -50,16 +56,22 @@ describe.each(['3.10.1', '3.11.0', '4.1.0'])('external JWTs on RESTPP, TigerGrap
     for (const token of [hs(valid()), rs(valid())]) {
       for (const c of dataCalls(sim)) {
         const res = await call(c.url, { method: c.method, headers: { authorization: bearer(token) } });
-        expect({ url: c.url, status: res.status, error: res.json?.error === true }).toEqual({ url: c.url, status: 200, error: false });
+        expect({ url: c.url, status: res.status, error: res.json?.error === true }).toEqual({
+          url: c.url,
+          status: 200,
+          error: false,
+        });
       }
       expect(sim.seen().at(-1)?.auth).toBe('ok');
     }
   });
 
   it('when HS384/HS512/RS384/RS512 are used, then they are accepted too', async () => {
-    for (const alg of ['HS384', 'HS512'] as const) expect((await echo(mintJwt({ alg, key: HMAC }, valid()))).status).toBe(200);
+    for (const alg of ['HS384', 'HS512'] as const)
+      expect((await echo(mintJwt({ alg, key: HMAC }, valid()))).status).toBe(200);
     // The helper's JWK carries no `alg`, so the JWKS key takes every RS alg.
-    for (const alg of ['RS384', 'RS512'] as const) expect((await echo(mintJwt({ alg, key: keys.privateKey, kid: 'k1' }, valid()))).status).toBe(200);
+    for (const alg of ['RS384', 'RS512'] as const)
+      expect((await echo(mintJwt({ alg, key: keys.privateKey, kid: 'k1' }, valid()))).status).toBe(200);
   });
 
   it('when the token is expired, then REST-10016 "is expired."', async () => {
@@ -76,7 +88,9 @@ describe.each(['3.10.1', '3.11.0', '4.1.0'])('external JWTs on RESTPP, TigerGrap
   });
 
   it('when sub is not a simulator user, then refused naming the unknown user', async () => {
-    expect(await refusal(hs(valid({ sub: 'mallory' })))).toContain("refers to the user 'mallory', which does not exist.");
+    expect(await refusal(hs(valid({ sub: 'mallory' })))).toContain(
+      "refers to the user 'mallory', which does not exist.",
+    );
   });
 
   it('when sub is missing, then refused as a format error', async () => {
@@ -85,20 +99,30 @@ describe.each(['3.10.1', '3.11.0', '4.1.0'])('external JWTs on RESTPP, TigerGrap
   });
 
   it('when the graph claim names a graph the user may not use, then refused with a graph permission reason', async () => {
-    expect(await refusal(hs(valid({ sub: 'alice', graph: 'other' })))).toContain("user 'alice' has no permission on graph 'other'");
+    expect(await refusal(hs(valid({ sub: 'alice', graph: 'other' })))).toContain(
+      "user 'alice' has no permission on graph 'other'",
+    );
   });
 
   it('when the graph claim limits the token to one graph, then other graphs are refused and its graph works', async () => {
     const token = hs(valid({ graph: 'social' }));
-    const ok = await call(`${sim.restppUrl}/graph/social/vertices/Person?limit=1`, { headers: { authorization: bearer(token) } });
+    const ok = await call(`${sim.restppUrl}/graph/social/vertices/Person?limit=1`, {
+      headers: { authorization: bearer(token) },
+    });
     expect(ok.status).toBe(200);
-    expect(await refusal(token, `${sim.restppUrl}/graph/other/vertices/Person`)).toContain("has no permission on graph 'other'");
+    expect(await refusal(token, `${sim.restppUrl}/graph/other/vertices/Person`)).toContain(
+      "has no permission on graph 'other'",
+    );
   });
 
   it('when there is no graph claim, then the user reaches the graphs it may use and no others', async () => {
     const token = hs(valid({ sub: 'alice' }));
-    expect((await call(`${sim.restppUrl}/query/social/hello`, { headers: { authorization: bearer(token) } })).status).toBe(200);
-    expect(await refusal(token, `${sim.restppUrl}/graph/other/vertices/Person`)).toContain("has no permission on graph 'other'");
+    expect(
+      (await call(`${sim.restppUrl}/query/social/hello`, { headers: { authorization: bearer(token) } })).status,
+    ).toBe(200);
+    expect(await refusal(token, `${sim.restppUrl}/graph/other/vertices/Person`)).toContain(
+      "has no permission on graph 'other'",
+    );
   });
 
   it('when iss differs or is missing, then refused with an issuer mismatch', async () => {
@@ -111,8 +135,12 @@ describe.each(['3.10.1', '3.11.0', '4.1.0'])('external JWTs on RESTPP, TigerGrap
 
   it('when aud does not contain the configured audience (case-sensitive), then the doc sample wording', async () => {
     const message = await refusal(hs(valid({ aud: ['a', 'b'] })));
-    expect(message).toMatch(/^Access Denied because the input token = 'eyJh\*{4}.{4}' contains audience \[a,b\], which doesn't include the configured one bff$/);
-    expect(await refusal(hs(valid({ aud: 'BFF' })))).toContain("contains audience [BFF], which doesn't include the configured one bff");
+    expect(message).toMatch(
+      /^Access Denied because the input token = 'eyJh\*{4}.{4}' contains audience \[a,b\], which doesn't include the configured one bff$/,
+    );
+    expect(await refusal(hs(valid({ aud: 'BFF' })))).toContain(
+      "contains audience [BFF], which doesn't include the configured one bff",
+    );
     expect((await echo(hs(valid({ aud: 'bff' })))).status).toBe(200);
   });
 
@@ -123,7 +151,9 @@ describe.each(['3.10.1', '3.11.0', '4.1.0'])('external JWTs on RESTPP, TigerGrap
     const [h, , s] = good.split('.');
     const tampered = `${h}.${Buffer.from(JSON.stringify(valid({ sub: 'alice' }))).toString('base64url')}.${s}`;
     expect(await refusal(tampered)).toContain('failed the signature verification');
-    expect(await refusal(mintJwt({ alg: 'HS256', key: 'not-the-secret' }, valid()))).toContain('failed the signature verification');
+    expect(await refusal(mintJwt({ alg: 'HS256', key: 'not-the-secret' }, valid()))).toContain(
+      'failed the signature verification',
+    );
   });
 
   it('when alg is none, then refused', async () => {
@@ -134,7 +164,9 @@ describe.each(['3.10.1', '3.11.0', '4.1.0'])('external JWTs on RESTPP, TigerGrap
   });
 
   it('when the token is garbage with dots (bad base64, bad JSON), then "is not in correct format"', async () => {
-    expect(await refusal('eyJhbGciOi!!.eyJzdWIiOiJ0aWdlcmdyYXBoIn0.c2lnbmF0dXJl')).toContain('is not in correct format');
+    expect(await refusal('eyJhbGciOi!!.eyJzdWIiOiJ0aWdlcmdyYXBoIn0.c2lnbmF0dXJl')).toContain(
+      'is not in correct format',
+    );
     const notJson = `${Buffer.from('{not json').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.c2lnbmF0dXJlAAAA`;
     expect(await refusal(notJson)).toContain('is not in correct format');
   });
@@ -188,7 +220,10 @@ describe('alg confusion and key forms', () => {
     await writeFile(join(dir, 'jwk.json'), keys.jwk);
     await writeFile(join(dir, 'hmac.txt'), `${HMAC}\n`);
     for (const rsaPublicKey of [`@${join(dir, 'pub.pem')}`, `@${join(dir, 'jwk.json')}`]) {
-      const sim = await startSimulator({ version: '3.10.1', jwt: { rsaPublicKey, hmacSecret: `@${join(dir, 'hmac.txt')}` } });
+      const sim = await startSimulator({
+        version: '3.10.1',
+        jwt: { rsaPublicKey, hmacSecret: `@${join(dir, 'hmac.txt')}` },
+      });
       try {
         for (const token of [
           mintJwt({ alg: 'RS256', key: keys.privateKey, kid: 'k1' }, { sub: 'tigergraph', ...times(300) }),
@@ -228,8 +263,12 @@ describe('alg confusion and key forms', () => {
 
   it('when jwt is configured on a pre-3.10 version or the key file is missing, then start-up fails without quoting the key', async () => {
     await expect(startSimulator({ version: '3.9.3', jwt: { hmacSecret: HMAC } })).rejects.toThrow(/3\.10 or later/);
-    await expect(startSimulator({ version: '4.1.0', jwt: { rsaPublicKey: '@/nonexistent/key.pem' } })).rejects.toThrow(/cannot read jwt\.rsaPublicKey/);
-    await expect(startSimulator({ version: '4.1.0', jwt: { rsaPublicKey: 'not a key' } })).rejects.toThrow(/neither a PEM key nor a JWK/);
+    await expect(startSimulator({ version: '4.1.0', jwt: { rsaPublicKey: '@/nonexistent/key.pem' } })).rejects.toThrow(
+      /cannot read jwt\.rsaPublicKey/,
+    );
+    await expect(startSimulator({ version: '4.1.0', jwt: { rsaPublicKey: 'not a key' } })).rejects.toThrow(
+      /neither a PEM key nor a JWK/,
+    );
   });
 
   it('when jwt is not configured, then a JWT-shaped token is simply invalid', async () => {

@@ -62,7 +62,11 @@ describe('simulator faults, counters and /__sim admin surface', () => {
   });
 
   it('when a POST is made, then seen() holds its method, path, query, headers and body', async () => {
-    await call(`${sim.restppUrl}/query/social/hello?x=1`, { method: 'POST', body: '{"name":"seen"}', headers: { 'x-test': 'yes' } });
+    await call(`${sim.restppUrl}/query/social/hello?x=1`, {
+      method: 'POST',
+      body: '{"name":"seen"}',
+      headers: { 'x-test': 'yes' },
+    });
     expect(sim.seen().at(-1)).toMatchObject({
       port: 'restpp',
       method: 'POST',
@@ -78,12 +82,17 @@ describe('simulator faults, counters and /__sim admin surface', () => {
   it('when /__sim is used over HTTP, then counts, faults, revoke, secrets and reset work and are not counted', async () => {
     const created = await call(`${admin}/secrets`, { method: 'POST', body: '{"alias":"over_http"}' });
     expect(created.json).toEqual({ alias: 'over_http', value: expect.stringMatching(/^[a-z0-9]{32}$/) });
-    const minted = await call(`${sim.restppUrl}/requesttoken`, { method: 'POST', body: JSON.stringify({ secret: created.json.value }) });
+    const minted = await call(`${sim.restppUrl}/requesttoken`, {
+      method: 'POST',
+      body: JSON.stringify({ secret: created.json.value }),
+    });
     const counts = await call(`${admin}/counts`);
     expect(counts.json).toEqual({ 'POST /requesttoken': 1 });
 
     await call(`${admin}/revoke`, { method: 'POST', body: JSON.stringify({ token: minted.json.token }) });
-    expect((await call(`${sim.restppUrl}/echo`, { headers: { authorization: bearer(minted.json.token) } })).json.code).toBe('REST-10016');
+    expect(
+      (await call(`${sim.restppUrl}/echo`, { headers: { authorization: bearer(minted.json.token) } })).json.code,
+    ).toBe('REST-10016');
 
     await call(`${admin}/faults`, { method: 'POST', body: '{"tokenForcedStatus":502}' });
     expect((await mint()).status).toBe(502);

@@ -31,7 +31,10 @@ describe('simulator GSQL text statements (3.x /gsqlserver/gsql/file)', () => {
     expect(lines[0]).toBe("Using graph 'social'");
     const value = /The secret: (\S+)/.exec(res.text)?.[1] ?? '';
     expect(value).toMatch(/^[a-z0-9]{32}$/);
-    const token = await call(`${sim.restppUrl}/requesttoken`, { method: 'POST', body: JSON.stringify({ secret: value }) });
+    const token = await call(`${sim.restppUrl}/requesttoken`, {
+      method: 'POST',
+      body: JSON.stringify({ secret: value }),
+    });
     expect(token.json.error).toBe(false);
   });
 
@@ -48,7 +51,10 @@ describe('simulator GSQL text statements (3.x /gsqlserver/gsql/file)', () => {
 
   it('when SHOW SECRET runs, then secrets are masked 3+****+3 with live Token lines between Secret and Alias', async () => {
     const created = sim.createSecret({ alias: 'with_token' });
-    const minted = await call(`${sim.restppUrl}/requesttoken`, { method: 'POST', body: JSON.stringify({ secret: created.value, lifetime: '3600' }) });
+    const minted = await call(`${sim.restppUrl}/requesttoken`, {
+      method: 'POST',
+      body: JSON.stringify({ secret: created.value, lifetime: '3600' }),
+    });
     const res = await gsql('USE GRAPH social\nSHOW SECRET');
     const masked = `${created.value.slice(0, 3)}****${created.value.slice(-3)}`;
     expect(res.text).toContain(
@@ -73,7 +79,9 @@ describe('simulator GSQL text statements (3.x /gsqlserver/gsql/file)', () => {
 
   it('when a user logs in as __GSQL__secret, then statements run as the secret owner on its graph', async () => {
     const secret = sim.createSecret({ user: 'reader', alias: 'reader_key' }).value;
-    const res = await gsql('CREATE SECRET from_secret_login\nSHOW SECRET', { authorization: basic('__GSQL__secret', secret) });
+    const res = await gsql('CREATE SECRET from_secret_login\nSHOW SECRET', {
+      authorization: basic('__GSQL__secret', secret),
+    });
     expect(res.text).toContain('The secret: ');
     expect(res.text).toContain('- Alias: reader_key');
     expect(res.text).toContain('- Alias: from_secret_login');
@@ -90,7 +98,11 @@ describe('simulator GSQL text statements (3.x /gsqlserver/gsql/file)', () => {
   });
 
   it('when POST /gsql/v1/statements is used on 3.x, then 404 so clients fall back', async () => {
-    const res = await call(`${sim.gsqlUrl}/gsql/v1/statements`, { method: 'POST', body: 'SHOW SECRET', headers: { ...admin, 'content-type': 'text/plain' } });
+    const res = await call(`${sim.gsqlUrl}/gsql/v1/statements`, {
+      method: 'POST',
+      body: 'SHOW SECRET',
+      headers: { ...admin, 'content-type': 'text/plain' },
+    });
     expect(res.status).toBe(404);
   });
 });
@@ -108,7 +120,11 @@ describe('simulator GSQL statements on 4.1', () => {
       expect(res.text).toMatch(/The secret: [a-z0-9]{32} /);
       expect(res.text).toContain('- Alias: v4_secret');
       expect(res.text).not.toContain('- GraphName:');
-      const file = await call(`${sim.gsqlUrl}/gsqlserver/gsql/file`, { method: 'POST', body: 'SHOW+SECRET', headers: { authorization: basic('tigergraph', 'tigergraph') } });
+      const file = await call(`${sim.gsqlUrl}/gsqlserver/gsql/file`, {
+        method: 'POST',
+        body: 'SHOW+SECRET',
+        headers: { authorization: basic('tigergraph', 'tigergraph') },
+      });
       expect(file.text).toContain('- Alias: v4_secret');
     } finally {
       await sim.close();

@@ -25,17 +25,29 @@ describe('simulator start-up options', () => {
   it('when users, graphs and secrets are given, then they exist; naming tigergraph changes its password', async () => {
     const sim = await startSimulator({
       graphs: ['empty'],
-      users: [{ name: 'tigergraph', password: 'changed' }, { name: 'eve', password: 'eve-pw', graphs: ['empty'] }],
+      users: [
+        { name: 'tigergraph', password: 'changed' },
+        { name: 'eve', password: 'eve-pw', graphs: ['empty'] },
+      ],
       secrets: [{ user: 'eve', graph: 'empty', alias: 'eve_key', value: 'evesecretevesecretevesecret12345' }],
     });
     try {
       const gsql = (user: string, pw: string) =>
-        call(`${sim.gsqlUrl}/gsqlserver/gsql/file`, { method: 'POST', body: 'SHOW+SECRET', headers: { authorization: basic(user, pw) } });
+        call(`${sim.gsqlUrl}/gsqlserver/gsql/file`, {
+          method: 'POST',
+          body: 'SHOW+SECRET',
+          headers: { authorization: basic(user, pw) },
+        });
       expect((await gsql('tigergraph', 'tigergraph')).status).toBe(401);
       expect((await gsql('tigergraph', 'changed')).status).toBe(200);
       expect((await gsql('eve', 'eve-pw')).text).toContain('- Alias: eve_key\n- GraphName: empty');
-      const minted = await call(`${sim.restppUrl}/requesttoken`, { method: 'POST', body: '{"secret":"evesecretevesecretevesecret12345"}' });
-      const vertices = await call(`${sim.restppUrl}/graph/empty/vertices/Person`, { headers: { authorization: bearer(minted.json.token) } });
+      const minted = await call(`${sim.restppUrl}/requesttoken`, {
+        method: 'POST',
+        body: '{"secret":"evesecretevesecretevesecret12345"}',
+      });
+      const vertices = await call(`${sim.restppUrl}/graph/empty/vertices/Person`, {
+        headers: { authorization: bearer(minted.json.token) },
+      });
       expect(vertices.json).toMatchObject({ error: false, results: [] });
     } finally {
       await sim.close();
@@ -43,7 +55,9 @@ describe('simulator start-up options', () => {
   });
 
   it('when a user names a graph that does not exist, then start-up fails with the graph named', async () => {
-    await expect(startSimulator({ users: [{ name: 'x', password: 'y', graphs: ['ghost'] }] })).rejects.toThrow(/unknown graph "ghost"/);
+    await expect(startSimulator({ users: [{ name: 'x', password: 'y', graphs: ['ghost'] }] })).rejects.toThrow(
+      /unknown graph "ghost"/,
+    );
   });
 
   it('when authFailureStatus is neither 401 nor 403 (an untyped caller), then start-up fails', async () => {
@@ -77,7 +91,10 @@ describe('simulator start-up options', () => {
     const sim = await startSimulator({ version: '4.1.0' });
     try {
       sim.setFaults({ tokenForcedStatus: 503 });
-      const res = await call(`${sim.gsqlUrl}/gsql/v1/tokens`, { method: 'POST', body: JSON.stringify({ secret: sim.createSecret().value }) });
+      const res = await call(`${sim.gsqlUrl}/gsql/v1/tokens`, {
+        method: 'POST',
+        body: JSON.stringify({ secret: sim.createSecret().value }),
+      });
       expect(res.status).toBe(503);
       expect(res.json.code).toBe('SIM-FORCED');
     } finally {

@@ -9,15 +9,25 @@ describe('simulator 4.1 REST secrets API', () => {
   let url: string;
 
   beforeAll(async () => {
-    sim = await startSimulator({ version: '4.1.0', users: [{ name: 'carol', password: 'carol-pw', graphs: ['social'] }] });
+    sim = await startSimulator({
+      version: '4.1.0',
+      users: [{ name: 'carol', password: 'carol-pw', graphs: ['social'] }],
+    });
     url = `${sim.gsqlUrl}/gsql/v1/secrets`;
   });
   afterAll(() => sim.close());
 
   it('when a secret is created with alias and value in the query, then results echo them', async () => {
-    const res = await call(`${url}?alias=s1&value=59ccqdlqmkfcqjl99u2jv4qt2telmeoj`, { method: 'POST', headers: admin });
+    const res = await call(`${url}?alias=s1&value=59ccqdlqmkfcqjl99u2jv4qt2telmeoj`, {
+      method: 'POST',
+      headers: admin,
+    });
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ error: false, message: '', results: { alias: 's1', value: '59ccqdlqmkfcqjl99u2jv4qt2telmeoj' } });
+    expect(res.json).toEqual({
+      error: false,
+      message: '',
+      results: { alias: 's1', value: '59ccqdlqmkfcqjl99u2jv4qt2telmeoj' },
+    });
   });
 
   it('when a secret is created without a value, then a 32-char value and generated alias come back', async () => {
@@ -34,7 +44,9 @@ describe('simulator 4.1 REST secrets API', () => {
 
   it('when secrets are listed and read by alias, then plaintext values come back', async () => {
     const list = await call(url, { headers: admin });
-    expect(list.json.results).toEqual(expect.arrayContaining([{ alias: 's1', value: '59ccqdlqmkfcqjl99u2jv4qt2telmeoj' }]));
+    expect(list.json.results).toEqual(
+      expect.arrayContaining([{ alias: 's1', value: '59ccqdlqmkfcqjl99u2jv4qt2telmeoj' }]),
+    );
     const one = await call(`${url}/s1`, { headers: admin });
     expect(one.json.results).toEqual({ alias: 's1', value: '59ccqdlqmkfcqjl99u2jv4qt2telmeoj' });
     const missing = await call(`${url}/nope`, { headers: admin });
@@ -53,11 +65,18 @@ describe('simulator 4.1 REST secrets API', () => {
   it('when secrets are deleted by body and by path, then tokens minted with them stop working', async () => {
     const created = await call(`${url}?alias=temp1`, { method: 'POST', headers: admin });
     await call(`${url}?alias=temp2`, { method: 'POST', headers: admin });
-    const tok = await call(`${sim.gsqlUrl}/gsql/v1/tokens`, { method: 'POST', body: JSON.stringify({ secret: created.json.results.value }) });
-    expect((await call(`${sim.restppUrl}/echo`, { headers: { authorization: bearer(tok.json.token) } })).status).toBe(200);
+    const tok = await call(`${sim.gsqlUrl}/gsql/v1/tokens`, {
+      method: 'POST',
+      body: JSON.stringify({ secret: created.json.results.value }),
+    });
+    expect((await call(`${sim.restppUrl}/echo`, { headers: { authorization: bearer(tok.json.token) } })).status).toBe(
+      200,
+    );
     const del = await call(url, { method: 'DELETE', body: '{"secrets":["temp1"]}', headers: admin });
     expect(del.json).toEqual({ error: false, message: 'Successfully removed the secrets for user tigergraph.' });
-    expect((await call(`${sim.restppUrl}/echo`, { headers: { authorization: bearer(tok.json.token) } })).status).toBe(401);
+    expect((await call(`${sim.restppUrl}/echo`, { headers: { authorization: bearer(tok.json.token) } })).status).toBe(
+      401,
+    );
     const byPath = await call(`${url}/temp2`, { method: 'DELETE', headers: admin });
     expect(byPath.json.error).toBe(false);
     const again = await call(`${url}/temp2`, { method: 'DELETE', headers: admin });

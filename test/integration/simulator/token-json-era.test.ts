@@ -28,7 +28,11 @@ describe('simulator /requesttoken, JSON era (3.5–4.0)', () => {
     expect(res.json).toMatchObject({ code: 'REST-0000', error: false, expiration: clock.nowSeconds() + 1000 });
     expect(res.json.token).toMatch(/^[a-z0-9]{32}$/);
     expect(res.json.message.startsWith(`Generate new token successfully.${WARNING_START}`)).toBe(true);
-    expect(sim.tokens()).toContainEqual({ token: res.json.token, expiresAt: clock.nowSeconds() + 1000, secretAlias: 'main' });
+    expect(sim.tokens()).toContainEqual({
+      token: res.json.token,
+      expiresAt: clock.nowSeconds() + 1000,
+      secretAlias: 'main',
+    });
   });
 
   it('when no lifetime is given, then the token lives 2,592,000 seconds', async () => {
@@ -55,7 +59,10 @@ describe('simulator /requesttoken, JSON era (3.5–4.0)', () => {
   });
 
   it('when the secret is unknown, then HTTP 200 carries error:true with a code and message', async () => {
-    const res = await call(url, { method: 'POST', body: JSON.stringify({ secret: 'nosuchsecretnosuchsecret00000000' }) });
+    const res = await call(url, {
+      method: 'POST',
+      body: JSON.stringify({ secret: 'nosuchsecretnosuchsecret00000000' }),
+    });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ error: true, code: 'REST-10001' });
     expect(res.json.message).toMatch(/^Generate token failed, /);
@@ -70,7 +77,9 @@ describe('simulator /requesttoken, JSON era (3.5–4.0)', () => {
     const res = await call(`${url}?secret=${secret}&lifetime=100`, { method: 'POST' });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ error: true, code: 'REST-1101' });
-    expect(res.json.message).toMatch(/^The request cannot be processed: expected a JSON payload, but a query string was given\.\n/);
+    expect(res.json.message).toMatch(
+      /^The request cannot be processed: expected a JSON payload, but a query string was given\.\n/,
+    );
     const put = await call(`${url}?secret=${secret}&token=x`, { method: 'PUT' });
     expect(put.json.code).toBe('REST-1101');
   });
@@ -82,23 +91,38 @@ describe('simulator /requesttoken, JSON era (3.5–4.0)', () => {
   });
 
   it('when a user/password asks with a graph, then the token is nested in results', async () => {
-    const res = await call(url, { method: 'POST', body: JSON.stringify({ graph: 'social' }), headers: { authorization: basic('alice', 'alice-pw') } });
+    const res = await call(url, {
+      method: 'POST',
+      body: JSON.stringify({ graph: 'social' }),
+      headers: { authorization: basic('alice', 'alice-pw') },
+    });
     expect(res.json).toMatchObject({ code: 'REST-0000', error: false, expiration: clock.nowSeconds() + 2_592_000 });
     expect(res.json.token).toBeUndefined();
     expect(res.json.results.token).toMatch(/^[a-z0-9]{32}$/);
   });
 
   it('when a user/password is wrong or has no graph, then error:true', async () => {
-    const wrong = await call(url, { method: 'POST', body: "{'graph':'social'}", headers: { authorization: basic('alice', 'nope') } });
+    const wrong = await call(url, {
+      method: 'POST',
+      body: "{'graph':'social'}",
+      headers: { authorization: basic('alice', 'nope') },
+    });
     expect(wrong.json).toMatchObject({ error: true, code: 'REST-10001' });
-    const noGraph = await call(url, { method: 'POST', body: '{}', headers: { authorization: basic('alice', 'alice-pw') } });
+    const noGraph = await call(url, {
+      method: 'POST',
+      body: '{}',
+      headers: { authorization: basic('alice', 'alice-pw') },
+    });
     expect(noGraph.json).toMatchObject({ error: true, code: 'REST-1104' });
   });
 
   it('when a token is refreshed later, then it is the same token and expiry = now + lifetime', async () => {
     const minted = await call(url, { method: 'POST', body: JSON.stringify({ secret, lifetime: '100' }) });
     clock.advance(50_000);
-    const res = await call(url, { method: 'PUT', body: JSON.stringify({ secret, token: minted.json.token, lifetime: 500 }) });
+    const res = await call(url, {
+      method: 'PUT',
+      body: JSON.stringify({ secret, token: minted.json.token, lifetime: 500 }),
+    });
     expect(res.json).toEqual({
       code: 'REST-0000',
       expiration: clock.nowSeconds() + 500,
@@ -113,7 +137,13 @@ describe('simulator /requesttoken, JSON era (3.5–4.0)', () => {
     const minted = await call(url, { method: 'POST', body: JSON.stringify({ secret }) });
     const token = minted.json.token;
     const res = await call(url, { method: 'DELETE', body: JSON.stringify({ secret, token }) });
-    expect(res.json).toEqual({ code: 'REST-0000', expiration: -1, error: false, message: 'Drop token successfully.', token });
+    expect(res.json).toEqual({
+      code: 'REST-0000',
+      expiration: -1,
+      error: false,
+      message: 'Drop token successfully.',
+      token,
+    });
     const again = await call(url, { method: 'DELETE', body: JSON.stringify({ secret, token }) });
     expect(again.status).toBe(200);
     expect(again.json).toMatchObject({ error: true, code: 'REST-3300' });
@@ -125,9 +155,15 @@ describe('simulator /requesttoken, JSON era (3.5–4.0)', () => {
   it("when a user touches another user's token, then permission is denied; the superuser may", async () => {
     const mine = await call(url, { method: 'POST', body: JSON.stringify({ secret }) });
     const aliceSecret = sim.createSecret({ user: 'alice' }).value;
-    const res = await call(url, { method: 'PUT', body: JSON.stringify({ secret: aliceSecret, token: mine.json.token }) });
+    const res = await call(url, {
+      method: 'PUT',
+      body: JSON.stringify({ secret: aliceSecret, token: mine.json.token }),
+    });
     expect(res.json).toEqual({ error: true, message: 'Refresh token failed, Permission denied.', code: 'REST-10001' });
-    const drop = await call(url, { method: 'DELETE', body: JSON.stringify({ secret: aliceSecret, token: mine.json.token }) });
+    const drop = await call(url, {
+      method: 'DELETE',
+      body: JSON.stringify({ secret: aliceSecret, token: mine.json.token }),
+    });
     expect(drop.json.message).toBe('Drop token failed, Permission denied.');
     const alices = await call(url, { method: 'POST', body: JSON.stringify({ secret: aliceSecret }) });
     const bySuper = await call(url, { method: 'DELETE', body: JSON.stringify({ secret, token: alices.json.token }) });
@@ -164,7 +200,10 @@ describe('simulator /requesttoken across 3.5–4.0 versions', () => {
   it('when omitTokenExpiration is set on 3.5, then it is ignored (3.5 always sends the expiry)', async () => {
     const sim = await startSimulator({ version: '3.5.0', omitTokenExpiration: true });
     try {
-      const res = await call(`${sim.restppUrl}/requesttoken`, { method: 'POST', body: JSON.stringify({ secret: sim.createSecret().value }) });
+      const res = await call(`${sim.restppUrl}/requesttoken`, {
+        method: 'POST',
+        body: JSON.stringify({ secret: sim.createSecret().value }),
+      });
       expect(typeof res.json.expiration).toBe('number');
     } finally {
       await sim.close();

@@ -3,7 +3,8 @@ import { startSimulator, type SimulatorHandle } from '../../../src/simulator/ind
 import { basic, bearer, call } from './sim-http.js';
 import { manualClock } from '../../helpers/clock.js';
 
-const decodePart = (jwt: string, i: number) => JSON.parse(Buffer.from(jwt.split('.')[i]!, 'base64url').toString('utf8'));
+const decodePart = (jwt: string, i: number) =>
+  JSON.parse(Buffer.from(jwt.split('.')[i]!, 'base64url').toString('utf8'));
 
 describe('simulator 4.1+ tokens (/gsql/v1/tokens, JWT)', () => {
   const clock = manualClock(Date.UTC(2024, 6, 3, 6, 12, 47));
@@ -51,9 +52,17 @@ describe('simulator 4.1+ tokens (/gsql/v1/tokens, JWT)', () => {
   });
 
   it('when Basic auth asks for a graph token, then the JWT carries the graph; a foreign graph is 400', async () => {
-    const ok = await call(tokensUrl, { method: 'POST', body: '{"graph":"social"}', headers: { authorization: basic('bob', 'bob-pw') } });
+    const ok = await call(tokensUrl, {
+      method: 'POST',
+      body: '{"graph":"social"}',
+      headers: { authorization: basic('bob', 'bob-pw') },
+    });
     expect(decodePart(ok.json.token, 1)).toMatchObject({ sub: 'bob', graph: 'social' });
-    const foreign = await call(tokensUrl, { method: 'POST', body: '{"graph":"other"}', headers: { authorization: basic('bob', 'bob-pw') } });
+    const foreign = await call(tokensUrl, {
+      method: 'POST',
+      body: '{"graph":"other"}',
+      headers: { authorization: basic('bob', 'bob-pw') },
+    });
     expect(foreign.status).toBe(400);
     expect(foreign.json.error).toBe(true);
   });
@@ -85,9 +94,17 @@ describe('simulator 4.1+ tokens (/gsql/v1/tokens, JWT)', () => {
 
   it("when a non-superuser drops another user's JWT or a non-JWT, then it is refused; without login 401", async () => {
     const { json } = await call(tokensUrl, { method: 'POST', body: JSON.stringify({ secret }) });
-    const foreign = await call(tokensUrl, { method: 'DELETE', body: JSON.stringify({ tokens: json.token }), headers: { authorization: basic('bob', 'bob-pw') } });
+    const foreign = await call(tokensUrl, {
+      method: 'DELETE',
+      body: JSON.stringify({ tokens: json.token }),
+      headers: { authorization: basic('bob', 'bob-pw') },
+    });
     expect(foreign.status).toBe(403);
-    const junk = await call(tokensUrl, { method: 'DELETE', body: '{"tokens":"abc.def.ghi"}', headers: { authorization: basic('bob', 'bob-pw') } });
+    const junk = await call(tokensUrl, {
+      method: 'DELETE',
+      body: '{"tokens":"abc.def.ghi"}',
+      headers: { authorization: basic('bob', 'bob-pw') },
+    });
     expect(junk.status).toBe(400);
     const anon = await call(tokensUrl, { method: 'DELETE', body: JSON.stringify({ tokens: json.token }) });
     expect(anon.status).toBe(401);
@@ -125,12 +142,24 @@ describe('simulator 4.1+ GSQL-issued JWTs beside external JWT verification', () 
   afterAll(() => sim.close());
 
   const mintOwn = async () =>
-    (await call(`${sim.gsqlUrl}/gsql/v1/tokens`, { method: 'POST', body: JSON.stringify({ secret: sim.createSecret().value }) })).json.token as string;
+    (
+      await call(`${sim.gsqlUrl}/gsql/v1/tokens`, {
+        method: 'POST',
+        body: JSON.stringify({ secret: sim.createSecret().value }),
+      })
+    ).json.token as string;
 
   it('when a /gsql/v1/tokens JWT is used, then it works on RESTPP and on GSQL endpoints (statements, secrets), as without jwt', async () => {
     const token = await mintOwn();
-    expect((await call(`${sim.restppUrl}/graph/social/vertices/Person`, { headers: { authorization: bearer(token) } })).status).toBe(200);
-    const statements = await call(`${sim.gsqlUrl}/gsql/v1/statements`, { method: 'POST', body: 'SHOW SECRET', headers: { authorization: bearer(token) } });
+    expect(
+      (await call(`${sim.restppUrl}/graph/social/vertices/Person`, { headers: { authorization: bearer(token) } }))
+        .status,
+    ).toBe(200);
+    const statements = await call(`${sim.gsqlUrl}/gsql/v1/statements`, {
+      method: 'POST',
+      body: 'SHOW SECRET',
+      headers: { authorization: bearer(token) },
+    });
     expect(statements.status).toBe(200);
     const secrets = await call(`${sim.gsqlUrl}/gsql/v1/secrets`, { headers: { authorization: bearer(token) } });
     expect(secrets.status).toBe(200);
@@ -142,7 +171,11 @@ describe('simulator 4.1+ GSQL-issued JWTs beside external JWT verification', () 
     const res = await call(`${sim.restppUrl}/echo`, { headers: { authorization: bearer(token) } });
     expect(res.status).toBe(401);
     expect(res.json.message).toMatch(/is invalid\.$/);
-    const gsql = await call(`${sim.gsqlUrl}/gsql/v1/statements`, { method: 'POST', body: 'SHOW SECRET', headers: { authorization: bearer(token) } });
+    const gsql = await call(`${sim.gsqlUrl}/gsql/v1/statements`, {
+      method: 'POST',
+      body: 'SHOW SECRET',
+      headers: { authorization: bearer(token) },
+    });
     expect(gsql.status).toBe(401);
   });
 });
@@ -151,7 +184,10 @@ describe('simulator before 4.1', () => {
   it('when /gsql/v1/tokens is called on 4.0, then it is 404 (clients detect the era by it)', async () => {
     const sim = await startSimulator({ version: '4.0.0' });
     try {
-      const res = await call(`${sim.gsqlUrl}/gsql/v1/tokens`, { method: 'POST', body: JSON.stringify({ secret: sim.createSecret().value }) });
+      const res = await call(`${sim.gsqlUrl}/gsql/v1/tokens`, {
+        method: 'POST',
+        body: JSON.stringify({ secret: sim.createSecret().value }),
+      });
       expect(res.status).toBe(404);
       expect(sim.counts()['POST /gsql/v1/tokens']).toBe(1);
     } finally {

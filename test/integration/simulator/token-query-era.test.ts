@@ -32,7 +32,12 @@ describe('simulator /requesttoken, query-string era (3.4)', () => {
     const { json } = await call(`${url}?secret=${secret}`);
     clock.advance(120_000);
     const put = await call(`${url}?secret=${secret}&token=${json.token}&lifetime=900`, { method: 'PUT' });
-    expect(put.json).toMatchObject({ error: false, expiration: clock.nowSeconds() + 900, token: json.token, message: 'Refresh token successfully.' });
+    expect(put.json).toMatchObject({
+      error: false,
+      expiration: clock.nowSeconds() + 900,
+      token: json.token,
+      message: 'Refresh token successfully.',
+    });
     const del = await call(`${url}?secret=${secret}&token=${json.token}`, { method: 'DELETE' });
     expect(del.json).toMatchObject({ error: false, expiration: -1, message: 'Drop token successfully.' });
     const again = await call(`${url}?secret=${secret}&token=${json.token}`, { method: 'DELETE' });
@@ -61,17 +66,29 @@ describe('simulator /requesttoken, query-string era (3.4)', () => {
       const before = sim.tokens().length;
       const res = await call(url, { method: 'POST', body: JSON.stringify({ secret, lifetime: '300' }) });
       expect(res.status).toBe(200);
-      expect(res.json).toMatchObject({ error: true, code: 'REST-10001', message: 'Generate token failed, the secret is invalid.' });
+      expect(res.json).toMatchObject({
+        error: true,
+        code: 'REST-10001',
+        message: 'Generate token failed, the secret is invalid.',
+      });
       expect(res.text).not.toContain(secret);
       expect(sim.tokens()).toHaveLength(before);
     });
 
     it('when username/password is POSTed with {"graph": …} (3.5 style), then it is refused', async () => {
       const before = sim.tokens().length;
-      const res = await call(url, { method: 'POST', body: '{"graph":"social"}', headers: { authorization: basic('tigergraph', 'tigergraph') } });
+      const res = await call(url, {
+        method: 'POST',
+        body: '{"graph":"social"}',
+        headers: { authorization: basic('tigergraph', 'tigergraph') },
+      });
       expect(res.json).toMatchObject({ error: true, code: 'REST-10001' });
       const empty = await call(url, { method: 'POST', headers: { authorization: basic('tigergraph', 'tigergraph') } });
-      expect(empty.json).toMatchObject({ error: true, code: 'REST-1104', message: 'Generate token failed, a secret is required.' });
+      expect(empty.json).toMatchObject({
+        error: true,
+        code: 'REST-1104',
+        message: 'Generate token failed, a secret is required.',
+      });
       expect(sim.tokens()).toHaveLength(before);
     });
 
@@ -81,7 +98,10 @@ describe('simulator /requesttoken, query-string era (3.4)', () => {
         const res = await call(url, { method, body: JSON.stringify({ secret, token: json.token }) });
         expect(res.status).toBe(200);
         expect(res.json).toMatchObject({ error: true, code: 'REST-1104' });
-        const withBasic = await call(`${url}?token=${json.token}`, { method, headers: { authorization: basic('tigergraph', 'tigergraph') } });
+        const withBasic = await call(`${url}?token=${json.token}`, {
+          method,
+          headers: { authorization: basic('tigergraph', 'tigergraph') },
+        });
         expect(withBasic.json).toMatchObject({ error: true, code: 'REST-1104' });
       }
       expect(sim.tokens().map((t) => t.token)).toContain(json.token);

@@ -25,7 +25,13 @@ describe.each([
   const start = async (extra: Parameters<typeof startSimulator>[0] = {}) => {
     const clock = createClock();
     sim = await startSimulator({ version, now: clock.now, authFailureStatus, ...extra });
-    conn = new TigerGraphConnection({ restppUrl: sim.restppUrl, gsqlUrl: sim.gsqlUrl, version, graphname: 'social', now: clock.now });
+    conn = new TigerGraphConnection({
+      restppUrl: sim.restppUrl,
+      gsqlUrl: sim.gsqlUrl,
+      version,
+      graphname: 'social',
+      now: clock.now,
+    });
     return clock;
   };
 
@@ -45,7 +51,11 @@ describe.each([
 
   test('when the token has no access to the graph, then invalid_credentials with the status', async () => {
     await start({ graphs: ['other'], users: [{ name: 'ann', password: 'ann-pw', graphs: ['other'] }] });
-    const secret = sim.createSecret({ user: 'ann', ...(version !== '4.1.0' && { graph: 'other' }), alias: 'ann' }).value;
+    const secret = sim.createSecret({
+      user: 'ann',
+      ...(version !== '4.1.0' && { graph: 'other' }),
+      alias: 'ann',
+    }).value;
     await conn.getToken(secret);
     const err = await expectKind(conn.getVertices('Person'), 'invalid_credentials');
     expect([err.status, err.code]).toEqual([authFailureStatus, 'REST-10016']);
@@ -54,9 +64,20 @@ describe.each([
   if (version !== '3.9.3') {
     test('when an external JWT is refused (audience), then invalid_credentials with the status; a good one works', async () => {
       const clock = await start({ jwt: { hmacSecret: HMAC, audience: 'bff' } });
-      const jwt = (aud: string) => mintJwt({ alg: 'HS256', key: HMAC }, { sub: 'tigergraph', aud, ...times(300, clock.now()) });
-      const bad = new TigerGraphConnection({ restppUrl: sim.restppUrl, version, graphname: 'social', apiToken: jwt('nope') });
-      const good = new TigerGraphConnection({ restppUrl: sim.restppUrl, version, graphname: 'social', apiToken: jwt('bff') });
+      const jwt = (aud: string) =>
+        mintJwt({ alg: 'HS256', key: HMAC }, { sub: 'tigergraph', aud, ...times(300, clock.now()) });
+      const bad = new TigerGraphConnection({
+        restppUrl: sim.restppUrl,
+        version,
+        graphname: 'social',
+        apiToken: jwt('nope'),
+      });
+      const good = new TigerGraphConnection({
+        restppUrl: sim.restppUrl,
+        version,
+        graphname: 'social',
+        apiToken: jwt('bff'),
+      });
       try {
         const err = await expectKind(bad.echo(), 'invalid_credentials');
         expect([err.status, err.code]).toEqual([authFailureStatus, 'REST-10016']);

@@ -47,7 +47,9 @@ describe.each(VERSIONS)('TigerGraphConnection secret methods against the simulat
     } else {
       expect([call?.method, call?.path]).toEqual(['POST', '/gsqlserver/gsql/file']);
       expect(call?.headers['content-type']).toBe('application/x-www-form-urlencoded');
-      expect(decodeURIComponent((call?.bodyText ?? '').replace(/\+/g, ' '))).toBe('USE GRAPH social\nCREATE SECRET mine');
+      expect(decodeURIComponent((call?.bodyText ?? '').replace(/\+/g, ' '))).toBe(
+        'USE GRAPH social\nCREATE SECRET mine',
+      );
     }
   });
 
@@ -59,7 +61,10 @@ describe.each(VERSIONS)('TigerGraphConnection secret methods against the simulat
     const [alias, secret] = Object.entries(made)[0] ?? [];
     expect(Object.keys(made)).toHaveLength(1);
     expect(alias).toMatch(/^AUTO_GENERATED_ALIAS_[A-Za-z0-9]{7}$/);
-    expect(await conn.getSecrets()).toEqual({ busy: maskSecret(busy), [alias as string]: maskSecret(secret as string) });
+    expect(await conn.getSecrets()).toEqual({
+      busy: maskSecret(busy),
+      [alias as string]: maskSecret(secret as string),
+    });
   });
 
   test('when createSecret gets an alias and withAlias, then the mapping uses that alias', async () => {
@@ -96,7 +101,9 @@ describe.each(VERSIONS)('TigerGraphConnection secret methods against the simulat
   test('when dropSecret gets one alias or a list, then each is dropped and the answer says so', async () => {
     for (const alias of ['one', 'two', 'three']) sim.createSecret({ alias });
     expect(await conn.dropSecret('one')).toBe('Successfully dropped secrets: one');
-    expect(await conn.dropSecret(['two', 'three'])).toBe('Successfully dropped secrets: two\nSuccessfully dropped secrets: three');
+    expect(await conn.dropSecret(['two', 'three'])).toBe(
+      'Successfully dropped secrets: two\nSuccessfully dropped secrets: three',
+    );
     expect(await conn.getSecrets()).toEqual({});
     if (rest) expect(sim.counts()['DELETE /gsql/v1/secrets/one']).toBe(1);
     else expect(sim.counts()['POST /gsqlserver/gsql/file']).toBe(4);
@@ -104,14 +111,22 @@ describe.each(VERSIONS)('TigerGraphConnection secret methods against the simulat
 
   test('when dropSecret names a missing alias, then ignoreErrors (default true) hides it and false raises secret_not_found', async () => {
     sim.createSecret({ alias: 'real' });
-    expect(await conn.dropSecret(['nosuch', 'real'])).toBe('Failed to drop secrets: nosuch does not exist\nSuccessfully dropped secrets: real');
+    expect(await conn.dropSecret(['nosuch', 'real'])).toBe(
+      'Failed to drop secrets: nosuch does not exist\nSuccessfully dropped secrets: real',
+    );
     expect(await conn.dropSecret('nosuch', true)).toContain('Failed to drop secrets');
     await expectKind(conn.dropSecret('nosuch', false), 'secret_not_found');
   });
 
   test('when dropSecret fails for another reason (wrong admin password), then it is re-raised even with ignoreErrors', async () => {
     sim.createSecret({ alias: 'real' });
-    const wrong = new TigerGraphConnection({ restppUrl: sim.restppUrl, gsqlUrl: sim.gsqlUrl, version, graphname: 'social', password: 'not-the-password' });
+    const wrong = new TigerGraphConnection({
+      restppUrl: sim.restppUrl,
+      gsqlUrl: sim.gsqlUrl,
+      version,
+      graphname: 'social',
+      password: 'not-the-password',
+    });
     try {
       const err = await expectKind(wrong.dropSecret('real', true), 'invalid_credentials');
       expect(err.status).toBe(401);

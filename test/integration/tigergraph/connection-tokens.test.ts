@@ -16,7 +16,13 @@ describe.each(VERSIONS)('TigerGraphConnection token methods against the simulato
   beforeEach(async () => {
     clock = createClock();
     sim = await startSimulator({ version, now: clock.now });
-    conn = new TigerGraphConnection({ restppUrl: sim.restppUrl, gsqlUrl: sim.gsqlUrl, version, graphname: 'social', now: clock.now });
+    conn = new TigerGraphConnection({
+      restppUrl: sim.restppUrl,
+      gsqlUrl: sim.gsqlUrl,
+      version,
+      graphname: 'social',
+      now: clock.now,
+    });
     secret = sim.createSecret({ alias: 'app' }).value;
   });
 
@@ -25,7 +31,11 @@ describe.each(VERSIONS)('TigerGraphConnection token methods against the simulato
     await sim.close();
   });
 
-  const echoAuth = () => sim.seen().filter((s) => s.path === '/echo').map((s) => s.headers['authorization']);
+  const echoAuth = () =>
+    sim
+      .seen()
+      .filter((s) => s.path === '/echo')
+      .map((s) => s.headers['authorization']);
 
   test(`when getToken is called with a secret, then it returns ${triple ? 'the (token, epoch, ISO) triple' : 'the token alone'}`, async () => {
     const result = await conn.getToken(secret, true, 3600);
@@ -123,7 +133,11 @@ describe.each(VERSIONS)('TigerGraphConnection token methods against the simulato
     const wrong = 'nopenopenopenopenopenopenopenope';
     await conn.getToken(secret);
     const token = conn.apiToken as string;
-    for (const call of [() => conn.getToken(wrong), () => conn.refreshToken(wrong, token), () => conn.deleteToken(wrong, token, true)]) {
+    for (const call of [
+      () => conn.getToken(wrong),
+      () => conn.refreshToken(wrong, token),
+      () => conn.deleteToken(wrong, token, true),
+    ]) {
       const err = await expectKind(call(), 'invalid_credentials');
       expect(err.message).not.toContain(wrong);
       expect(err.message).not.toContain(token);
@@ -170,7 +184,12 @@ describe.each(VERSIONS)('TigerGraphConnection when data-server auth is disabled 
 describe('TigerGraphConnection when the data server answers auth failures with 403', () => {
   test('when a data call carries no token, then it raises invalid_credentials with status 403', async () => {
     const sim = await startSimulator({ version: '3.9.3', authFailureStatus: 403 });
-    const conn = new TigerGraphConnection({ restppUrl: sim.restppUrl, gsqlUrl: sim.gsqlUrl, version: '3.9.3', graphname: 'social' });
+    const conn = new TigerGraphConnection({
+      restppUrl: sim.restppUrl,
+      gsqlUrl: sim.gsqlUrl,
+      version: '3.9.3',
+      graphname: 'social',
+    });
     try {
       const err = await expectKind(conn.getVertices('Person'), 'invalid_credentials');
       expect([err.status, err.code]).toEqual([403, 'REST-10016']);

@@ -39,4 +39,3 @@ export async function expectKind(promise: Promise<unknown>, kind: TigerGraphErro
 export const VERSIONS = ['3.4.0', '3.5.0', '3.9.3', '4.1.0'] as const;
 export const DEFAULT_LIFETIME_3X = 2_592_000;
 export const DEFAULT_LIFETIME_JWT = 604_800;
-

@@ -34,7 +34,10 @@ describe.each([
   });
 
   test('when the admin password is wrong, then it raises invalid_credentials with 401 and no password in the message', async () => {
-    const err = await expectKind(gsql.runGsql({ username: 'tigergraph', password: 'hunter2hunter2' }, 'SHOW SECRET'), 'invalid_credentials');
+    const err = await expectKind(
+      gsql.runGsql({ username: 'tigergraph', password: 'hunter2hunter2' }, 'SHOW SECRET'),
+      'invalid_credentials',
+    );
     expect(err.status).toBe(401);
     expect(err.message).not.toContain('hunter2hunter2');
   });

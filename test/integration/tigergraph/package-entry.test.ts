@@ -4,7 +4,12 @@ import { createTokenApi, startSimulator, TigerGraphConnection, TigerGraphError }
 describe('the package entry', () => {
   test('when the client and simulator are imported from the entry, then a connection gets a token and reads data', async () => {
     const sim = await startSimulator({ version: '3.9.3' });
-    const conn = new TigerGraphConnection({ restppUrl: sim.restppUrl, gsqlUrl: sim.gsqlUrl, version: '3.9.3', graphname: 'social' });
+    const conn = new TigerGraphConnection({
+      restppUrl: sim.restppUrl,
+      gsqlUrl: sim.gsqlUrl,
+      version: '3.9.3',
+      graphname: 'social',
+    });
     try {
       const secret = await conn.createSecret('entry');
       expect(await conn.getToken(secret)).toBe(sim.tokens()[0]?.token);

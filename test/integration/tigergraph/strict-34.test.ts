@@ -21,7 +21,13 @@ describe('client library against a strict 3.4 simulator', () => {
   afterAll(() => sim.close());
 
   test('when TigerGraphConnection gets, uses, refreshes and deletes a token, then every call succeeds as GET/PUT/DELETE with query strings', async () => {
-    const conn = new TigerGraphConnection({ restppUrl: sim.restppUrl, gsqlUrl: sim.gsqlUrl, version: '3.4.0', graphname: 'social', now: clock.now });
+    const conn = new TigerGraphConnection({
+      restppUrl: sim.restppUrl,
+      gsqlUrl: sim.gsqlUrl,
+      version: '3.4.0',
+      graphname: 'social',
+      now: clock.now,
+    });
     try {
       const [token, expiresAt] = (await conn.getToken(secret, true, 600)) as [string, number, string];
       expect(expiresAt).toBe(clock.nowSeconds() + 600);
@@ -31,7 +37,11 @@ describe('client library against a strict 3.4 simulator', () => {
       expect([again, refreshed]).toEqual([token, clock.nowSeconds() + 900]);
       expect(await conn.deleteToken(secret)).toBe(true);
       const tokenCalls = sim.seen().filter((s) => s.path === '/requesttoken');
-      expect(tokenCalls.map((s) => [s.method, s.bodyText])).toEqual([['GET', undefined], ['PUT', undefined], ['DELETE', undefined]]);
+      expect(tokenCalls.map((s) => [s.method, s.bodyText])).toEqual([
+        ['GET', undefined],
+        ['PUT', undefined],
+        ['DELETE', undefined],
+      ]);
       for (const call of tokenCalls) expect(new URLSearchParams(call.query).get('secret')).toBe(secret);
       await expectKind(conn.echo(), 'invalid_credentials');
     } finally {
@@ -47,7 +57,10 @@ describe('client library against a strict 3.4 simulator', () => {
       expect((await api.refreshToken(secret, grant.token, 60)).token).toBe(grant.token);
       await api.deleteToken(secret, grant.token);
       await expectKind(api.deleteToken(secret, grant.token), 'token_not_found');
-      await expectKind(api.requestTokenWithPassword({ username: 'tigergraph', password: 'tigergraph' }, 'social'), 'bad_request');
+      await expectKind(
+        api.requestTokenWithPassword({ username: 'tigergraph', password: 'tigergraph' }, 'social'),
+        'bad_request',
+      );
     } finally {
       await api.close();
     }
@@ -59,7 +72,10 @@ describe('client library against a strict 3.4 simulator', () => {
     try {
       const err = await expectKind(lenient.requestToken(secret, 300), 'invalid_credentials');
       expect(err.message).not.toContain(secret);
-      await expectKind(lenient.requestTokenWithPassword({ username: 'tigergraph', password: 'tigergraph' }, 'social'), 'invalid_credentials');
+      await expectKind(
+        lenient.requestTokenWithPassword({ username: 'tigergraph', password: 'tigergraph' }, 'social'),
+        'invalid_credentials',
+      );
       expect(sim.tokens()).toHaveLength(before);
     } finally {
       await lenient.close();

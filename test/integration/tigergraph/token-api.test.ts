@@ -2,7 +2,14 @@ import { request } from 'undici';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
 import { createTokenApi, type TokenClient } from '../../../src/tigergraph/restpp-client.js';
 import { wireEraOf } from '../../../src/tigergraph/version.js';
-import { createClock, DEFAULT_LIFETIME_3X, DEFAULT_LIFETIME_JWT, expectKind, VERSIONS, type TestClock } from './fixtures.js';
+import {
+  createClock,
+  DEFAULT_LIFETIME_3X,
+  DEFAULT_LIFETIME_JWT,
+  expectKind,
+  VERSIONS,
+  type TestClock,
+} from './fixtures.js';
 
 describe.each(VERSIONS)('createTokenApi against the simulator in version %s', (version) => {
   const jwt = wireEraOf(version) === 'jwt';

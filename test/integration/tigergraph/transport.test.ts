@@ -73,23 +73,28 @@ describe.each(['no-headers', 'stalled-body'] as const)('when the server never fi
     await silent.close();
   });
 
-  test.each(['3.4.0', '3.9.3', '4.1.0'])('when a %s token call hangs, then it fails as timeout within the bound, without the secret in the message', async (version) => {
-    const api = createTokenApi({ restppUrl: silent.url, gsqlUrl: silent.url, version, timeoutMs: TIMEOUT_MS });
-    try {
-      const { value: err, ms } = await timed(() => expectKind(api.requestToken(SECRET), 'timeout'));
-      expect(ms).toBeLessThan(BOUND_MS);
-      expect(err.message).not.toContain(SECRET);
-      expect(err.status).toBeUndefined();
-      expect(silent.hits()).toBe(1);
-    } finally {
-      await api.close();
-    }
-  });
+  test.each(['3.4.0', '3.9.3', '4.1.0'])(
+    'when a %s token call hangs, then it fails as timeout within the bound, without the secret in the message',
+    async (version) => {
+      const api = createTokenApi({ restppUrl: silent.url, gsqlUrl: silent.url, version, timeoutMs: TIMEOUT_MS });
+      try {
+        const { value: err, ms } = await timed(() => expectKind(api.requestToken(SECRET), 'timeout'));
+        expect(ms).toBeLessThan(BOUND_MS);
+        expect(err.message).not.toContain(SECRET);
+        expect(err.status).toBeUndefined();
+        expect(silent.hits()).toBe(1);
+      } finally {
+        await api.close();
+      }
+    },
+  );
 
   test('when a GSQL statement hangs, then the secret call fails as timeout', async () => {
     const secrets = createSecretApi({ gsqlUrl: silent.url, version: '3.9.3', timeoutMs: TIMEOUT_MS });
     try {
-      const { ms } = await timed(() => expectKind(secrets.listSecrets({ username: 'u', password: 'p4ssw0rd' }, 'social'), 'timeout'));
+      const { ms } = await timed(() =>
+        expectKind(secrets.listSecrets({ username: 'u', password: 'p4ssw0rd' }, 'social'), 'timeout'),
+      );
       expect(ms).toBeLessThan(BOUND_MS);
     } finally {
       await secrets.close();
@@ -97,7 +102,13 @@ describe.each(['no-headers', 'stalled-body'] as const)('when the server never fi
   });
 
   test('when a data call hangs, then the connection call fails as timeout', async () => {
-    const conn = new TigerGraphConnection({ restppUrl: silent.url, gsqlUrl: silent.url, version: '3.9.3', timeoutMs: TIMEOUT_MS, apiToken: SECRET });
+    const conn = new TigerGraphConnection({
+      restppUrl: silent.url,
+      gsqlUrl: silent.url,
+      version: '3.9.3',
+      timeoutMs: TIMEOUT_MS,
+      apiToken: SECRET,
+    });
     try {
       const { value: err, ms } = await timed(() => expectKind(conn.echo(), 'timeout'));
       expect(ms).toBeLessThan(BOUND_MS);
@@ -109,18 +120,21 @@ describe.each(['no-headers', 'stalled-body'] as const)('when the server never fi
 });
 
 describe('when nothing listens on the port', () => {
-  test.each(['3.4.0', '3.9.3', '4.1.0'])('when a %s token call is made, then it fails as unreachable, naming the errno but not the secret', async (version) => {
-    const url = await closedPortUrl();
-    const api = createTokenApi({ restppUrl: url, gsqlUrl: url, version, timeoutMs: 2000 });
-    try {
-      const err = await expectKind(api.deleteToken(SECRET, 'tokentokentokentokentokentoken12'), 'unreachable');
-      expect(err.message).toContain('ECONNREFUSED');
-      expect(err.message).not.toContain(SECRET);
-      expect(err.message).not.toContain('tokentokentokentokentokentoken12');
-    } finally {
-      await api.close();
-    }
-  });
+  test.each(['3.4.0', '3.9.3', '4.1.0'])(
+    'when a %s token call is made, then it fails as unreachable, naming the errno but not the secret',
+    async (version) => {
+      const url = await closedPortUrl();
+      const api = createTokenApi({ restppUrl: url, gsqlUrl: url, version, timeoutMs: 2000 });
+      try {
+        const err = await expectKind(api.deleteToken(SECRET, 'tokentokentokentokentokentoken12'), 'unreachable');
+        expect(err.message).toContain('ECONNREFUSED');
+        expect(err.message).not.toContain(SECRET);
+        expect(err.message).not.toContain('tokentokentokentokentokentoken12');
+      } finally {
+        await api.close();
+      }
+    },
+  );
 
   test('when the connection calls the admin and data servers, then both fail as unreachable', async () => {
     const url = await closedPortUrl();

@@ -105,7 +105,9 @@ describe('single flight across instances sharing one Redis', () => {
 
   const instances = (overrides: { leaseTtlMs?: number } = {}): TokenBroker[] => [
     rig.broker(overrides),
-    ...extra.map((s, i) => rig.broker({ tokens: s.tokens, leases: s.leases, instanceId: `instance-${i}`, ...overrides })),
+    ...extra.map((s, i) =>
+      rig.broker({ tokens: s.tokens, leases: s.leases, instanceId: `instance-${i}`, ...overrides }),
+    ),
   ];
 
   it('when 100 calls for a fresh session are spread over 4 instances, then exactly one POST is made', async () => {

@@ -28,7 +28,9 @@ function importsOf(file: string): Import[] {
   const pattern = /^(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?'([^']+)'|import\(\s*'([^']+)'\s*\)/gm;
   for (const m of text.matchAll(pattern)) {
     const spec = (m[2] ?? m[3]) as string;
-    const target = spec.startsWith('.') ? path.relative(SRC, path.resolve(path.dirname(file), spec)).replace(/\.js$/, '.ts') : spec;
+    const target = spec.startsWith('.')
+      ? path.relative(SRC, path.resolve(path.dirname(file), spec)).replace(/\.js$/, '.ts')
+      : spec;
     found.push({ from: path.relative(SRC, file), target, typeOnly: m[1] !== undefined, dynamic: m[3] !== undefined });
   }
   return found;
@@ -42,19 +44,28 @@ describe('import rules (docs/architecture.md)', () => {
   it('when a module below the HTTP layer imports, then never express nor anything of http/, app or service', () => {
     const lower = ['tokens/', 'store/', 'tigergraph/', 'relay/', 'config/', 'observability/', 'simulator/', 'oidc/'];
     const bad = all.filter(
-      (i) => lower.some((dir) => i.from.startsWith(dir)) && (i.target === 'express' || i.target.startsWith('http/') || i.target === 'app.ts' || i.target === 'service.ts'),
+      (i) =>
+        lower.some((dir) => i.from.startsWith(dir)) &&
+        (i.target === 'express' || i.target.startsWith('http/') || i.target === 'app.ts' || i.target === 'service.ts'),
     );
     expect(show(bad)).toEqual([]);
   });
 
   it('when a pipeline step or the session layer imports, then never a route or the server plumbing, and express only for types', () => {
     const inner = all.filter((i) => under('http/pipeline/')(i) || under('http/session/')(i));
-    const bad = inner.filter((i) => i.target.startsWith('http/routes/') || i.target.startsWith('http/server/') || (i.target === 'express' && !i.typeOnly));
+    const bad = inner.filter(
+      (i) =>
+        i.target.startsWith('http/routes/') ||
+        i.target.startsWith('http/server/') ||
+        (i.target === 'express' && !i.typeOnly),
+    );
     expect(show(bad)).toEqual([]);
   });
 
   it('when a schema imports, then never a step, the session layer, a route or the server plumbing', () => {
-    const bad = all.filter((i) => under('http/schemas/')(i) && /^http\/(pipeline|session|routes|server)\//.test(i.target));
+    const bad = all.filter(
+      (i) => under('http/schemas/')(i) && /^http\/(pipeline|session|routes|server)\//.test(i.target),
+    );
     expect(show(bad)).toEqual([]);
   });
 
@@ -67,16 +78,24 @@ describe('import rules (docs/architecture.md)', () => {
     // dev dependencies only for the benchmark's plain peer (bench/plain-peer.ts).
     const legacy = ['express-session', 'connect-redis'];
     expect(show(all.filter((i) => legacy.includes(i.target)))).toEqual([]);
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     expect(Object.keys(pkg.dependencies).filter((name) => legacy.includes(name))).toEqual([]);
   });
 
   it('when single sign-on is off, then nothing loads src/oidc, openid-client or jose (only service.ts, dynamically, when it is on)', () => {
     // About 10 MB of RSS per replica for a feature most deployments leave off.
     const eager = all.filter((i) => !i.typeOnly && !i.dynamic && !i.from.startsWith('oidc/'));
-    const bad = eager.filter((i) => (i.target.startsWith('oidc/') && i.target !== 'oidc/logout-token-error.ts') || /^(openid-client|jose)(\/|$)/.test(i.target));
+    const bad = eager.filter(
+      (i) =>
+        (i.target.startsWith('oidc/') && i.target !== 'oidc/logout-token-error.ts') ||
+        /^(openid-client|jose)(\/|$)/.test(i.target),
+    );
     expect(show(bad)).toEqual([]);
-    expect(all.filter((i) => i.dynamic && i.target === 'oidc/oidc-parts.ts').map((i) => i.from)).toEqual(['service.ts']);
+    expect(all.filter((i) => i.dynamic && i.target === 'oidc/oidc-parts.ts').map((i) => i.from)).toEqual([
+      'service.ts',
+    ]);
   });
 
   it('when the rules scan, then they see the imports (the scan itself works)', () => {

@@ -49,7 +49,9 @@ describe('tgbff argument parsing', () => {
   });
 
   it('when an unknown option is given, then the error names the option and the command', () => {
-    expect(usageFailure(['token', 'get', '--secret', 'x']).message).toMatch(/unknown option --secret for 'tgbff token get'/);
+    expect(usageFailure(['token', 'get', '--secret', 'x']).message).toMatch(
+      /unknown option --secret for 'tgbff token get'/,
+    );
   });
 
   it('when a value option has no value or swallows the next option, then it says a value is needed', () => {

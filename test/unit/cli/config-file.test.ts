@@ -12,7 +12,11 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-async function writeConfig(content: string, mode: number, path = join(home, '.config', 'tgbff', 'config.json')): Promise<string> {
+async function writeConfig(
+  content: string,
+  mode: number,
+  path = join(home, '.config', 'tgbff', 'config.json'),
+): Promise<string> {
   await mkdir(join(path, '..'), { recursive: true });
   await writeFile(path, content);
   await chmod(path, mode);
@@ -20,7 +24,10 @@ async function writeConfig(content: string, mode: number, path = join(home, '.co
 }
 
 async function failure(promise: Promise<unknown>): Promise<CliError> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof CliError)) throw new Error(`expected a CliError, got ${String(err)}`);
   return err;
 }
@@ -31,7 +38,10 @@ describe('config file', () => {
   });
 
   it('when ~/.config/tgbff/config.json is mode 600, then its settings and credentials are read', async () => {
-    const path = await writeConfig(JSON.stringify({ gsqlUrl: 'http://h:14240', version: '4.1.0', username: 'u', password: 'pw' }), 0o600);
+    const path = await writeConfig(
+      JSON.stringify({ gsqlUrl: 'http://h:14240', version: '4.1.0', username: 'u', password: 'pw' }),
+      0o600,
+    );
     await expect(loadConfigFile({}, home)).resolves.toEqual({
       path,
       config: { gsqlUrl: 'http://h:14240', version: '4.1.0', username: 'u', password: 'pw' },
@@ -40,7 +50,9 @@ describe('config file', () => {
 
   it('when TGBFF_CONFIG names a file, then that file is used instead', async () => {
     const path = await writeConfig('{"username":"other","password":"pw"}', 0o400, join(home, 'elsewhere.json'));
-    await expect(loadConfigFile({ TGBFF_CONFIG: path }, home)).resolves.toMatchObject({ config: { username: 'other' } });
+    await expect(loadConfigFile({ TGBFF_CONFIG: path }, home)).resolves.toMatchObject({
+      config: { username: 'other' },
+    });
   });
 
   it('when TGBFF_CONFIG names a missing file, then it is a setup error naming the path', async () => {

@@ -46,7 +46,9 @@ describe('admin credential resolution', () => {
   it('when --user and TG_PASSWORD are set, then they win over netrc, config and prompt', async () => {
     await writeNetrc('machine db.example login n password np');
     const prompter = scripted(['x', 'y']);
-    const got = await resolveCredentials(inputs({ user: 'flag-user', env: { TG_PASSWORD: 'env-pass' }, config, prompter }));
+    const got = await resolveCredentials(
+      inputs({ user: 'flag-user', env: { TG_PASSWORD: 'env-pass' }, config, prompter }),
+    );
     expect(got).toEqual({ creds: { username: 'flag-user', password: 'env-pass' }, source: '--user and TG_PASSWORD' });
     expect(prompter.asked).toEqual([]);
   });
@@ -54,7 +56,10 @@ describe('admin credential resolution', () => {
   it('when ~/.netrc has an entry for the host, then it wins over the config file', async () => {
     const path = await writeNetrc('machine other login o password op\nmachine db.example login n password np');
     const got = await resolveCredentials(inputs({ config }));
-    expect(got).toEqual({ creds: { username: 'n', password: 'np' }, source: `netrc file ${path} (machine db.example)` });
+    expect(got).toEqual({
+      creds: { username: 'n', password: 'np' },
+      source: `netrc file ${path} (machine db.example)`,
+    });
   });
 
   it('when NETRC names a file, then it is read instead of ~/.netrc, and its default entry serves any host', async () => {
@@ -66,7 +71,9 @@ describe('admin credential resolution', () => {
   });
 
   it('when NETRC names a missing file, then it is a setup error rather than a silent skip', async () => {
-    const err = await resolveCredentials(inputs({ env: { NETRC: join(home, 'missing') }, config })).catch((e: unknown) => e);
+    const err = await resolveCredentials(inputs({ env: { NETRC: join(home, 'missing') }, config })).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).exitCode).toBe(ExitCode.usage);
     expect((err as CliError).message).toContain('missing');
@@ -94,7 +101,10 @@ describe('admin credential resolution', () => {
 
   it('when nothing else has credentials and there is a terminal, then user and password are asked for', async () => {
     const prompter = scripted(['typed-user', 'typed-pass']);
-    expect((await resolveCredentials(inputs({ prompter }))).creds).toEqual({ username: 'typed-user', password: 'typed-pass' });
+    expect((await resolveCredentials(inputs({ prompter }))).creds).toEqual({
+      username: 'typed-user',
+      password: 'typed-pass',
+    });
     expect(prompter.asked).toEqual(['Admin user for db.example: ', 'Password for typed-user@db.example: ']);
   });
 

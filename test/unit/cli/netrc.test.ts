@@ -2,7 +2,9 @@ import { findNetrcEntry, parseNetrc } from '../../../src/cli/netrc.js';
 
 describe('netrc parsing', () => {
   it('when entries span lines or share one, then each machine gets its login and password', () => {
-    const entries = parseNetrc('machine a.example login alice password pa\nmachine b.example\n  login bob\n  password pb\n');
+    const entries = parseNetrc(
+      'machine a.example login alice password pa\nmachine b.example\n  login bob\n  password pb\n',
+    );
     expect(entries).toEqual([
       { machine: 'a.example', login: 'alice', password: 'pa' },
       { machine: 'b.example', login: 'bob', password: 'pb' },
@@ -40,7 +42,9 @@ describe('netrc parsing', () => {
     const entries = parseNetrc('machine h login a password pa\nmachine h password anyone\ndefault login b password pb');
     expect(findNetrcEntry(entries, 'h', 'a')?.password).toBe('pa');
     expect(findNetrcEntry(entries, 'h', 'c')?.password).toBe('anyone');
-    expect(findNetrcEntry(parseNetrc('machine h login a password pa\ndefault login b password pb'), 'h', 'b')?.password).toBe('pb');
+    expect(
+      findNetrcEntry(parseNetrc('machine h login a password pa\ndefault login b password pb'), 'h', 'b')?.password,
+    ).toBe('pb');
   });
 
   it('when nothing matches and there is no default, then there is no entry', () => {

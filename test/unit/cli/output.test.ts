@@ -4,7 +4,11 @@ import { createOutput, table } from '../../../src/cli/output.js';
 function capture(json: boolean) {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const out = createOutput({ json, stdout: { write: (t: string) => stdout.push(t) }, stderr: { write: (t: string) => stderr.push(t) } });
+  const out = createOutput({
+    json,
+    stdout: { write: (t: string) => stdout.push(t) },
+    stderr: { write: (t: string) => stderr.push(t) },
+  });
   return { out, stdout, stderr };
 }
 
@@ -48,11 +52,20 @@ describe('CLI output', () => {
     out.protect('rong');
     out.protect('Secret');
     out.protect(token);
-    out.error(new CliError(ExitCode.other, 'x', `Wrong password or secret for token ${token}: Secret (the password) was rong.`));
-    expect(JSON.parse(stderr.join('')).error.message).toBe('Wrong password or secret for token p9l****0c8: **** (the password) was ****.');
+    out.error(
+      new CliError(ExitCode.other, 'x', `Wrong password or secret for token ${token}: Secret (the password) was rong.`),
+    );
+    expect(JSON.parse(stderr.join('')).error.message).toBe(
+      'Wrong password or secret for token p9l****0c8: **** (the password) was ****.',
+    );
   });
 
   it('when rows are tabulated, then columns line up under the header', () => {
-    expect(table([['A', 'LONG'], ['long-value', 'x']])).toBe('A           LONG\nlong-value  x');
+    expect(
+      table([
+        ['A', 'LONG'],
+        ['long-value', 'x'],
+      ]),
+    ).toBe('A           LONG\nlong-value  x');
   });
 });

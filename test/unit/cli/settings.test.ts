@@ -17,23 +17,53 @@ describe('connection settings', () => {
 
   it('when flag, env and config all set a value, then the flag wins, then env, then config', () => {
     const config = { ...cfg, gsqlUrl: 'http://cfg:1', restppUrl: 'http://cfg:2', version: '3.5.0' };
-    const env = { TG_GSQL_URL: 'http://env:1', TG_RESTPP_URL: 'http://env:2', TG_VERSION: '3.6.0', TG_GRAPH: 'envg', TG_TIMEOUT_MS: '5' };
-    const flags = { 'gsql-url': 'http://flag:1/', 'restpp-url': 'http://flag:2', version: '3.4.0', graph: 'flagg', 'timeout-ms': '7' };
+    const env = {
+      TG_GSQL_URL: 'http://env:1',
+      TG_RESTPP_URL: 'http://env:2',
+      TG_VERSION: '3.6.0',
+      TG_GRAPH: 'envg',
+      TG_TIMEOUT_MS: '5',
+    };
+    const flags = {
+      'gsql-url': 'http://flag:1/',
+      'restpp-url': 'http://flag:2',
+      version: '3.4.0',
+      graph: 'flagg',
+      'timeout-ms': '7',
+    };
     expect(resolveSettings(flags, env, config)).toMatchObject({
-      gsqlUrl: 'http://flag:1', restppUrl: 'http://flag:2', version: '3.4.0', graph: 'flagg', timeoutMs: 7, host: 'flag',
+      gsqlUrl: 'http://flag:1',
+      restppUrl: 'http://flag:2',
+      version: '3.4.0',
+      graph: 'flagg',
+      timeoutMs: 7,
+      host: 'flag',
     });
-    expect(resolveSettings({}, env, config)).toMatchObject({ gsqlUrl: 'http://env:1', version: '3.6.0', graph: 'envg', timeoutMs: 5 });
-    expect(resolveSettings({}, {}, config)).toMatchObject({ gsqlUrl: 'http://cfg:1', restppUrl: 'http://cfg:2', version: '3.5.0' });
+    expect(resolveSettings({}, env, config)).toMatchObject({
+      gsqlUrl: 'http://env:1',
+      version: '3.6.0',
+      graph: 'envg',
+      timeoutMs: 5,
+    });
+    expect(resolveSettings({}, {}, config)).toMatchObject({
+      gsqlUrl: 'http://cfg:1',
+      restppUrl: 'http://cfg:2',
+      version: '3.5.0',
+    });
   });
 
   it('when the config file names a host, then both default URLs point at it', () => {
     expect(resolveSettings({}, {}, { ...cfg, host: 'tg.internal' })).toMatchObject({
-      gsqlUrl: 'http://tg.internal:14240', restppUrl: 'http://tg.internal:9000', host: 'tg.internal',
+      gsqlUrl: 'http://tg.internal:14240',
+      restppUrl: 'http://tg.internal:9000',
+      host: 'tg.internal',
     });
   });
 
   it('when the version is 4.1 or later, then the data server defaults to /restpp on the admin port', () => {
-    expect(resolveSettings({ version: '4.1.0', 'gsql-url': 'http://h:14240' }, {}, undefined).restppUrl).toBe('http://h:14240/restpp');
+    expect(resolveSettings({ version: '4.1.0', 'gsql-url': 'http://h:14240' }, {}, undefined).restppUrl).toBe(
+      'http://h:14240/restpp',
+    );
     expect(resolveSettings({ version: '4.0.2' }, {}, undefined).restppUrl).toBe('http://127.0.0.1:9000');
   });
 

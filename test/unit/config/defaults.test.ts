@@ -12,7 +12,12 @@ describe('config defaults', () => {
       tigergraph: { version: '3.9.3', tokenLifetimeSeconds: 43200, refreshBeforeSeconds: 600 },
       simulator: true,
       redis: { mode: 'memory', prefix: 'tgbff:' },
-      session: { idleTimeoutSeconds: 1800, absoluteTimeoutSeconds: 43200, cookieName: '__Host-tgbff', cookieSecure: true },
+      session: {
+        idleTimeoutSeconds: 1800,
+        absoluteTimeoutSeconds: 43200,
+        cookieName: '__Host-tgbff',
+        cookieSecure: true,
+      },
       allowedOrigins: [],
       csrfHeader: 'x-requested-with',
       trustProxy: false,
@@ -106,7 +111,10 @@ describe('config defaults', () => {
       prefix: 'x:',
     });
     expect(config.session.secrets).toEqual(['a'.repeat(32), 'b'.repeat(40)]);
-    expect(config.session.encryptionKeys.map((k) => [k.id, k.key.length])).toEqual([['k2', 32], ['k1', 32]]);
+    expect(config.session.encryptionKeys.map((k) => [k.id, k.key.length])).toEqual([
+      ['k2', 32],
+      ['k1', 32],
+    ]);
     expect(config.session.encryptionKeys[0]?.key.equals(Buffer.alloc(32, 7))).toBe(true);
     expect(config.session.cookieName).toBe('sid');
     expect(config.allowedOrigins).toEqual(['https://app.example.com', 'http://localhost:5173', 'http://localhost']);

@@ -16,7 +16,9 @@ describe('.env checking', () => {
   });
 
   it('when a line has no "=", then the error names the file and line and not the content', () => {
-    expect(check('A=1\nhunter2-password-line\nB=2')).toThrow(new EnvFileError('/x/.env', 'expected KEY=value (KEY: letters, digits and _, not starting with a digit)', 2));
+    expect(check('A=1\nhunter2-password-line\nB=2')).toThrow(
+      new EnvFileError('/x/.env', 'expected KEY=value (KEY: letters, digits and _, not starting with a digit)', 2),
+    );
     expect(check('A=1\nhunter2-password-line\nB=2')).toThrow(/^\/x\/\.env, line 2: (?!.*hunter2)/);
   });
 

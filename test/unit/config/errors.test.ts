@@ -57,7 +57,13 @@ describe('config errors', () => {
   });
 
   it('when several keys are bad at once, then every one is listed', () => {
-    const err = configErrorOf({ PORT: 'x', LOG_LEVEL: 'loud', COOKIE_SECURE: 'sure', TOKEN_REFRESH_BEFORE: '10', TG_TOKEN_LIFETIME: '5' });
+    const err = configErrorOf({
+      PORT: 'x',
+      LOG_LEVEL: 'loud',
+      COOKIE_SECURE: 'sure',
+      TOKEN_REFRESH_BEFORE: '10',
+      TG_TOKEN_LIFETIME: '5',
+    });
     expect(keysOf(err).sort()).toEqual(['COOKIE_SECURE', 'LOG_LEVEL', 'PORT', 'TOKEN_REFRESH_BEFORE']);
     expect(err.message.split('\n')).toHaveLength(5);
   });
@@ -83,29 +89,49 @@ describe('config errors', () => {
   });
 
   it('when TG_TOKEN_LIFETIME is longer than SESSION_ABSOLUTE_TIMEOUT, then it is refused at start-up', () => {
-    expect(keysOf(configErrorOf({ TG_TOKEN_LIFETIME: '2592000', SESSION_ABSOLUTE_TIMEOUT: '43200' }))).toEqual(['TG_TOKEN_LIFETIME']);
+    expect(keysOf(configErrorOf({ TG_TOKEN_LIFETIME: '2592000', SESSION_ABSOLUTE_TIMEOUT: '43200' }))).toEqual([
+      'TG_TOKEN_LIFETIME',
+    ]);
   });
 
   it('when TG_TOKEN_LIFETIME is unset, then tokens last SESSION_ABSOLUTE_TIMEOUT and the refresh margin fits in it', () => {
-    const config = loadConfig({ SESSION_IDLE_TIMEOUT: '60', SESSION_ABSOLUTE_TIMEOUT: '300', TOKEN_REFRESH_BEFORE: '600' });
+    const config = loadConfig({
+      SESSION_IDLE_TIMEOUT: '60',
+      SESSION_ABSOLUTE_TIMEOUT: '300',
+      TOKEN_REFRESH_BEFORE: '600',
+    });
     expect(config.tigergraph).toMatchObject({ tokenLifetimeSeconds: 300, refreshBeforeSeconds: 150 });
   });
 
   it('when TOKEN_REFRESH_BEFORE is not below the lifetime, then it is rejected', () => {
-    expect(keysOf(configErrorOf({ TG_TOKEN_LIFETIME: '600', TOKEN_REFRESH_BEFORE: '600' }))).toEqual(['TOKEN_REFRESH_BEFORE']);
+    expect(keysOf(configErrorOf({ TG_TOKEN_LIFETIME: '600', TOKEN_REFRESH_BEFORE: '600' }))).toEqual([
+      'TOKEN_REFRESH_BEFORE',
+    ]);
   });
 
   it('when RELAY_FORWARD_HEADERS names a credential, framing or override header, then it is rejected by name', () => {
-    for (const name of ['Authorization', 'cookie', 'X-HTTP-Method-Override', 'x-original-url', 'transfer-encoding', 'x-forwarded-for']) {
+    for (const name of [
+      'Authorization',
+      'cookie',
+      'X-HTTP-Method-Override',
+      'x-original-url',
+      'transfer-encoding',
+      'x-forwarded-for',
+    ]) {
       const err = configErrorOf({ RELAY_FORWARD_HEADERS: `gsql-replica, ${name}` });
       expect(keysOf(err)).toEqual(['RELAY_FORWARD_HEADERS']);
       expect(err.message).toContain(`must not name ${name.toLowerCase()}`);
     }
-    expect(loadConfig({ RELAY_FORWARD_HEADERS: 'GSQL-Replica, x-tenant' }).relayForwardHeaders).toEqual(['gsql-replica', 'x-tenant']);
+    expect(loadConfig({ RELAY_FORWARD_HEADERS: 'GSQL-Replica, x-tenant' }).relayForwardHeaders).toEqual([
+      'gsql-replica',
+      'x-tenant',
+    ]);
   });
 
   it('when HEADERS_TIMEOUT_MS is longer than REQUEST_TIMEOUT_MS, then it is rejected (Node would refuse to listen)', () => {
-    expect(keysOf(configErrorOf({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }))).toEqual(['HEADERS_TIMEOUT_MS']);
+    expect(keysOf(configErrorOf({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }))).toEqual([
+      'HEADERS_TIMEOUT_MS',
+    ]);
   });
 
   it('when the absolute session timeout is shorter than the idle one, then it is rejected', () => {

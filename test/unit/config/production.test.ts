@@ -44,7 +44,12 @@ describe('config in production', () => {
   });
 
   it('when production uses sentinels or a cluster instead of REDIS_URL, then that satisfies the Redis requirement', () => {
-    const sentinel = loadConfig({ ...PRODUCTION, REDIS_URL: undefined, REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_NAME: 'mymaster' });
+    const sentinel = loadConfig({
+      ...PRODUCTION,
+      REDIS_URL: undefined,
+      REDIS_SENTINELS: 's1:26379',
+      REDIS_SENTINEL_NAME: 'mymaster',
+    });
     expect(sentinel.redis.mode).toBe('sentinel');
     const cluster = loadConfig({ ...PRODUCTION, REDIS_URL: undefined, REDIS_CLUSTER_NODES: 'n1:7000' });
     expect(cluster.redis.mode).toBe('cluster');

@@ -29,7 +29,10 @@ describe('config redis mode', () => {
     });
     expect(redis).toEqual({
       mode: 'sentinel',
-      sentinels: [{ host: 's1', port: 26379 }, { host: '::1', port: 26380 }],
+      sentinels: [
+        { host: 's1', port: 26379 },
+        { host: '::1', port: 26380 },
+      ],
       name: 'mymaster',
       sentinelPassword: 'spw',
       tls: false,
@@ -40,7 +43,14 @@ describe('config redis mode', () => {
 
   it('when cluster nodes are set, then cluster mode lists them', () => {
     const { redis } = loadConfig({ REDIS_CLUSTER_NODES: 'n1:7000,n2:7001', REDIS_PREFIX: 'app:' });
-    expect(redis).toMatchObject({ mode: 'cluster', nodes: [{ host: 'n1', port: 7000 }, { host: 'n2', port: 7001 }], prefix: 'app:' });
+    expect(redis).toMatchObject({
+      mode: 'cluster',
+      nodes: [
+        { host: 'n1', port: 7000 },
+        { host: 'n2', port: 7001 },
+      ],
+      prefix: 'app:',
+    });
   });
 
   it('when two modes are set, then both keys are named as a conflict', () => {
@@ -70,9 +80,18 @@ describe('config redis mode', () => {
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     it('when it is set with TLS (REDIS_TLS or rediss://), then its PEM text goes with every mode', () => {
-      expect(loadConfig({ REDIS_URL: 'rediss://r:6380', REDIS_CA_FILE: caFile }).redis).toMatchObject({ mode: 'standalone', tls: true, ca: pem });
-      expect(loadConfig({ REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_NAME: 'm', REDIS_TLS: 'true', REDIS_CA_FILE: caFile }).redis).toMatchObject({ mode: 'sentinel', ca: pem });
-      expect(loadConfig({ REDIS_CLUSTER_NODES: 'n1:7000', REDIS_TLS: 'yes', REDIS_CA_FILE: caFile }).redis).toMatchObject({ mode: 'cluster', ca: pem });
+      expect(loadConfig({ REDIS_URL: 'rediss://r:6380', REDIS_CA_FILE: caFile }).redis).toMatchObject({
+        mode: 'standalone',
+        tls: true,
+        ca: pem,
+      });
+      expect(
+        loadConfig({ REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_NAME: 'm', REDIS_TLS: 'true', REDIS_CA_FILE: caFile })
+          .redis,
+      ).toMatchObject({ mode: 'sentinel', ca: pem });
+      expect(
+        loadConfig({ REDIS_CLUSTER_NODES: 'n1:7000', REDIS_TLS: 'yes', REDIS_CA_FILE: caFile }).redis,
+      ).toMatchObject({ mode: 'cluster', ca: pem });
     });
 
     it('when it is set without TLS, or without any Redis mode, then it is named rather than silently ignored', () => {
@@ -84,8 +103,12 @@ describe('config redis mode', () => {
 
     it('when the file holds no certificate or is missing, then it is named', () => {
       writeFileSync(join(dir, 'empty.pem'), 'nothing here');
-      expect(keysOf(configErrorOf({ REDIS_URL: 'rediss://r:6380', REDIS_CA_FILE: join(dir, 'empty.pem') }))).toEqual(['REDIS_CA_FILE']);
-      expect(keysOf(configErrorOf({ REDIS_URL: 'rediss://r:6380', REDIS_CA_FILE: join(dir, 'missing.pem') }))).toEqual(['REDIS_CA_FILE']);
+      expect(keysOf(configErrorOf({ REDIS_URL: 'rediss://r:6380', REDIS_CA_FILE: join(dir, 'empty.pem') }))).toEqual([
+        'REDIS_CA_FILE',
+      ]);
+      expect(keysOf(configErrorOf({ REDIS_URL: 'rediss://r:6380', REDIS_CA_FILE: join(dir, 'missing.pem') }))).toEqual([
+        'REDIS_CA_FILE',
+      ]);
     });
   });
 });

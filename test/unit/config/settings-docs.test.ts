@@ -14,7 +14,7 @@ describe('the generated settings docs', () => {
     expect(read('docs/configuration.md')).toBe(renderSettingsMarkdown());
   });
 
-  it('when the docs name a default, then it is the parser\'s own default', () => {
+  it("when the docs name a default, then it is the parser's own default", () => {
     expect(defaultText('PORT')).toBe('8080');
     expect(defaultText('ALLOWED_ORIGINS')).toBe('none');
     expect(defaultText('TG_RESTPP_URL')).toBe('unset');

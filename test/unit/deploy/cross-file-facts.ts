@@ -41,8 +41,15 @@ export function dockerfileFacts(text: string): Facts['dockerfile'] {
   for (const line of runtime.split('\n').filter((l) => l.startsWith('ENV '))) {
     for (const m of line.slice(4).matchAll(/([A-Z_][A-Z0-9_]*)=(\S+)/g)) env[m[1]] = m[2];
   }
-  const expose = runtime.split('\n').filter((l) => l.startsWith('EXPOSE ')).flatMap((l) => l.slice(7).trim().split(/\s+/).map(Number));
-  const cmdLine = runtime.split('\n').filter((l) => l.startsWith('CMD ')).pop() ?? '';
+  const expose = runtime
+    .split('\n')
+    .filter((l) => l.startsWith('EXPOSE '))
+    .flatMap((l) => l.slice(7).trim().split(/\s+/).map(Number));
+  const cmdLine =
+    runtime
+      .split('\n')
+      .filter((l) => l.startsWith('CMD '))
+      .pop() ?? '';
   return { env, expose, cmd: JSON.parse(cmdLine.slice(4)) as string[] };
 }
 
@@ -78,15 +85,22 @@ export function gatherFacts(objects: K8sObject[]): Facts {
       env: bff.environment as Record<string, string>,
       stopGraceSeconds: seconds(bff.stop_grace_period),
     },
-    nginxUpstreamPorts: [...read('deploy/nginx.conf').matchAll(/^\s*(?:server|set\s+\$\w+)\s+bff:(\d+)/gm)].map((m) => Number(m[1])),
+    nginxUpstreamPorts: [...read('deploy/nginx.conf').matchAll(/^\s*(?:server|set\s+\$\w+)\s+bff:(\d+)/gm)].map((m) =>
+      Number(m[1]),
+    ),
     startScript: (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start,
     k8s: {
       config: one('ConfigMap').data,
       envNames: (c.env as { name: string }[]).map((e) => e.name),
       command: c.command,
-      ports: Object.fromEntries((c.ports as { name: string; containerPort: number }[]).map((p) => [p.name, p.containerPort])),
+      ports: Object.fromEntries(
+        (c.ports as { name: string; containerPort: number }[]).map((p) => [p.name, p.containerPort]),
+      ),
       serviceTargetPort: service.spec.ports[0].targetPort,
-      servicePorts: (service.spec.ports as { port: number; targetPort: number | string }[]).flatMap((p) => [p.port, p.targetPort as number]),
+      servicePorts: (service.spec.ports as { port: number; targetPort: number | string }[]).flatMap((p) => [
+        p.port,
+        p.targetPort as number,
+      ]),
       annotations: pod.metadata.annotations,
       livenessPath: c.livenessProbe.httpGet.path,
       readinessPath: c.readinessProbe.httpGet.path,
@@ -97,7 +111,9 @@ export function gatherFacts(objects: K8sObject[]): Facts {
       memoryLimitMi: mebibytes(c.resources.limits.memory),
       netpolIngressPorts: objects
         .filter((o) => o.kind === 'NetworkPolicy')
-        .flatMap((o: any) => (o.spec.ingress ?? []).flatMap((r: any) => (r.ports ?? []).map((p: any) => p.port as number))),
+        .flatMap((o: any) =>
+          (o.spec.ingress ?? []).flatMap((r: any) => (r.ports ?? []).map((p: any) => p.port as number)),
+        ),
     },
   };
 }
@@ -136,31 +152,52 @@ export async function crossFileProblems(
   });
   if (!k.netpolIngressPorts.includes(http)) out.push(`NetworkPolicy does not admit the service port ${http}`);
   if (!k.netpolIngressPorts.includes(metrics)) out.push(`NetworkPolicy does not admit the metrics port ${metrics}`);
-  if (k.servicePorts.includes(metrics) || port(k.serviceTargetPort) === metrics) out.push('the metrics port is in the public Service');
-  if (k.annotations['prometheus.io/scrape'] !== 'true' || k.annotations['prometheus.io/path'] !== '/metrics') out.push('Prometheus scrape annotations missing');
-  for (const [probe, path] of Object.entries({ liveness: k.livenessPath, readiness: k.readinessPath, startup: k.startupPath })) {
+  if (k.servicePorts.includes(metrics) || port(k.serviceTargetPort) === metrics)
+    out.push('the metrics port is in the public Service');
+  if (k.annotations['prometheus.io/scrape'] !== 'true' || k.annotations['prometheus.io/path'] !== '/metrics')
+    out.push('Prometheus scrape annotations missing');
+  for (const [probe, path] of Object.entries({
+    liveness: k.livenessPath,
+    readiness: k.readinessPath,
+    startup: k.startupPath,
+  })) {
     if (path === undefined) continue;
     const status = await routeAnswers(path);
     if (status !== 200) out.push(`${probe} probe path ${path} answers ${status}, not 200`);
   }
-  if (k.livenessPath !== '/healthz') out.push(`liveness probe is ${k.livenessPath}: /readyz-style checks would restart pods for a Redis outage`);
-  if (k.readinessPath !== '/readyz') out.push(`readiness probe is ${k.readinessPath}, not /readyz (which turns 503 on drain)`);
-  for (const p of k.probePorts) if (port(p) !== http) out.push(`a probe targets port ${p}, not the service port ${http}`);
+  if (k.livenessPath !== '/healthz')
+    out.push(`liveness probe is ${k.livenessPath}: /readyz-style checks would restart pods for a Redis outage`);
+  if (k.readinessPath !== '/readyz')
+    out.push(`readiness probe is ${k.readinessPath}, not /readyz (which turns 503 on drain)`);
+  for (const p of k.probePorts)
+    if (port(p) !== http) out.push(`a probe targets port ${p}, not the service port ${http}`);
   const shutdownS = Number(k.config.SHUTDOWN_TIMEOUT_MS ?? 10_000) / 1000;
   if (!(k.preStopSeconds >= 1)) out.push('no preStop sleep before SIGTERM');
-  if (!(k.grace > k.preStopSeconds + shutdownS)) out.push(`terminationGracePeriodSeconds ${k.grace} <= preStop ${k.preStopSeconds} + SHUTDOWN_TIMEOUT_MS ${shutdownS}s`);
+  if (!(k.grace > k.preStopSeconds + shutdownS))
+    out.push(
+      `terminationGracePeriodSeconds ${k.grace} <= preStop ${k.preStopSeconds} + SHUTDOWN_TIMEOUT_MS ${shutdownS}s`,
+    );
   const composeShutdownS = Number(f.compose.env.SHUTDOWN_TIMEOUT_MS ?? 10_000) / 1000;
-  if (!(f.compose.stopGraceSeconds > composeShutdownS)) out.push(`compose stop_grace_period ${f.compose.stopGraceSeconds}s <= SHUTDOWN_TIMEOUT_MS ${composeShutdownS}s`);
+  if (!(f.compose.stopGraceSeconds > composeShutdownS))
+    out.push(`compose stop_grace_period ${f.compose.stopGraceSeconds}s <= SHUTDOWN_TIMEOUT_MS ${composeShutdownS}s`);
   const allowed = new Set([...configKeys, 'NODE_ENV', 'NODE_OPTIONS']);
-  for (const [where, names] of Object.entries({ 'k8s ConfigMap': Object.keys(k.config), 'k8s env': k.envNames, compose: Object.keys(f.compose.env) })) {
+  for (const [where, names] of Object.entries({
+    'k8s ConfigMap': Object.keys(k.config),
+    'k8s env': k.envNames,
+    compose: Object.keys(f.compose.env),
+  })) {
     for (const name of names) if (!allowed.has(name)) out.push(`${where} sets ${name}, which is no config key`);
   }
   const flags = (argv: string[]) => argv.filter((a) => a.startsWith('--')).join(' ');
   if (flags(k.command) !== flags(f.dockerfile.cmd) || k.command.at(-1) !== f.dockerfile.cmd.at(-1)) {
-    out.push(`k8s command ${JSON.stringify(k.command)} differs from the image's CMD ${JSON.stringify(f.dockerfile.cmd)}`);
+    out.push(
+      `k8s command ${JSON.stringify(k.command)} differs from the image's CMD ${JSON.stringify(f.dockerfile.cmd)}`,
+    );
   }
-  if (!f.startScript.includes(flags(f.dockerfile.cmd))) out.push(`npm start (${f.startScript}) lacks the image's node flags`);
+  if (!f.startScript.includes(flags(f.dockerfile.cmd)))
+    out.push(`npm start (${f.startScript}) lacks the image's node flags`);
   const heap = /--max-old-space-size=(\d+)/.exec(k.config.NODE_OPTIONS ?? '');
-  if (!heap || !(Number(heap[1]) < k.memoryLimitMi * 0.8)) out.push(`heap cap ${heap?.[1]} MB not below 80% of the ${k.memoryLimitMi}Mi memory limit`);
+  if (!heap || !(Number(heap[1]) < k.memoryLimitMi * 0.8))
+    out.push(`heap cap ${heap?.[1]} MB not below 80% of the ${k.memoryLimitMi}Mi memory limit`);
   return out;
 }

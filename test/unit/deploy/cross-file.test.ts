@@ -17,7 +17,8 @@ const app = express().use(opsRoutes({ isDraining: () => false, checks: [{ name: 
 const routeAnswers = async (path: string) => (await request(app).get(path)).status;
 
 const missing = kubectlMissing();
-if (missing && process.env.CI === 'true') throw new Error(`CI=true but ${missing}: install kubectl (v1.32, with kustomize)`);
+if (missing && process.env.CI === 'true')
+  throw new Error(`CI=true but ${missing}: install kubectl (v1.32, with kustomize)`);
 if (missing) console.warn(`SKIPPED cross-file deploy consistency tests: ${missing}`);
 const withKubectl = missing ? describe.skip : describe;
 
@@ -44,14 +45,30 @@ withKubectl('each cross-file check fails when one value is broken', () => {
     ['metrics annotation', (f) => void (f.k8s.annotations['prometheus.io/port'] = '9090'), /metrics ports disagree/],
     ['Dockerfile METRICS_PORT', (f) => void (f.dockerfile.env.METRICS_PORT = '9100'), /metrics ports disagree/],
     ['NetworkPolicy metrics port', (f) => void (f.k8s.netpolIngressPorts = [8080]), /does not admit the metrics port/],
-    ['metrics in the public Service', (f) => void f.k8s.servicePorts.push(9464), /metrics port is in the public Service/],
-    ['probe path not a route', (f) => void (f.k8s.readinessPath = '/ready'), /readiness probe path \/ready answers 404/],
+    [
+      'metrics in the public Service',
+      (f) => void f.k8s.servicePorts.push(9464),
+      /metrics port is in the public Service/,
+    ],
+    [
+      'probe path not a route',
+      (f) => void (f.k8s.readinessPath = '/ready'),
+      /readiness probe path \/ready answers 404/,
+    ],
     ['liveness on /readyz', (f) => void (f.k8s.livenessPath = '/readyz'), /liveness probe is \/readyz/],
     ['probe on the metrics port', (f) => void (f.k8s.probePorts = ['metrics']), /a probe targets port metrics/],
     ['grace too short', (f) => void (f.k8s.grace = 15), /terminationGracePeriodSeconds 15 <= preStop 5/],
-    ['SHUTDOWN_TIMEOUT_MS raised', (f) => void (f.k8s.config.SHUTDOWN_TIMEOUT_MS = '30000'), /terminationGracePeriodSeconds/],
+    [
+      'SHUTDOWN_TIMEOUT_MS raised',
+      (f) => void (f.k8s.config.SHUTDOWN_TIMEOUT_MS = '30000'),
+      /terminationGracePeriodSeconds/,
+    ],
     ['compose grace too short', (f) => void (f.compose.stopGraceSeconds = 10), /compose stop_grace_period 10s/],
-    ['unknown ConfigMap key', (f) => void (f.k8s.config.SHUTDOWN_TIMEOUT = '1'), /ConfigMap sets SHUTDOWN_TIMEOUT, which is no config key/],
+    [
+      'unknown ConfigMap key',
+      (f) => void (f.k8s.config.SHUTDOWN_TIMEOUT = '1'),
+      /ConfigMap sets SHUTDOWN_TIMEOUT, which is no config key/,
+    ],
     ['unknown container env', (f) => void f.k8s.envNames.push('SESSION_SECRETS'), /k8s env sets SESSION_SECRETS/],
     ['unknown compose env', (f) => void (f.compose.env.REDIS_HOST = 'redis'), /compose sets REDIS_HOST/],
     ['node flags', (f) => void (f.k8s.command = ['node', 'dist/main.js']), /differs from the image's CMD/],

@@ -34,6 +34,9 @@ export function parseDocuments(text: string): K8sObject[] {
 }
 
 export function kustomize(dir: string): K8sObject[] {
-  const out = execFileSync('kubectl', ['kustomize', join(REPO, dir)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = execFileSync('kubectl', ['kustomize', join(REPO, dir)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return parseDocuments(out);
 }

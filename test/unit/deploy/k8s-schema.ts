@@ -33,7 +33,9 @@ export async function shapeProblems(objects: K8sObject[]): Promise<string[]> {
       Model = mod[o.kind];
       if (typeof Model !== 'function') throw new Error('no model class');
     } catch (err) {
-      problems.push(`${where}: unknown apiVersion/kind ${o.apiVersion} ${o.kind} (${(err as Error).message.split('\n')[0]})`);
+      problems.push(
+        `${where}: unknown apiVersion/kind ${o.apiVersion} ${o.kind} (${(err as Error).message.split('\n')[0]})`,
+      );
       continue;
     }
     try {

@@ -8,7 +8,8 @@ import { KUSTOMIZE_DIRS, kubectlMissing, kustomize, parseDocuments, type K8sObje
 import { shapeProblems, unknownFieldProblems } from './k8s-schema.js';
 
 const missing = kubectlMissing();
-if (missing && process.env.CI === 'true') throw new Error(`CI=true but ${missing}: install kubectl (v1.32, with kustomize)`);
+if (missing && process.env.CI === 'true')
+  throw new Error(`CI=true but ${missing}: install kubectl (v1.32, with kustomize)`);
 if (missing) console.warn(`SKIPPED deploy/kubernetes rendering tests: ${missing}`);
 const withKubectl = missing ? describe.skip : describe;
 
@@ -20,7 +21,15 @@ withKubectl.each(KUSTOMIZE_DIRS)('kubectl kustomize %s', (dir) => {
 
   it('renders the expected kinds', () => {
     const kinds = objects.map((o) => o.kind);
-    for (const kind of ['Deployment', 'Service', 'ConfigMap', 'ServiceAccount', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'NetworkPolicy']) {
+    for (const kind of [
+      'Deployment',
+      'Service',
+      'ConfigMap',
+      'ServiceAccount',
+      'PodDisruptionBudget',
+      'HorizontalPodAutoscaler',
+      'NetworkPolicy',
+    ]) {
       expect(kinds).toContain(kind);
     }
     expect(objects.some((o) => o.kind === 'Secret')).toBe(false); // secret values never live in the manifests
@@ -32,7 +41,11 @@ withKubectl.each(KUSTOMIZE_DIRS)('kubectl kustomize %s', (dir) => {
     const c = pod.containers[0];
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(objects.find((o) => o.kind === 'ServiceAccount')).toMatchObject({ automountServiceAccountToken: false });
-    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(c.securityContext).toMatchObject({
       runAsNonRoot: true,
       readOnlyRootFilesystem: true,
@@ -109,7 +122,11 @@ describe('offline validators', () => {
   });
 
   it('reject an unknown apiVersion or kind', async () => {
-    expect((await shapeProblems([{ ...deployment(), kind: 'Deploymnet' }])).join('\n')).toMatch(/unknown apiVersion\/kind/);
-    expect((await shapeProblems([{ ...deployment(), apiVersion: 'apps/v9' }])).join('\n')).toMatch(/unknown apiVersion\/kind/);
+    expect((await shapeProblems([{ ...deployment(), kind: 'Deploymnet' }])).join('\n')).toMatch(
+      /unknown apiVersion\/kind/,
+    );
+    expect((await shapeProblems([{ ...deployment(), apiVersion: 'apps/v9' }])).join('\n')).toMatch(
+      /unknown apiVersion\/kind/,
+    );
   });
 });

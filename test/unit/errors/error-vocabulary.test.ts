@@ -8,10 +8,13 @@ const README = new URL('../../../README.md', import.meta.url);
 function readmeRows(): Array<[string, number]> {
   const text = readFileSync(README, 'utf8');
   const rows = [...text.matchAll(/^\| ((?:`[a-z_]+`(?: \/ )?)+) \| (\d{3}) \|/gm)];
-  return rows.flatMap(([, codes, status]) => [...codes!.matchAll(/`([a-z_]+)`/g)].map(([, code]): [string, number] => [code!, Number(status)]));
+  return rows.flatMap(([, codes, status]) =>
+    [...codes!.matchAll(/`([a-z_]+)`/g)].map(([, code]): [string, number] => [code!, Number(status)]),
+  );
 }
 
-const vocabulary = (): Array<[string, number]> => Object.entries(ERROR_CODES).map(([code, { status }]) => [code, status]);
+const vocabulary = (): Array<[string, number]> =>
+  Object.entries(ERROR_CODES).map(([code, { status }]) => [code, status]);
 const byCode = (a: [string, number], b: [string, number]) => a[0].localeCompare(b[0]);
 
 describe('the error vocabulary', () => {
@@ -22,7 +25,9 @@ describe('the error vocabulary', () => {
   });
 
   it('when an AppError is made from a code, then the status and default message come from the table', () => {
-    for (const [code, { status, message }] of Object.entries(ERROR_CODES) as Array<[ErrorCode, { status: number; message: string }]>) {
+    for (const [code, { status, message }] of Object.entries(ERROR_CODES) as Array<
+      [ErrorCode, { status: number; message: string }]
+    >) {
       const err = new AppError(code);
       expect([code, err.status, err.message, err.expose]).toEqual([code, status, message, status < 500]);
     }
@@ -31,7 +36,12 @@ describe('the error vocabulary', () => {
   it('when a site overrides the message, then the code keeps its one status and options still apply', () => {
     const cause = new Error('inner');
     const err = new AppError('invalid_request', '"graph" must be a name', { cause, headers: { 'X-A': '1' } });
-    expect(err).toMatchObject({ status: 400, code: 'invalid_request', message: '"graph" must be a name', headers: { 'X-A': '1' } });
+    expect(err).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      message: '"graph" must be a name',
+      headers: { 'X-A': '1' },
+    });
     expect(err.cause).toBe(cause);
     expect(new AppError('store_unavailable', { cause }).message).toBe('Session store unavailable');
   });

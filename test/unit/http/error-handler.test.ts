@@ -16,7 +16,9 @@ function app(cap = captureLogger()) {
     throw new AppError('rate_limited', 'Too many attempts', { headers: { 'Retry-After': '30' } });
   });
   a.get('/unavailable', () => {
-    throw new AppError('store_unavailable', 'Session store unavailable', { cause: new Error('ECONNREFUSED redis:6379') });
+    throw new AppError('store_unavailable', 'Session store unavailable', {
+      cause: new Error('ECONNREFUSED redis:6379'),
+    });
   });
   a.get('/boom', () => {
     throw new Error('db said password=hunter2 at /srv/internal.js');
@@ -57,19 +59,30 @@ describe('error handler', () => {
   });
 
   it('when the body is not valid JSON, then 400 invalid_request says so', async () => {
-    const res = await request(app()).post('/json').set('X-Requested-With', '1').set('Content-Type', 'application/json').send('{"secret": ');
+    const res = await request(app())
+      .post('/json')
+      .set('X-Requested-With', '1')
+      .set('Content-Type', 'application/json')
+      .send('{"secret": ');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: { code: 'invalid_request', message: 'Request body is not valid JSON' } });
   });
 
   it('when the body exceeds the limit, then 413 payload_too_large', async () => {
-    const res = await request(app()).post('/json').set('X-Requested-With', '1').send({ secret: 'x'.repeat(200) });
+    const res = await request(app())
+      .post('/json')
+      .set('X-Requested-With', '1')
+      .send({ secret: 'x'.repeat(200) });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: { code: 'payload_too_large', message: 'Request body is too large' } });
   });
 
   it('when the body uses an unsupported charset, then 415 with a JSON error', async () => {
-    const res = await request(app()).post('/json').set('X-Requested-With', '1').set('Content-Type', 'application/json; charset=klingon').send('{}');
+    const res = await request(app())
+      .post('/json')
+      .set('X-Requested-With', '1')
+      .set('Content-Type', 'application/json; charset=klingon')
+      .send('{}');
     expect(res.status).toBe(415);
     expect(res.body.error.code).toBe('unsupported_charset');
   });

@@ -16,7 +16,16 @@ function app(setting: TrustProxySetting) {
   return a;
 }
 
-const SETTINGS: TrustProxySetting[] = [false, true, 1, 2, 'loopback', '10.0.0.0/8', '127.0.0.1, 10.0.0.0/8', ['loopback', 'uniquelocal']];
+const SETTINGS: TrustProxySetting[] = [
+  false,
+  true,
+  1,
+  2,
+  'loopback',
+  '10.0.0.0/8',
+  '127.0.0.1, 10.0.0.0/8',
+  ['loopback', 'uniquelocal'],
+];
 const HEADERS: Array<Record<string, string>> = [
   {},
   { 'X-Forwarded-For': '203.0.113.7' },
@@ -29,10 +38,13 @@ const HEADERS: Array<Record<string, string>> = [
 ];
 
 describe.each(SETTINGS.map((s) => [JSON.stringify(s), s] as const))('trust proxy %s', (_name, setting) => {
-  it.each(HEADERS.map((h) => [JSON.stringify(h), h] as const))('when the request carries %s, then the lane agrees with Express', async (_h, headers) => {
-    const res = await request(app(setting)).get('/').set(headers).expect(200);
-    expect(res.body.lane).toEqual(res.body.express);
-  });
+  it.each(HEADERS.map((h) => [JSON.stringify(h), h] as const))(
+    'when the request carries %s, then the lane agrees with Express',
+    async (_h, headers) => {
+      const res = await request(app(setting)).get('/').set(headers).expect(200);
+      expect(res.body.lane).toEqual(res.body.express);
+    },
+  );
 });
 
 it('when the proxy is trusted, then the forwarded values are the ones the proxy wrote (a concrete check)', async () => {

@@ -30,7 +30,9 @@ describe('docs/openapi.yaml', () => {
 
   test('when the document lists an error code under a status, then the vocabulary has that code with that status', () => {
     const extra = [...documented.byStatus].flatMap(([status, codes]) =>
-      codes.filter((code) => (ERROR_CODES as Record<string, { status: number }>)[code]?.status !== status).map((code) => [status, code]),
+      codes
+        .filter((code) => (ERROR_CODES as Record<string, { status: number }>)[code]?.status !== status)
+        .map((code) => [status, code]),
     );
     expect(extra).toEqual([]);
   });

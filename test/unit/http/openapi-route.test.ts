@@ -31,7 +31,11 @@ describe('openapi route', () => {
     await writeFile(file, 'openapi: 3.1.0\ninfo: { title: t, version: "1" }\n');
     const app = express().use(openapiRoute(file));
     const res = await supertest(app).get('/openapi.json');
-    expect([res.status, res.headers['content-type'], res.body]).toEqual([200, 'application/json; charset=utf-8', { openapi: '3.1.0', info: { title: 't', version: '1' } }]);
+    expect([res.status, res.headers['content-type'], res.body]).toEqual([
+      200,
+      'application/json; charset=utf-8',
+      { openapi: '3.1.0', info: { title: 't', version: '1' } },
+    ]);
     expect((await supertest(app).head('/openapi.json')).status).toBe(200);
     expect((await supertest(app).get('/OPENAPI.json')).status).toBe(404);
   });

@@ -22,7 +22,12 @@ export function securityApp(options: Partial<SecurityOptions> = {}, appTrustProx
       res.setHeader('Content-Type', 'application/json');
       res.end(JSON.stringify({ ok: true }));
     },
-    { allowedOrigins: [LISTED], csrfHeader: 'x-requested-with', ...options, trustProxy: options.trustProxy ?? appTrustProxy ?? false },
+    {
+      allowedOrigins: [LISTED],
+      csrfHeader: 'x-requested-with',
+      ...options,
+      trustProxy: options.trustProxy ?? appTrustProxy ?? false,
+    },
   );
   return { app, hits };
 }

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { LISTED, securityApp } from './security-app.js';
 
-const corsHeaders = (headers: Record<string, string>) => Object.keys(headers).filter((h) => h.startsWith('access-control-'));
+const corsHeaders = (headers: Record<string, string>) =>
+  Object.keys(headers).filter((h) => h.startsWith('access-control-'));
 
 describe('CORS', () => {
   it('when a listed origin calls, then its origin is echoed with credentials and Origin in Vary', async () => {
@@ -13,15 +14,18 @@ describe('CORS', () => {
     expect(res.headers.vary).toMatch(/\bOrigin\b/);
   });
 
-  it('when a listed origin calls in another spelling (case, default port), then it matches and the listed form is echoed, not the caller\'s', async () => {
+  it("when a listed origin calls in another spelling (case, default port), then it matches and the listed form is echoed, not the caller's", async () => {
     const res = await request(securityApp().app).get('/auth/session').set('Origin', 'HTTPS://App.Example.COM:443');
     expect(res.headers['access-control-allow-origin']).toBe(LISTED);
   });
 
-  it.each(['https://app.example.com.evil.com', 'null', 'https://app.example.com:444'])('when the Origin is %s, then no CORS header is sent', async (origin) => {
-    const res = await request(securityApp().app).get('/auth/session').set('Origin', origin);
-    expect(corsHeaders(res.headers)).toEqual([]);
-  });
+  it.each(['https://app.example.com.evil.com', 'null', 'https://app.example.com:444'])(
+    'when the Origin is %s, then no CORS header is sent',
+    async (origin) => {
+      const res = await request(securityApp().app).get('/auth/session').set('Origin', origin);
+      expect(corsHeaders(res.headers)).toEqual([]);
+    },
+  );
 
   it('when an unlisted origin calls, then no CORS header is sent at all', async () => {
     const res = await request(securityApp().app).get('/auth/session').set('Origin', 'https://evil.example.com');

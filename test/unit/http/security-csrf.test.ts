@@ -14,13 +14,18 @@ describe('CSRF guard', () => {
     ['POST', '/AUTH/LOGOUT'],
     ['DELETE', '/%61dmin/secrets/a'],
     ['POST', '/elsewhere'],
-  ])('when %s %s lacks the CSRF header, then it is refused with 403 csrf_rejected and not handled', async (method, path) => {
-    const { app, hits } = securityApp();
-    const res = await request(app)[method.toLowerCase() as 'get'](path);
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: { code: 'csrf_rejected', message: 'Missing required header x-requested-with' } });
-    expect(hits).toEqual([]);
-  });
+  ])(
+    'when %s %s lacks the CSRF header, then it is refused with 403 csrf_rejected and not handled',
+    async (method, path) => {
+      const { app, hits } = securityApp();
+      const res = await request(app)[method.toLowerCase() as 'get'](path);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({
+        error: { code: 'csrf_rejected', message: 'Missing required header x-requested-with' },
+      });
+      expect(hits).toEqual([]);
+    },
+  );
 
   it('when the CSRF header is present but empty, then the request is refused', async () => {
     const { app, hits } = securityApp();
@@ -110,9 +115,12 @@ describe('CSRF guard behind a proxy', () => {
     ['unset, app untrusting', undefined],
     ['false', false],
     ['a list without the peer', ['10.0.0.0/8']],
-  ])('when the proxy is not trusted (%s), then forwarded headers are ignored and the origin is refused', async (_what, trustProxy) => {
-    const res = await forwarded(securityApp(trustProxy === undefined ? {} : { trustProxy }).app);
-    expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('csrf_rejected');
-  });
+  ])(
+    'when the proxy is not trusted (%s), then forwarded headers are ignored and the origin is refused',
+    async (_what, trustProxy) => {
+      const res = await forwarded(securityApp(trustProxy === undefined ? {} : { trustProxy }).app);
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('csrf_rejected');
+    },
+  );
 });

@@ -5,14 +5,24 @@ import { throughPipeline } from '../../helpers/pipeline-rig.js';
 
 // The security headers are helmet's, computed once. They must stay exactly what helmet itself sets on a
 // real response, whatever helmet version is installed.
-async function headersFrom(middleware: express.RequestHandler, path = '/', proto = 'https'): Promise<Record<string, unknown>> {
+async function headersFrom(
+  middleware: express.RequestHandler,
+  path = '/',
+  proto = 'https',
+): Promise<Record<string, unknown>> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(middleware);
   app.get('/{*rest}', (_req, res) => res.end());
   const res = await request(app).get(path).set('X-Forwarded-Proto', proto).expect(200);
-  const { date: _date, connection: _connection, 'keep-alive': _keepAlive, 'content-length': _length, ...rest } = res.headers;
+  const {
+    date: _date,
+    connection: _connection,
+    'keep-alive': _keepAlive,
+    'content-length': _length,
+    ...rest
+  } = res.headers;
   return rest;
 }
 
@@ -20,16 +30,29 @@ async function headersFrom(middleware: express.RequestHandler, path = '/', proto
 async function pipelineHeaders(proto: string): Promise<Record<string, unknown>> {
   const app = throughPipeline((_req, res) => res.end(), { trustProxy: 'loopback' });
   const res = await request(app).get('/').set('X-Forwarded-Proto', proto).expect(200);
-  const { date: _date, connection: _connection, 'keep-alive': _keepAlive, 'content-length': _length, 'x-request-id': _id, vary: _vary, ...rest } = res.headers;
+  const {
+    date: _date,
+    connection: _connection,
+    'keep-alive': _keepAlive,
+    'content-length': _length,
+    'x-request-id': _id,
+    vary: _vary,
+    ...rest
+  } = res.headers;
   return rest;
 }
 
-it.each(['https', 'http'] as const)('when the precomputed %s list is set, then the response carries exactly the headers helmet would set', async (proto) => {
-  const byHelmet = await headersFrom(helmetConfigured(proto), '/', proto);
-  expect(Object.keys(byHelmet).length).toBeGreaterThan(8);
-  expect(await pipelineHeaders(proto)).toEqual(byHelmet);
-  expect(Object.fromEntries(securityHeaders()[proto].map(([name, value]) => [name.toLowerCase(), value]))).toEqual(byHelmet);
-});
+it.each(['https', 'http'] as const)(
+  'when the precomputed %s list is set, then the response carries exactly the headers helmet would set',
+  async (proto) => {
+    const byHelmet = await headersFrom(helmetConfigured(proto), '/', proto);
+    expect(Object.keys(byHelmet).length).toBeGreaterThan(8);
+    expect(await pipelineHeaders(proto)).toEqual(byHelmet);
+    expect(Object.fromEntries(securityHeaders()[proto].map(([name, value]) => [name.toLowerCase(), value]))).toEqual(
+      byHelmet,
+    );
+  },
+);
 
 it('when the request came over plain http, then there is no HSTS and no upgrade-insecure-requests, and the CSP is otherwise the same', async () => {
   const https = await pipelineHeaders('https');

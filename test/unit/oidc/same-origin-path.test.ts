@@ -8,9 +8,22 @@ describe('same-origin paths (return_to, OIDC_POST_LOGIN_PATH)', () => {
   });
 
   test.each([
-    '', 'app', '//evil.example', '/\\evil.example', '\\\\evil.example', 'https://evil.example/', 'javascript:alert(1)',
-    '/%2F%2Fevil.example', '%2F%2Fevil.example', '/%5Cevil.example', '/%252F%252Fevil.example', '/%25252F%25252Fevil',
-    '/\tevil', '/a\nb', '/%0d%0aSet-Cookie:x', '/%E0%A4%A',
+    '',
+    'app',
+    '//evil.example',
+    '/\\evil.example',
+    '\\\\evil.example',
+    'https://evil.example/',
+    'javascript:alert(1)',
+    '/%2F%2Fevil.example',
+    '%2F%2Fevil.example',
+    '/%5Cevil.example',
+    '/%252F%252Fevil.example',
+    '/%25252F%25252Fevil',
+    '/\tevil',
+    '/a\nb',
+    '/%0d%0aSet-Cookie:x',
+    '/%E0%A4%A',
   ])('when %j, then it is refused', (p) => {
     expect(isSameOriginPath(p)).toBe(false);
   });
@@ -18,7 +31,12 @@ describe('same-origin paths (return_to, OIDC_POST_LOGIN_PATH)', () => {
 
 describe('OIDC settings', () => {
   const base = { NODE_ENV: 'test', COOKIE_SECURE: 'false' };
-  const full = { OIDC_ISSUER: 'https://idp.example/realms/x/', OIDC_CLIENT_ID: 'bff', OIDC_CLIENT_SECRET: 's3cret-value', OIDC_REDIRECT_URI: 'https://bff.example/auth/oidc/callback' };
+  const full = {
+    OIDC_ISSUER: 'https://idp.example/realms/x/',
+    OIDC_CLIENT_ID: 'bff',
+    OIDC_CLIENT_SECRET: 's3cret-value',
+    OIDC_REDIRECT_URI: 'https://bff.example/auth/oidc/callback',
+  };
 
   test('when OIDC_ISSUER is unset, then single sign-on is off', () => {
     expect(loadConfig(base).oidc).toBeUndefined();
@@ -36,9 +54,14 @@ describe('OIDC settings', () => {
     });
   });
 
-  test.each(['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI'])('when OIDC_ISSUER is set without %s, then the start fails naming it', (key) => {
-    expect(() => loadConfig({ ...base, ...full, [key]: '' })).toThrow(new RegExp(`${key}: is required when OIDC_ISSUER is set`));
-  });
+  test.each(['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI'])(
+    'when OIDC_ISSUER is set without %s, then the start fails naming it',
+    (key) => {
+      expect(() => loadConfig({ ...base, ...full, [key]: '' })).toThrow(
+        new RegExp(`${key}: is required when OIDC_ISSUER is set`),
+      );
+    },
+  );
 
   test('when the post-login path or scopes are unsafe, then the start fails naming the key and never the secret', () => {
     let message = '';
@@ -53,7 +76,15 @@ describe('OIDC settings', () => {
   });
 
   test('when in production, then the issuer and redirect URI must be https', () => {
-    const prod = { NODE_ENV: 'production', TG_RESTPP_URL: 'http://tg:9000', REDIS_URL: 'redis://r:6379', SESSION_SECRET: 'x'.repeat(32), SESSION_ENCRYPTION_KEYS: 'k1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=' };
-    expect(() => loadConfig({ ...prod, ...full, OIDC_ISSUER: 'http://idp.example' })).toThrow(/OIDC_ISSUER: must be https in production/);
+    const prod = {
+      NODE_ENV: 'production',
+      TG_RESTPP_URL: 'http://tg:9000',
+      REDIS_URL: 'redis://r:6379',
+      SESSION_SECRET: 'x'.repeat(32),
+      SESSION_ENCRYPTION_KEYS: 'k1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+    };
+    expect(() => loadConfig({ ...prod, ...full, OIDC_ISSUER: 'http://idp.example' })).toThrow(
+      /OIDC_ISSUER: must be https in production/,
+    );
   });
 });

@@ -18,7 +18,11 @@ describe('the single sign-on logger', () => {
         refresh_token: 'RT-must-not-appear',
         id_token: 'IDT-must-not-appear',
         clientSecret: 'CS-must-not-appear',
-        answer: { access_token: 'AT2-must-not-appear', refresh_token: 'RT2-must-not-appear', id_token: 'IDT2-must-not-appear' },
+        answer: {
+          access_token: 'AT2-must-not-appear',
+          refresh_token: 'RT2-must-not-appear',
+          id_token: 'IDT2-must-not-appear',
+        },
         settings: { clientSecret: 'CS2-must-not-appear', issuer: 'https://idp.example' },
         token: 'T-must-not-appear',
         nested: { secret: 'S-must-not-appear' },

@@ -1,13 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
 import { refusesToken } from '../../../src/relay/token-refusal.js';
 
-const body = (code: string | undefined, message: string) => Buffer.from(JSON.stringify({ error: true, message, ...(code && { code }) }));
+const body = (code: string | undefined, message: string) =>
+  Buffer.from(JSON.stringify({ error: true, message, ...(code && { code }) }));
 
 describe('which data-server refusals are about the token itself', () => {
   it.each([
     [401, 'REST-10016', "Access Denied because the input token = 'abcd****xyz' is invalid."],
     [401, 'REST-10016', "Access Denied because the input token = '' is empty or too short"],
-    [403, 'REST-10016', "Access Denied because the input token = 'eyJh****4WgE' contains audience [a,b], which doesn't include the configured one c"],
+    [
+      403,
+      'REST-10016',
+      "Access Denied because the input token = 'eyJh****4WgE' contains audience [a,b], which doesn't include the configured one c",
+    ],
     [403, 'REST-10019', "Access Denied because the input token = 'abcd****xyz' is expired."],
     [401, 'REST-10018', 'Token rejected'],
   ])('when %i %s says "%s", then a new token may help', (status, code, message) => {

@@ -21,26 +21,57 @@ describe('simulator CLI flags', () => {
 
   it('when every flag is given, then each lands in the options', () => {
     const parsed = parseSimArgs([
-      '--version', '4.1.0', '--host', '0.0.0.0', '--restpp-port', '0', '--gsql-port', '0', '--auth-disabled',
-      '--auth-failure-status', '403', '--latency-ms', '5', '--omit-token-expiration', '--config', 'x.json',
+      '--version',
+      '4.1.0',
+      '--host',
+      '0.0.0.0',
+      '--restpp-port',
+      '0',
+      '--gsql-port',
+      '0',
+      '--auth-disabled',
+      '--auth-failure-status',
+      '403',
+      '--latency-ms',
+      '5',
+      '--omit-token-expiration',
+      '--config',
+      'x.json',
     ]);
     expect(parsed).toEqual({
       kind: 'run',
       configPath: 'x.json',
       options: {
-        version: '4.1.0', host: '0.0.0.0', restppPort: 0, gsqlPort: 0, authEnabled: false,
-        authFailureStatus: 403, latencyMs: 5, omitTokenExpiration: true,
+        version: '4.1.0',
+        host: '0.0.0.0',
+        restppPort: 0,
+        gsqlPort: 0,
+        authEnabled: false,
+        authFailureStatus: 403,
+        latencyMs: 5,
+        omitTokenExpiration: true,
       },
     });
   });
 
   it('when the JWT flags are given, then they become the jwt option as given (@file paths are read at start)', () => {
     const parsed = parseSimArgs([
-      '--version', '4.1.0', '--jwt-hmac-secret', 'shh', '--jwt-rsa-public-key', '@/keys/jwks.json',
-      '--jwt-issuer', 'https://idp', '--jwt-audience', 'bff',
+      '--version',
+      '4.1.0',
+      '--jwt-hmac-secret',
+      'shh',
+      '--jwt-rsa-public-key',
+      '@/keys/jwks.json',
+      '--jwt-issuer',
+      'https://idp',
+      '--jwt-audience',
+      'bff',
     ]);
     expect(parsed.kind === 'run' && parsed.options.jwt).toEqual({
-      hmacSecret: 'shh', rsaPublicKey: '@/keys/jwks.json', issuer: 'https://idp', audience: 'bff',
+      hmacSecret: 'shh',
+      rsaPublicKey: '@/keys/jwks.json',
+      issuer: 'https://idp',
+      audience: 'bff',
     });
     const none = parseSimArgs([]);
     expect(none.kind === 'run' && 'jwt' in none.options).toBe(false);

@@ -14,9 +14,13 @@ describe('simulator external JWT keys', () => {
   });
 
   it('when the key is not RSA, or a JWKS holds no RSA signing key, then it is refused', () => {
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'pem', type: 'spki' }).toString();
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .publicKey.export({ format: 'pem', type: 'spki' })
+      .toString();
     expect(() => parseRsaKeys(ec)).toThrow(/not RSA/);
-    expect(() => parseRsaKeys(JSON.stringify({ keys: [{ ...JSON.parse(keys.jwk), use: 'enc' }] }))).toThrow(/no RSA signing key/);
+    expect(() => parseRsaKeys(JSON.stringify({ keys: [{ ...JSON.parse(keys.jwk), use: 'enc' }] }))).toThrow(
+      /no RSA signing key/,
+    );
     expect(() => parseRsaKeys('{not json')).toThrow(/does not parse/);
   });
 });
@@ -27,14 +31,20 @@ describe('simulator external JWT verification', () => {
     const jwks = JSON.stringify({ keys: [JSON.parse(keys.jwk), JSON.parse(other.jwk)] });
     const v = await loadExternalJwtVerifier({ rsaPublicKey: jwks });
     expect(v.verify(mintJwt({ alg: 'RS256', key: other.privateKey, kid: 'b' }, claims), NOW).ok).toBe(true);
-    expect(v.verify(mintJwt({ alg: 'RS256', key: other.privateKey, kid: 'a' }, claims), NOW)).toEqual({ ok: false, failure: { kind: 'signature' } });
+    expect(v.verify(mintJwt({ alg: 'RS256', key: other.privateKey, kid: 'a' }, claims), NOW)).toEqual({
+      ok: false,
+      failure: { kind: 'signature' },
+    });
     expect(v.verify(mintJwt({ alg: 'RS256', key: other.privateKey }, claims), NOW).ok).toBe(true);
   });
 
   it('when alg is outside HS/RS 256-512, then the signature check fails before any key is used', async () => {
     const v = await loadExternalJwtVerifier({ hmacSecret: 'h', rsaPublicKey: keys.publicPem });
     for (const alg of ['none', 'PS256', 'ES256', 'HS1', 'rs256']) {
-      expect(v.verify(mintJwt({ alg: 'HS256', key: 'h', header: { alg } }, claims), NOW)).toEqual({ ok: false, failure: { kind: 'signature' } });
+      expect(v.verify(mintJwt({ alg: 'HS256', key: 'h', header: { alg } }, claims), NOW)).toEqual({
+        ok: false,
+        failure: { kind: 'signature' },
+      });
     }
   });
 

@@ -6,7 +6,7 @@ describe('simulator lenient JSON', () => {
     expect(parseLenientObject('{"secret":"abc","lifetime":"100"}')).toEqual({ secret: 'abc', lifetime: '100' });
   });
 
-  it("when the body is Python str(dict) with single quotes, then it parses", () => {
+  it('when the body is Python str(dict) with single quotes, then it parses', () => {
     expect(parseLenientObject("{'graph': 'social', 'lifetime': 60}")).toEqual({ graph: 'social', lifetime: 60 });
   });
 

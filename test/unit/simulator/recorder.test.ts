@@ -2,7 +2,15 @@ import { describe, expect, it } from '@jest/globals';
 import { Recorder } from '../../../src/simulator/recorder.js';
 import type { SeenRequest } from '../../../src/simulator/types.js';
 
-const entry = (n: number): SeenRequest => ({ port: 'restpp', method: 'GET', path: '/echo', query: `n=${n}`, headers: {}, status: 200, at: n });
+const entry = (n: number): SeenRequest => ({
+  port: 'restpp',
+  method: 'GET',
+  path: '/echo',
+  query: `n=${n}`,
+  headers: {},
+  status: 200,
+  at: n,
+});
 
 describe('simulator Recorder', () => {
   it('when more than 2000 requests are recorded, then seen() keeps the last 2000 oldest first', () => {

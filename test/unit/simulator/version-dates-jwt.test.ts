@@ -42,7 +42,13 @@ describe('simulator JWT signer', () => {
   it('when a token is signed, then the same signer verifies it and another signer does not', () => {
     const signer = createJwtSigner();
     const token = signer.sign({ sub: 'tigergraph', iat: 100, exp: 200, graph: 'social' });
-    expect(signer.verify(token)).toMatchObject({ sub: 'tigergraph', iat: 100, exp: 200, graph: 'social', iss: 'TigerGraph' });
+    expect(signer.verify(token)).toMatchObject({
+      sub: 'tigergraph',
+      iat: 100,
+      exp: 200,
+      graph: 'social',
+      iss: 'TigerGraph',
+    });
     expect(createJwtSigner().verify(token)).toBeUndefined();
   });
 

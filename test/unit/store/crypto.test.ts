@@ -13,7 +13,13 @@ function sealUnbound(key: { id: string; key: Buffer }, plain: string): string {
   const cipher = createCipheriv('aes-256-gcm', key.key, iv);
   cipher.setAAD(Buffer.from(`v1.${key.id}`));
   const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return ['v1', key.id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  return [
+    'v1',
+    key.id,
+    iv.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+    body.toString('base64url'),
+  ].join('.');
 }
 
 /** Replaces one character of part `index` (split on '.') with a different one. */
@@ -78,9 +84,12 @@ describe('createCipher', () => {
     expect(() => cipher.decrypt(parts.join('.'), ctx)).toThrow();
   });
 
-  test.each(['', 'plain', 'v3.a.x.y.z', 'v2.a.x.y'])('when the input is not a sealed value (%p), then decrypt throws', (input) => {
-    expect(() => createCipher([keyA]).decrypt(input, ctx)).toThrow(/unsupported format/);
-  });
+  test.each(['', 'plain', 'v3.a.x.y.z', 'v2.a.x.y'])(
+    'when the input is not a sealed value (%p), then decrypt throws',
+    (input) => {
+      expect(() => createCipher([keyA]).decrypt(input, ctx)).toThrow(/unsupported format/);
+    },
+  );
 
   test.each([
     ['another session', sealedAs.sessionSecret('sid-2')],
@@ -146,7 +155,9 @@ describe('parseEncryptionKeys', () => {
   test('when an entry has no id, then the error names its position and not its content', () => {
     const key = b64(keyA.key);
     expect(() => parseEncryptionKeys(`a:${key},${key}`)).toThrow(/entry 2 needs an id/);
-    expect(() => parseEncryptionKeys(`a:${key},${key}`)).not.toThrow(new RegExp(key.slice(0, 10).replace(/[+/]/g, '.')));
+    expect(() => parseEncryptionKeys(`a:${key},${key}`)).not.toThrow(
+      new RegExp(key.slice(0, 10).replace(/[+/]/g, '.')),
+    );
   });
 
   test('when an id repeats or nothing is given, then it throws', () => {

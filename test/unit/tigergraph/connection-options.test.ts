@@ -2,7 +2,10 @@ import { compact, resolveUrls, triple } from '../../../src/tigergraph/connection
 
 describe('resolveUrls', () => {
   test('when nothing is given on 3.x, then the data server is 127.0.0.1:9000 and the admin server :14240', () => {
-    expect(resolveUrls({ version: '3.9.3' }, 'json')).toEqual({ restppUrl: 'http://127.0.0.1:9000', gsqlUrl: 'http://127.0.0.1:14240' });
+    expect(resolveUrls({ version: '3.9.3' }, 'json')).toEqual({
+      restppUrl: 'http://127.0.0.1:9000',
+      gsqlUrl: 'http://127.0.0.1:14240',
+    });
   });
 
   test('when the version is 4.1+, then the data server is the admin port under /restpp', () => {

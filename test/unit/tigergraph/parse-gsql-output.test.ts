@@ -18,14 +18,19 @@ const kindOf = (fn: () => unknown): string | undefined => {
 
 describe('cleanGsqlOutput', () => {
   test('when the output has __GSQL__ control lines and ANSI colours, then the text keeps neither and the return code is read', () => {
-    const raw = "\u001b[32mUsing graph 'social'\u001b[0m\n__GSQL__COOKIES__,{\"sessionId\":\"1\"}\nThe secret: abc has been created\n__GSQL__RETURN__CODE__,0\n";
-    expect(cleanGsqlOutput(raw)).toEqual({ text: "Using graph 'social'\nThe secret: abc has been created", returnCode: 0 });
+    const raw =
+      '\u001b[32mUsing graph \'social\'\u001b[0m\n__GSQL__COOKIES__,{"sessionId":"1"}\nThe secret: abc has been created\n__GSQL__RETURN__CODE__,0\n';
+    expect(cleanGsqlOutput(raw)).toEqual({
+      text: "Using graph 'social'\nThe secret: abc has been created",
+      returnCode: 0,
+    });
   });
 });
 
 describe('parseCreateSecret', () => {
   test('when CREATE SECRET prints "The secret: <value>" with trailing words, then the value is the next word', () => {
-    const out = "Using graph 'social'\nThe secret: 59ccqdlqmkfcqjl99u2jv4qt2telmeoj has been created for user \"tigergraph\".";
+    const out =
+      'Using graph \'social\'\nThe secret: 59ccqdlqmkfcqjl99u2jv4qt2telmeoj has been created for user "tigergraph".';
     expect(parseCreateSecret(out, 'a1')).toBe('59ccqdlqmkfcqjl99u2jv4qt2telmeoj');
   });
 
@@ -68,7 +73,9 @@ describe('parseShowSecrets', () => {
       '      - Alias: AUTO_GENERATED_ALIAS_k2j4h5g',
       '      - GraphName: social',
     ].join('\r\n');
-    expect(parseShowSecrets(out)).toEqual([{ alias: 'AUTO_GENERATED_ALIAS_k2j4h5g', secret: 'abc****xyz', graph: 'social' }]);
+    expect(parseShowSecrets(out)).toEqual([
+      { alias: 'AUTO_GENERATED_ALIAS_k2j4h5g', secret: 'abc****xyz', graph: 'social' },
+    ]);
   });
 
   test('when there are no secrets, then the list is empty', () => {
@@ -78,11 +85,15 @@ describe('parseShowSecrets', () => {
 
 describe('parseDropSecret', () => {
   test('when the output says "Successfully dropped secrets", then it resolves', () => {
-    expect(kindOf(() => parseDropSecret("Using graph 'social'\nSuccessfully dropped secrets: a1.", 'a1'))).toBeUndefined();
+    expect(
+      kindOf(() => parseDropSecret("Using graph 'social'\nSuccessfully dropped secrets: a1.", 'a1')),
+    ).toBeUndefined();
   });
 
   test('when the output says "Failed to drop secrets", then kind is secret_not_found', () => {
-    expect(kindOf(() => parseDropSecret("Using graph 'social'\nFailed to drop secrets: nosuch does not exist.", 'nosuch'))).toBe('secret_not_found');
+    expect(
+      kindOf(() => parseDropSecret("Using graph 'social'\nFailed to drop secrets: nosuch does not exist.", 'nosuch')),
+    ).toBe('secret_not_found');
   });
 
   test('when the output is something else, then kind is protocol', () => {

@@ -24,27 +24,40 @@ const caught = (fn: () => unknown): TigerGraphError => {
 
 describe('parseTokenAnswer', () => {
   test('when a 3.5 POST with a secret answers the token at top level and an epoch, then both are read', () => {
-    const text = '{"code":"REST-0000","expiration":1616042814,"error":false,"message":"Generate new token successfully.\\nWarning: Tigergraph Support cannot restore access to secrets/tokens for security reasons.","token":"tohvf6khjqju8jf0r0l1cohhlm8gi5fq"}';
-    expect(parseTokenAnswer('request', 200, text, ctx)).toEqual({ token: 'tohvf6khjqju8jf0r0l1cohhlm8gi5fq', expiresAt: 1616042814 });
+    const text =
+      '{"code":"REST-0000","expiration":1616042814,"error":false,"message":"Generate new token successfully.\\nWarning: Tigergraph Support cannot restore access to secrets/tokens for security reasons.","token":"tohvf6khjqju8jf0r0l1cohhlm8gi5fq"}';
+    expect(parseTokenAnswer('request', 200, text, ctx)).toEqual({
+      token: 'tohvf6khjqju8jf0r0l1cohhlm8gi5fq',
+      expiresAt: 1616042814,
+    });
   });
 
   test('when a user/password POST nests the token under results, then it is found there', () => {
-    const text = '{"code":"REST-0000","expiration":1648410519,"error":false,"message":"Generate new token successfully.","results":{"token":"j8s70l647fcdjlmpvedudl4btitm4luh"}}';
-    expect(parseTokenAnswer('request', 200, text, ctx)).toEqual({ token: 'j8s70l647fcdjlmpvedudl4btitm4luh', expiresAt: 1648410519 });
+    const text =
+      '{"code":"REST-0000","expiration":1648410519,"error":false,"message":"Generate new token successfully.","results":{"token":"j8s70l647fcdjlmpvedudl4btitm4luh"}}';
+    expect(parseTokenAnswer('request', 200, text, ctx)).toEqual({
+      token: 'j8s70l647fcdjlmpvedudl4btitm4luh',
+      expiresAt: 1648410519,
+    });
   });
 
   test('when the answer has no expiration (3.6+ token alone), then expiry is now + the lifetime asked', () => {
     const text = '{"error":false,"message":"","results":{"token":"abc"}}';
-    expect(parseTokenAnswer('request', 200, text, { ...ctx, lifetimeSec: 600 })).toEqual({ token: 'abc', expiresAt: NOW_MS / 1000 + 600 });
+    expect(parseTokenAnswer('request', 200, text, { ...ctx, lifetimeSec: 600 })).toEqual({
+      token: 'abc',
+      expiresAt: NOW_MS / 1000 + 600,
+    });
   });
 
   test('when the 3.2 refresh bug answers the lifetime instead of an epoch, then it counts from now', () => {
-    const text = '{"code":"REST-0000","expiration":15,"error":false,"message":"Refresh token successfully.","token":"0mq98l9pderkaivndf820gudg923p3l0"}';
+    const text =
+      '{"code":"REST-0000","expiration":15,"error":false,"message":"Refresh token successfully.","token":"0mq98l9pderkaivndf820gudg923p3l0"}';
     expect(parseTokenAnswer('refresh', 200, text, ctx).expiresAt).toBe(NOW_MS / 1000 + 15);
   });
 
   test('when 4.1 /gsql/v1/tokens answers a Java date string, then it becomes epoch seconds', () => {
-    const text = '{"expiration":"Wed Jul 10 06:12:47 UTC 2024","error":false,"message":"Generate new JWT token successfully.","token":"eyJhbGciOiJIUzI1NiJ9.e30.x"}';
+    const text =
+      '{"expiration":"Wed Jul 10 06:12:47 UTC 2024","error":false,"message":"Generate new JWT token successfully.","token":"eyJhbGciOiJIUzI1NiJ9.e30.x"}';
     expect(parseTokenAnswer('request', 200, text, ctx)).toEqual({
       token: 'eyJhbGciOiJIUzI1NiJ9.e30.x',
       expiresAt: Date.UTC(2024, 6, 10, 6, 12, 47) / 1000,
@@ -60,7 +73,9 @@ describe('parseTokenAnswer', () => {
   });
 
   test('when an error answer arrives as HTTP 200 with "error": true, then it throws', () => {
-    const err = caught(() => parseTokenAnswer('request', 200, '{"error":true,"message":"The secret is invalid.","code":"REST-9999"}', ctx));
+    const err = caught(() =>
+      parseTokenAnswer('request', 200, '{"error":true,"message":"The secret is invalid.","code":"REST-9999"}', ctx),
+    );
     expect(err.kind).toBe('invalid_credentials');
     expect(err.status).toBe(200);
     expect(err.code).toBe('REST-9999');
@@ -89,24 +104,37 @@ describe('classifyTokenFailure', () => {
     classifyTokenFailure('request', status, readEnvelope(text), credentials);
 
   test('when auth is disabled (404 REST-1000 "Endpoint is not found from url = /requesttoken"), then kind is auth_disabled', () => {
-    const err = classify(404, '{"error":true,"code":"REST-1000","message":"Endpoint is not found from url = /requesttoken, please use GET /endpoints to list all valid endpoints."}');
+    const err = classify(
+      404,
+      '{"error":true,"code":"REST-1000","message":"Endpoint is not found from url = /requesttoken, please use GET /endpoints to list all valid endpoints."}',
+    );
     expect(err.kind).toBe('auth_disabled');
     expect(err.message).toBe("REST++ authentication is not enabled, can't generate token.");
     expect(err.status).toBe(404);
   });
 
   test('when only the message says the endpoint is missing (no code), then it is still auth_disabled', () => {
-    expect(classify(200, '{"error":true,"message":"Endpoint is not found from url = /requesttoken"}').kind).toBe('auth_disabled');
+    expect(classify(200, '{"error":true,"message":"Endpoint is not found from url = /requesttoken"}').kind).toBe(
+      'auth_disabled',
+    );
   });
 
   test('when the token does not exist (REST-3300), then kind is token_not_found', () => {
-    const err = classifyTokenFailure('delete', 200, readEnvelope('{"error":true,"code":"REST-3300","message":"Drop token failed: token doesn\'t exist."}'), []);
+    const err = classifyTokenFailure(
+      'delete',
+      200,
+      readEnvelope('{"error":true,"code":"REST-3300","message":"Drop token failed: token doesn\'t exist."}'),
+      [],
+    );
     expect(err.kind).toBe('token_not_found');
     expect(err.code).toBe('REST-3300');
   });
 
   test('when query-string credentials reach 3.5+ (REST-1101), then kind is bad_request', () => {
-    const err = classify(200, '{"error":true,"code":"REST-1101","message":"The request cannot be processed: expected a JSON payload, but a query string was given.\\nPlease visit the docs."}');
+    const err = classify(
+      200,
+      '{"error":true,"code":"REST-1101","message":"The request cannot be processed: expected a JSON payload, but a query string was given.\\nPlease visit the docs."}',
+    );
     expect(err.kind).toBe('bad_request');
   });
 
@@ -134,7 +162,9 @@ describe('classifyTokenFailure', () => {
 
 describe('readEnvelope and extractToken', () => {
   test('when error is the string "false" and the message has raw newlines (GET /version), then it parses as success', () => {
-    const env = readEnvelope('{"error":"false","message":"TigerGraph RESTPP:\n --- Version ---\nproduct  release_3.9.3_09-12-2023 abc  2023-09-12 10:00:00 -0700\n"}');
+    const env = readEnvelope(
+      '{"error":"false","message":"TigerGraph RESTPP:\n --- Version ---\nproduct  release_3.9.3_09-12-2023 abc  2023-09-12 10:00:00 -0700\n"}',
+    );
     expect(env.error).toBe(false);
     expect(env.message).toContain('release_3.9.3_');
   });
@@ -147,14 +177,24 @@ describe('readEnvelope and extractToken', () => {
 
 describe('checkDeleteAnswer', () => {
   test('when DELETE answers success with expiration -1, then it resolves', () => {
-    expect(() => checkDeleteAnswer(200, '{"code":"REST-0000","expiration":-1,"error":false,"message":"Drop token successfully.","token":"0mq98l9pderkaivndf820gudg923p3l0"}', [])).not.toThrow();
+    expect(() =>
+      checkDeleteAnswer(
+        200,
+        '{"code":"REST-0000","expiration":-1,"error":false,"message":"Drop token successfully.","token":"0mq98l9pderkaivndf820gudg923p3l0"}',
+        [],
+      ),
+    ).not.toThrow();
   });
 
   test('when a 4.1 JWT drop answers success without a token, then it resolves', () => {
-    expect(() => checkDeleteAnswer(200, '{"error":false,"message":"Successfully dropped the specified JWT tokens"}', [])).not.toThrow();
+    expect(() =>
+      checkDeleteAnswer(200, '{"error":false,"message":"Successfully dropped the specified JWT tokens"}', []),
+    ).not.toThrow();
   });
 
   test('when DELETE names a missing token, then it throws token_not_found', () => {
-    expect(caught(() => checkDeleteAnswer(200, '{"error":true,"code":"REST-3300","message":"x"}', [])).kind).toBe('token_not_found');
+    expect(caught(() => checkDeleteAnswer(200, '{"error":true,"code":"REST-3300","message":"x"}', [])).kind).toBe(
+      'token_not_found',
+    );
   });
 });

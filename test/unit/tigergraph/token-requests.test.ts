@@ -21,7 +21,8 @@ describe('buildTokenCall, query era (≤3.4)', () => {
   });
 
   test('when asked for a user/password token, then it refuses clearly', () => {
-    const attempt = () => buildTokenCall('query', 'request', { basic: { username: 'u', password: 'p' }, graph: 'g' }, urls);
+    const attempt = () =>
+      buildTokenCall('query', 'request', { basic: { username: 'u', password: 'p' }, graph: 'g' }, urls);
     expect(attempt).toThrow(TigerGraphError);
     expect(attempt).toThrow(/versions < 3.5/);
   });
@@ -37,7 +38,12 @@ describe('buildTokenCall, json era (3.5–4.0)', () => {
   });
 
   test('when requesting with user/password, then Basic auth and the graph go along, and no secret', () => {
-    const call = buildTokenCall('json', 'request', { basic: { username: 'tigergraph', password: 'pw' }, graph: 'social' }, urls);
+    const call = buildTokenCall(
+      'json',
+      'request',
+      { basic: { username: 'tigergraph', password: 'pw' }, graph: 'social' },
+      urls,
+    );
     expect(call.headers?.['authorization']).toBe(basicAuth('tigergraph', 'pw'));
     expect(JSON.parse(call.body ?? '')).toEqual({ graph: 'social' });
   });
@@ -67,7 +73,12 @@ describe('buildTokenCall, jwt era (4.1+)', () => {
   });
 
   test('when only a /restpp data URL is configured, then the admin server is its origin', () => {
-    const call = buildTokenCall('jwt', 'request', { secret }, { restppUrl: 'https://tg.example:14240/restpp', gsqlUrl: undefined });
+    const call = buildTokenCall(
+      'jwt',
+      'request',
+      { secret },
+      { restppUrl: 'https://tg.example:14240/restpp', gsqlUrl: undefined },
+    );
     expect(call.url).toBe('https://tg.example:14240/gsql/v1/tokens');
   });
 });
