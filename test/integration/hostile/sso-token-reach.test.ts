@@ -104,12 +104,13 @@ describe('single sign-on: the IdP tokens stay out of page scripts (real process)
     const tokens = await tokensOf(cookie);
     for (const t of Object.values(tokens)) expect(t.length).toBeGreaterThan(20);
 
-    const page = (method: 'get' | 'post', path: string, headers: Record<string, string> = {}) =>
-      supertest(service.url)
-        [method](path)
+    const page = (method: 'get' | 'post', path: string, headers: Record<string, string> = {}) => {
+      const agent = supertest(service.url);
+      return (method === 'get' ? agent.get(path) : agent.post(path))
         .set(CSRF)
         .set('Cookie', cookie)
         .set({ 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Dest': 'empty', ...headers });
+    };
     const seen: Seen[] = [seenOf('login redirect', start), seenOf('callback', landed)];
     seen.push(seenOf('GET /auth/session', await page('get', '/auth/session')));
     seen.push(seenOf('GET /auth/methods', await page('get', '/auth/methods')));
