@@ -11,7 +11,8 @@ export interface StartOutcome {
   said: string;
 }
 
-const unwrap = (output: string): string =>
+/** The output with each JSON log line replaced by its `msg`; other lines as they are. */
+export const messagesOf = (output: string): string =>
   output
     .split('\n')
     .map((line) => {
@@ -56,7 +57,7 @@ export function startOutcome(env: Record<string, string>, timeoutMs = 20_000): P
     }, timeoutMs);
     proc.once('close', (code) => {
       clearTimeout(timer);
-      resolve({ code: listened ? null : code, listened, output, said: unwrap(output) });
+      resolve({ code: listened ? null : code, listened, output, said: messagesOf(output) });
     });
   });
 }

@@ -29,6 +29,9 @@ describe('hostile user: client behaviour cannot crash or wedge the process', () 
       UPSTREAM_TIMEOUT_MS: '3000',
       UPSTREAM_CONNECTIONS: '4',
       RELAY_SESSION_CONCURRENCY: '200',
+      // The attacker's 140 uploads share the rig's secret: the per-credential cap (tested on its own in
+      // session-pileup.test.ts) would answer some of them 429 before their bodies are read.
+      RELAY_CREDENTIAL_CONCURRENCY: '200',
       MAX_BODY_BYTES: String(CAP),
     });
     victim = await rig.login();

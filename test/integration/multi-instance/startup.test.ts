@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { CSRF, call, login } from './cluster.js';
+import { messagesOf } from '../../helpers/start-outcome.js';
 
 interface Exit {
   code: number | null;
@@ -40,7 +41,7 @@ describe('start-up refusals', () => {
 
     expect(run.code).toBe(1);
     for (const key of ['TG_RESTPP_URL', 'REDIS_URL', 'SESSION_SECRET', 'SESSION_ENCRYPTION_KEYS']) {
-      expect(run.stderr).toMatch(new RegExp(`^\\s*${key}: `, 'm'));
+      expect(messagesOf(run.stderr)).toMatch(new RegExp(`^\\s*${key}: `, 'm'));
     }
     expect(run.stdout).not.toContain('listening');
   });
@@ -59,7 +60,7 @@ describe('start-up refusals', () => {
 
     expect(run.code).toBe(1);
     for (const name of ['REDIS_URL', 'SESSION_SECRET', 'SESSION_ENCRYPTION_KEYS'])
-      expect(run.stderr).toMatch(new RegExp(`^\\s*${name}: `, 'm'));
+      expect(messagesOf(run.stderr)).toMatch(new RegExp(`^\\s*${name}: `, 'm'));
     const printed = run.stdout + run.stderr;
     for (const value of [secret, key, key.slice(3), password]) expect(printed).not.toContain(value);
   });
