@@ -9,6 +9,7 @@ import { startServiceProcess, type ServiceProcess } from '../../helpers/service-
 import { login } from '../multi-instance/cluster.js';
 import { assertNoEscape, relayGet, sleep } from './hostile-rig.js';
 import { processEnv } from './process-env.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 /**
  * Issue 21, item 1: anonymous readiness probes cannot starve logged-in users. A real service process with a
@@ -90,7 +91,7 @@ describe('hostile client: flooding /readyz', () => {
     const probeCount = probes() - probesBefore;
     const pingCount = (await pings()) - pingsBefore;
     const ready = statuses.filter((s) => s === 200).length;
-    console.log(
+    recordFigure(
       `readyz flood: ${statuses.length} /readyz in ${elapsedS.toFixed(1)} s (${ready} answered 200), ` +
         `data-server probes ${probeCount}, Redis PINGs ${pingCount}; victim ${victim.map((v) => `${v.status}/${v.ms}ms`).join(' ')}`,
     );

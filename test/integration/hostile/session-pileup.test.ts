@@ -8,6 +8,7 @@ import { uniquePrefix } from '../../helpers/redis-prefix.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { assertNoEscape, relayGet } from './hostile-rig.js';
 import { dropPrefix, processEnv } from './process-env.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 /**
  * Issue 21, item 2: one credential cannot open unbounded sessions. Real service processes on the machine's
@@ -179,7 +180,7 @@ describe('hostile client: one secret, many logins (two instances, one Redis)', (
       expect((await loginWith(instances[i % 2]!.url, { secret: attacker.value })).status).toBe(200);
     const afterSecond = await footprint(redis, prefix);
     const perLogin = (a: { bytes: number }, b: { bytes: number }) => Math.round((b.bytes - a.bytes) / LOGINS);
-    console.log(
+    recordFigure(
       `session pile-up: MEMORY USAGE under the prefix ${before.bytes} B → ${afterFirst.bytes} B after ${LOGINS} logins ` +
         `(${perLogin(before, afterFirst)} B/login) → ${afterSecond.bytes} B after ${LOGINS} more (${perLogin(afterFirst, afterSecond)} B/login); ` +
         `keys ${JSON.stringify(afterSecond.kinds)}; live attacker tokens ${await liveTokensOf(sim, attacker.alias)}`,

@@ -7,6 +7,7 @@ import { uniquePrefix } from '../../helpers/redis-prefix.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { assertNoEscape } from './hostile-rig.js';
 import { dropPrefix, processEnv } from './process-env.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 /**
  * Issue 21, the rule's audit (docs/architecture.md, "Bounded per principal and per address"): login
@@ -72,7 +73,7 @@ describe('hostile clients: many logins at once', () => {
       clearInterval(sampler);
       proxy.set({ kind: 'pass' });
     }
-    console.log(
+    recordFigure(
       `40 concurrent logins: at most ${peak} connections to the data server open at once (UPSTREAM_CONNECTIONS ${CONNECTIONS})`,
     );
     // The relay pool was not used; the readiness probe has a connection of its own (none on the old build).
