@@ -7,6 +7,7 @@ import type supertest from 'supertest';
 import { credentialIds } from '../../../src/store/credential-id.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
+import { login } from '../multi-instance/cluster.js';
 
 const RATE = 5;
 const BURST = 2;
@@ -105,6 +106,24 @@ function quotaCases(name: string, setup: () => Promise<{ rig: Rig; redis: Redis 
       for (let i = 0; i < 100 && (await redis.zcard(tag)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
       expect(await redis.zcard(tag)).toBe(0);
       expect((await user.a.get('/api/echo')).status).toBe(200);
+    });
+
+    test('when a client aborts a request in flight, then its lease is given back at once, not at expiry', async () => {
+      const user = await fresh();
+      const tag = `${rig.prefix}inflight:{${credOf(user.secret)}}`;
+      const base = await rig.listen();
+      const cookie = await login(base, user.secret);
+      const abort = new AbortController();
+      const pending = fetch(`${base}/api/echo?sleep=5`, {
+        headers: { 'X-Requested-With': 'XMLHttpRequest', Cookie: cookie },
+        signal: abort.signal,
+      }).catch(() => 'aborted');
+      for (let i = 0; i < 100 && (await redis.zcard(tag)) < 1; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await redis.zcard(tag)).toBe(1);
+      abort.abort();
+      expect(await pending).toBe('aborted');
+      for (let i = 0; i < 50 && (await redis.zcard(tag)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await redis.zcard(tag)).toBe(0); // well before QUOTA_LEASE_MS (15 s)
     });
   });
 }
