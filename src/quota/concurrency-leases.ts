@@ -52,8 +52,8 @@ export interface LeaseOptions {
   /** Unique per process: lease ids are `<instanceId>:<n>`. */
   instanceId: string;
   now?: () => number;
-  /** Redis failed on acquire (the caller then decides with its fallback), release or renew. */
-  onStoreFailure(): void;
+  /** A release or renewal failed in Redis (acquire failures reject: the caller decides with its fallback). */
+  onStoreFailure(op: 'release' | 'renew', err: unknown): void;
 }
 
 interface Held {
@@ -80,7 +80,9 @@ export function createRedisLeases(redis: RedisClient, opts: LeaseOptions): Concu
     const t = now();
     for (const [id, lease] of held) {
       if (t - lease.takenAt < renewEvery) continue;
-      RENEW.run(redis, lease.keys, [t + opts.leaseMs, id, opts.leaseMs]).catch(opts.onStoreFailure);
+      RENEW.run(redis, lease.keys, [t + opts.leaseMs, id, opts.leaseMs]).catch((err: unknown) =>
+        opts.onStoreFailure('renew', err),
+      );
     }
   };
   const track = (id: string, keys: string[]): void => {
@@ -116,7 +118,7 @@ export function createRedisLeases(redis: RedisClient, opts: LeaseOptions): Concu
           untrack(id);
           // A release that fails leaves the lease to lapse within leaseMs: late, never leaked.
           const done = keys.length === 1 ? redis.zrem(keys[0]!, id) : RELEASE.run(redis, keys, [id]);
-          done.catch(opts.onStoreFailure);
+          done.catch((err: unknown) => opts.onStoreFailure('release', err));
         },
       };
     },

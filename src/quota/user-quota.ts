@@ -83,7 +83,7 @@ export function createUserQuota(opts: UserQuotaOptions): UserQuota {
         leaseMs: policy.leaseMs,
         instanceId: opts.instanceId,
         ...(opts.now && { now: opts.now }),
-        onStoreFailure: storeFailed('release'),
+        onStoreFailure: (op, err) => storeFailed(op)(err),
       })
     : fallback;
 

@@ -106,6 +106,7 @@ class UndiciRelay implements Relay {
     try {
       const { answer, token } = await cancel.race(this.exchange(req, method, call, path, limits, cancel), discard);
       clearTimeout(deadline);
+      this.refuseOverCap(answer);
       this.observe(method, answer.statusCode, started);
       await this.respond(answer, res, token, call.requestId);
     } catch (err) {
@@ -180,18 +181,20 @@ class UndiciRelay implements Relay {
     return upstreamAppError(this.fail('rejected', null, requestId), null);
   }
 
+  /** 502 response_too_large for an answer declared longer than RELAY_MAX_RESPONSE_BYTES, before anything is sent. */
+  private refuseOverCap(answer: UpstreamAnswer): void {
+    const max = this.opts.maxResponseBytes;
+    const over = max === undefined ? null : declaredOverCap(answer.headers, max);
+    if (over === null) return;
+    // Not read at all: the connection goes (destroying an unread undici body errors; nobody needs it).
+    answer.rest?.on('error', () => undefined).destroy();
+    this.opts.metrics?.upstreamErrors.inc({ kind: 'too_large' });
+    throw over;
+  }
+
   /** Headers, then the bytes already read (if any), then the rest with backpressure. */
   private async respond(answer: UpstreamAnswer, res: ServerResponse, token: string, requestId: string): Promise<void> {
     const max = this.opts.maxResponseBytes;
-    if (max !== undefined) {
-      const over = declaredOverCap(answer.headers, max);
-      if (over !== null) {
-        // Not read at all: the connection goes (destroying an unread undici body errors; nobody needs it).
-        answer.rest?.on('error', () => undefined).destroy();
-        this.opts.metrics?.upstreamErrors.inc({ kind: 'too_large' });
-        throw over;
-      }
-    }
     res.statusCode = answer.statusCode;
     this.policy.downstream(answer.headers, res, token);
     if (answer.rest === null) {
