@@ -90,8 +90,15 @@ export async function sleepQuery(sim: Sim, r: SimRequest, params: Record<string,
   const ms = clampInt(params['ms'], 0, 300_000);
   const limit = queryTimeout(r);
   let closed = false;
-  r.res.once('close', () => (closed = true));
-  await delay(Math.min(ms, limit.ms));
+  // A client that leaves ends the wait too: no timer outlives its request (nor keeps a closing process up).
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, Math.min(ms, limit.ms));
+    r.res.once('close', () => {
+      closed = true;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
   if (closed) return;
   if (ms > limit.ms) return sendQueryTimeout(sim, r, limit);
   sendQueryResult(sim, r, { results: [{ slept: ms }] });
