@@ -97,6 +97,11 @@ export const SUBJECTS: Subject[] = [
     TG_TOKEN_LIFETIME: '3600',
     TOKEN_REFRESH_BEFORE: '3599',
   }),
+  // Per-principal quotas on, so high that they never refuse: what their Redis calls cost per request.
+  bff('bff-quota', '(g) tigergraph-bff, Redis, quotas on (never refusing)', 'redis', {
+    QUOTA_RATE: '1000000',
+    QUOTA_CONCURRENCY: '10000',
+  }),
 ];
 
 /** The subjects of a run: all of SUBJECTS, plus another build's BFF when BENCH_COMPARE_DIST names one. */

@@ -9,6 +9,7 @@ import { sessionEndsOver } from './tokens/session-ends.js';
 import type { SessionSecrets } from './admin/session-secrets.js';
 import { adminRoutes, type AdminRoutesDeps } from './http/routes/admin-routes.js';
 import { createApiLane } from './http/routes/api-lane.js';
+import type { UserQuota } from './quota/user-quota.js';
 import { authRoutes } from './http/routes/auth-routes.js';
 import { createGuessLimiter, type GuessLimits } from './http/routes/guess-limiter.js';
 import { createLoginBudget } from './http/routes/login-budget.js';
@@ -72,6 +73,8 @@ export interface AppDeps {
   passwords?: SessionSecrets;
   /** ADMIN_ROUTES: absent means /admin is not mounted (404). */
   admin?: AdminRoutesDeps;
+  /** QUOTA_*: per-principal quotas on relayed requests across instances; absent when none is set. */
+  quota?: UserQuota;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
   oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'broker' | 'postLoginPath'>;
 }
@@ -212,6 +215,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     credentialConcurrency: sessionConcurrency(settings.relayCredentialConcurrency, 'credential', metrics),
     credentialIds: credentialIdsOf,
     ...(deps.oidc && { oidcBroker: deps.oidc.broker }),
+    ...(deps.quota && { quota: deps.quota }),
   });
   return frontDoor(pipeline, lane, app);
 }

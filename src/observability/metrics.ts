@@ -10,7 +10,7 @@ export interface Metrics {
   /** Requests that waited for another holder's refresh instead of calling upstream. */
   leaseWaits: Counter<'outcome'>;
   relayDuration: Histogram<'method' | 'status_class'>;
-  /** kind = timeout | unavailable | rejected | protocol. */
+  /** kind = timeout | unavailable | rejected | protocol | too_large (an answer over RELAY_MAX_RESPONSE_BYTES). */
   upstreamErrors: Counter<'kind'>;
   redisErrors: Counter;
   /** result = ok | invalid | rate_limited | error. */

@@ -9,6 +9,7 @@ import { answerError } from '../pipeline/error-handler.js';
 import type { CredentialIds } from '../../store/credential-id.js';
 import { credentialOf } from '../session/session-data.js';
 import type { SessionConcurrency } from './session-concurrency.js';
+import type { UserQuota } from '../../quota/user-quota.js';
 
 const ROUTE = `${API_MOUNT}/*`;
 
@@ -22,6 +23,8 @@ export interface ApiLaneDeps {
   credentialIds: CredentialIds;
   /** The broker of OIDC sessions (IdP access tokens, refreshed with the IdP refresh token); absent without OIDC. */
   oidcBroker?: TokenBroker;
+  /** Per-principal quotas across all instances (QUOTA_*); absent when none is set. */
+  quota?: UserQuota;
 }
 
 /** The /api handler, after the pipeline: session, per-session and per-credential concurrency, token, relay. */
@@ -46,10 +49,12 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
     concurrency.enter(sid);
     let closed = false;
     let credential: string | undefined;
+    let endQuota: (() => void) | undefined;
     res.once('close', () => {
       closed = true;
       concurrency.leave(sid);
       if (credential !== undefined) credentialConcurrency.leave(credential);
+      endQuota?.();
     });
     const live = await ctx.session.live();
     const id = credentialOf(deps.credentialIds, live.tg, live.secret);
@@ -57,6 +62,11 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
     // A client gone while the session loaded has already left: its count must not outlive it.
     if (closed) credentialConcurrency.leave(id);
     else credential = id;
+    if (deps.quota) {
+      const end = await deps.quota.admit(id, ctx.url);
+      if (closed) end();
+      else endQuota = end;
+    }
     const oidc = live.tg.oidc !== undefined;
     const source = oidc ? deps.oidcBroker : broker;
     // An OIDC session without OIDC configured (settings changed since login) has nothing to renew with.
