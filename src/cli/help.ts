@@ -24,7 +24,7 @@ export function topHelp(): string {
     'Commands:',
     commandList(COMMANDS),
     '',
-    "Run 'tgbff <command> --help' for a command's options.",
+    "Run 'tgbff <command> --help' for a command's options; 'tgbff --version' (or -V) prints the release.",
     '',
     CREDENTIALS,
     '',
