@@ -53,8 +53,14 @@ function pick(candidates: ReadonlyArray<readonly [string | undefined, string]>):
 
 /** Flags win over env, env over the config file, the config file over defaults. */
 export function resolveSettings(values: OptionValues, env: Env, config: TgbffConfig | undefined): ConnectionSettings {
-  const version = str(values.version) ?? env.TG_VERSION ?? config?.version ?? DEFAULT_VERSION;
-  if (!/^\d+\.\d+(\.\d+)?$/.test(version)) throw usageError(`version must look like 3.9.3, got '${version}'`);
+  const { value: version, from: versionFrom } = pick([
+    [str(values.version), '--version'],
+    [env.TG_VERSION, 'TG_VERSION'],
+    [config?.version, 'the config file\'s "version"'],
+    [DEFAULT_VERSION, 'default'],
+  ]);
+  if (!/^\d+\.\d+(\.\d+)?$/.test(version))
+    throw usageError(`${versionFrom} must be a TigerGraph version like 3.9.3 or 4.1.0, got '${version}'`);
 
   const host = config?.host ?? DEFAULT_HOST;
   const gsqlRaw = pick([
@@ -89,8 +95,12 @@ export function resolveSettings(values: OptionValues, env: Env, config: TgbffCon
   const timeoutFlag = str(values['timeout-ms']);
   const timeoutMs =
     positiveInt(timeoutFlag ?? env.TG_TIMEOUT_MS, timeoutFlag ? '--timeout-ms' : 'TG_TIMEOUT_MS') ?? 10_000;
-  const graph = str(values.graph) ?? env.TG_GRAPH ?? 'social';
-  if (!isName(graph)) throw usageError(`graph must be a plain name, got '${graph}'`);
+  const { value: graph, from: graphFrom } = pick([
+    [str(values.graph), '--graph'],
+    [env.TG_GRAPH, 'TG_GRAPH'],
+    ['social', 'default'],
+  ]);
+  if (!isName(graph)) throw usageError(`${graphFrom} must be a plain name, got '${graph}'`);
 
   return {
     gsqlUrl: trimSlash(gsqlRaw.value),
