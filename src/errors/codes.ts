@@ -6,6 +6,7 @@
 export const ERROR_CODES = {
   invalid_request: { status: 400, message: 'Invalid request' },
   invalid_path: { status: 400, message: 'The relay path is malformed or uses forbidden encodings' },
+  graph_not_found: { status: 400, message: 'That graph does not exist, or this secret is not for it' },
   request_aborted: { status: 400, message: 'Request was aborted' },
   not_authenticated: { status: 401, message: 'Not logged in' },
   invalid_credentials: { status: 401, message: 'The credentials were not accepted' },

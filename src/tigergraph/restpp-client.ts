@@ -1,7 +1,7 @@
 import { Agent } from 'undici';
 import { TigerGraphError } from './errors.js';
 import { sendHttp } from './http.js';
-import { checkDeleteAnswer, parseTokenAnswer, type TokenOp } from './parse-token-response.js';
+import { asGraphRefusal, checkDeleteAnswer, parseTokenAnswer, type TokenOp } from './parse-token-response.js';
 import { buildTokenCall, type TokenCallParams } from './token-requests.js';
 import type { AdminCredentials, ClientOptions, TokenApi, TokenGrant } from './types.js';
 import { wireEraOf } from './version.js';
@@ -37,12 +37,26 @@ export function createTokenApi(opts: ClientOptions): TokenClient {
   async function grant(op: TokenOp, params: TokenCallParams): Promise<TokenGrant> {
     const { status, text, nowMs } = await call(op, params);
     const credentials = [params.secret, params.token, params.basic?.password];
-    return parseTokenAnswer(op, status, text, { nowMs, lifetimeSec: params.lifetime ?? defaultLifetime, credentials });
+    try {
+      return parseTokenAnswer(op, status, text, {
+        nowMs,
+        lifetimeSec: params.lifetime ?? defaultLifetime,
+        credentials,
+      });
+    } catch (err) {
+      throw op === 'request' && params.graph !== undefined ? asGraphRefusal(err, era, params.graph) : err;
+    }
   }
 
   return {
     era,
-    requestToken: (secret, lifetime) => grant('request', { secret: required(secret, 'secret'), lifetime }),
+    requestToken: (secret, lifetime, options) =>
+      grant('request', {
+        secret: required(secret, 'secret'),
+        lifetime,
+        // ≤3.4 takes no graph with a secret (the query form has none); the token is for the secret's graph.
+        ...(options?.graph !== undefined && era !== 'query' && { graph: options.graph }),
+      }),
     refreshToken: (secret, token, lifetime) =>
       grant('refresh', { secret: required(secret, 'secret'), token: required(token, 'token'), lifetime }),
     async deleteToken(secret, token) {
