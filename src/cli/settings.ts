@@ -1,6 +1,7 @@
 import { positiveInt, type OptionValues } from './args.js';
 import { usageError } from './cli-error.js';
 import type { TgbffConfig } from './config-file.js';
+import { capabilitiesOf } from '../tigergraph/capabilities.js';
 import { isName } from '../tigergraph/names.js';
 
 export interface ConnectionSettings {
@@ -39,12 +40,6 @@ const trimSlash = (u: string): string => u.replace(/\/+$/, '');
 /** netrc and config files name IPv6 hosts without brackets; URL keeps them. */
 export const bareHost = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
 
-/** 4.1+ serves the data API under the admin port's /restpp prefix; port 9000 is gone. */
-function isRestppUnderGsql(version: string): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return major > 4 || (major === 4 && minor >= 1);
-}
-
 /** The first value set, and a name for where it came from. */
 function pick(candidates: ReadonlyArray<readonly [string | undefined, string]>): { value: string; from: string } {
   for (const [value, from] of candidates) if (value !== undefined) return { value, from };
@@ -62,6 +57,8 @@ export function resolveSettings(values: OptionValues, env: Env, config: TgbffCon
   if (!/^\d+\.\d+(\.\d+)?$/.test(version))
     throw usageError(`${versionFrom} must be a TigerGraph version like 3.9.3 or 4.1.0, got '${version}'`);
 
+  // 4.1+ serves the data API under the admin port's /restpp prefix; port 9000 is gone.
+  const { restppUnderAdmin } = capabilitiesOf(version);
   const host = config?.host ?? DEFAULT_HOST;
   const gsqlRaw = pick([
     [str(values['gsql-url']), '--gsql-url'],
@@ -73,18 +70,14 @@ export function resolveSettings(values: OptionValues, env: Env, config: TgbffCon
     gsqlRaw.value,
     gsqlRaw.from === '--gsql-url' || gsqlRaw.from === 'TG_GSQL_URL' ? gsqlRaw.from : 'gsqlUrl',
   );
-  const restppDefault = isRestppUnderGsql(version) ? `${trimSlash(gsql.href)}/restpp` : `http://${host}:9000`;
+  const restppDefault = restppUnderAdmin ? `${trimSlash(gsql.href)}/restpp` : `http://${host}:9000`;
   const restppRaw = pick([
     [str(values['restpp-url']), '--restpp-url'],
     [env.TG_RESTPP_URL, 'TG_RESTPP_URL'],
     [config?.restppUrl, 'config file'],
     [
       restppDefault,
-      isRestppUnderGsql(version)
-        ? 'admin server URL + /restpp'
-        : config?.host === undefined
-          ? 'default'
-          : 'config file host',
+      restppUnderAdmin ? 'admin server URL + /restpp' : config?.host === undefined ? 'default' : 'config file host',
     ],
   ]);
   checkedUrl(

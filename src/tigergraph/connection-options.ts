@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
+import { capabilitiesOf } from './capabilities.js';
 import type { QueryParams } from './data-client.js';
-import type { TokenGrant, WireEra } from './types.js';
+import type { TokenGrant } from './types.js';
 
 export interface ConnectionOptions {
   restppUrl?: string;
@@ -32,12 +33,13 @@ export interface VertexQuery {
 }
 
 /** Where the two servers are when only a host and ports (or nothing) were given. */
-export function resolveUrls(opts: ConnectionOptions, era: WireEra): { restppUrl: string; gsqlUrl: string } {
+export function resolveUrls(opts: ConnectionOptions): { restppUrl: string; gsqlUrl: string } {
   const host = withScheme(opts.host ?? 'http://127.0.0.1');
   const gsPort = opts.gsPort ?? 14240;
   // 4.1+ no longer exposes port 9000: the data server sits behind the admin port under /restpp.
   const restppUrl =
-    opts.restppUrl ?? (era === 'jwt' ? `${host}:${gsPort}/restpp` : `${host}:${opts.restppPort ?? 9000}`);
+    opts.restppUrl ??
+    (capabilitiesOf(opts.version).restppUnderAdmin ? `${host}:${gsPort}/restpp` : `${host}:${opts.restppPort ?? 9000}`);
   return { restppUrl, gsqlUrl: opts.gsqlUrl ?? `${host}:${gsPort}` };
 }
 

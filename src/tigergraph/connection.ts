@@ -15,7 +15,7 @@ import { createSecretApi, type SecretClient } from './secret-api.js';
 import type { AdminCredentials, WireEra } from './types.js';
 
 export type { ConnectionOptions, TokenTriple, VertexQuery };
-import { getTokenReturnsTriple, wireEraOf } from './version.js';
+import { getTokenReturnsTriple, wireEraOf } from './capabilities.js';
 
 /** The seed's connection object: its method names, defaults and return shapes, over the typed clients. */
 export class TigerGraphConnection {
@@ -38,7 +38,7 @@ export class TigerGraphConnection {
     this.version = opts.version;
     this.era = era;
     this.graphname = opts.graphname ?? '';
-    ({ restppUrl: this.restppUrl, gsqlUrl: this.gsqlUrl } = resolveUrls(opts, era));
+    ({ restppUrl: this.restppUrl, gsqlUrl: this.gsqlUrl } = resolveUrls(opts));
     this.creds = { username: opts.username ?? 'tigergraph', password: opts.password ?? 'tigergraph' };
     this.token = opts.apiToken === '' ? undefined : opts.apiToken;
     this.warn = opts.warn ?? ((message) => process.emitWarning(message, 'DeprecationWarning'));

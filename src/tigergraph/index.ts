@@ -8,7 +8,9 @@ export { createGsqlClient } from './gsql-client.js';
 export type { GsqlClient, GsqlClientOptions } from './gsql-client.js';
 export { TigerGraphError, maskSecret } from './errors.js';
 export type { TigerGraphErrorKind } from './errors.js';
-export { parseVersion, compareVersions, wireEraOf, getTokenReturnsTriple } from './version.js';
+export { parseVersion, compareVersions } from './version.js';
+export { capabilitiesOf, wireEraOf, getTokenReturnsTriple, renderVersionTable, VERSION_BANDS } from './capabilities.js';
+export type { Capabilities } from './capabilities.js';
 export type { Version } from './version.js';
 export {
   readEnvelope,

@@ -4,7 +4,7 @@ import { isName, isSecretOrAlias } from './names.js';
 import { parseCreateSecret, parseDropSecret, parseShowSecrets, requireGraphUsed } from './parse-gsql-output.js';
 import { restCreateSecret, restDropSecret, restListSecrets } from './rest-secrets.js';
 import type { AdminCredentials, ClientOptions, SecretApi } from './types.js';
-import { wireEraOf } from './version.js';
+import { capabilitiesOf } from './capabilities.js';
 
 export type SecretApiOptions = Omit<ClientOptions, 'restppUrl' | 'now'> & { restppUrl?: string };
 
@@ -30,7 +30,7 @@ export function createSecretApi(opts: SecretApiOptions): SecretClient {
     timeoutMs: opts.timeoutMs,
   });
   // 4.1+ has a REST secrets API; it answers JSON with the alias, where GSQL text needs a SHOW to learn it.
-  const preferRest = wireEraOf(opts.version) === 'jwt';
+  const preferRest = capabilitiesOf(opts.version).secretsApi === 'rest';
 
   // A refused USE GRAPH is HTTP 200 and prose, and the statements after it may still run (on no graph, or on
   // all of the user's secrets): so every script checks that its USE GRAPH took before reading the rest, and

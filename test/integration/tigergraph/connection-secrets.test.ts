@@ -1,7 +1,7 @@
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
 import { TigerGraphConnection } from '../../../src/tigergraph/connection.js';
 import { maskSecret } from '../../../src/tigergraph/errors.js';
-import { wireEraOf } from '../../../src/tigergraph/version.js';
+import { wireEraOf } from '../../../src/tigergraph/capabilities.js';
 import { expectKind, VERSIONS } from './fixtures.js';
 
 describe.each(VERSIONS)('TigerGraphConnection secret methods against the simulator in version %s', (version) => {

@@ -1,5 +1,6 @@
 import { TigerGraphError } from '../../../src/tigergraph/errors.js';
-import { compareVersions, getTokenReturnsTriple, parseVersion, wireEraOf } from '../../../src/tigergraph/version.js';
+import { getTokenReturnsTriple, wireEraOf } from '../../../src/tigergraph/capabilities.js';
+import { compareVersions, parseVersion } from '../../../src/tigergraph/version.js';
 
 describe('parseVersion', () => {
   test('when given a dotted version, then each part is read', () => {
