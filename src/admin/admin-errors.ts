@@ -1,6 +1,6 @@
 import { AppError, isAppError } from '../errors.js';
 import { failureOfKind, upstreamFailure } from '../errors/upstream.js';
-import { TigerGraphError } from '../tigergraph/errors.js';
+import { TigerGraphError } from '@tigergraph-bff/client';
 
 /**
  * Admin-server failures in the service's vocabulary, switching on `kind` only. Messages are public, so

@@ -1,6 +1,4 @@
-import type { GsqlClient } from '../tigergraph/gsql-client.js';
-import { requireGraphUsed } from '../tigergraph/parse-gsql-output.js';
-import type { AdminCredentials } from '../tigergraph/types.js';
+import { type GsqlClient, requireGraphUsed, type AdminCredentials } from '@tigergraph-bff/client';
 import { mapAdminError } from './admin-errors.js';
 
 /**

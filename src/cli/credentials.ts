@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AdminCredentials } from '../tigergraph/types.js';
+import type { AdminCredentials } from '@tigergraph-bff/client';
 import { CliError, ExitCode } from './cli-error.js';
 import type { LoadedConfig, TgbffConfig } from './config-file.js';
 import { findNetrcEntry, parseNetrc } from './netrc.js';

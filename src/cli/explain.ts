@@ -1,4 +1,4 @@
-import { maskSecret, TigerGraphError } from '../tigergraph/errors.js';
+import { maskSecret, TigerGraphError } from '@tigergraph-bff/client';
 import { CliError, ExitCode } from './cli-error.js';
 
 /** What the failed call was, so the message can say which server, whose credentials and what to try. */

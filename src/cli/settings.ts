@@ -1,8 +1,7 @@
 import { positiveInt, type OptionValues } from './args.js';
 import { usageError } from './cli-error.js';
 import type { TgbffConfig } from './config-file.js';
-import { capabilitiesOf } from '../tigergraph/capabilities.js';
-import { isName } from '../tigergraph/names.js';
+import { capabilitiesOf, isName } from '@tigergraph-bff/client';
 
 export interface ConnectionSettings {
   gsqlUrl: string;

@@ -1,7 +1,7 @@
 import type { KeyIssue } from './fields.js';
 import { bytesOf, charsOf, weakness } from './key-strength.js';
 import type { EncryptionKey } from '../store/crypto.js';
-import { capabilitiesOf } from '../tigergraph/capabilities.js';
+import { capabilitiesOf } from '@tigergraph-bff/client';
 
 /** The parsed env values rules look at (a subset of the schema's output). */
 export interface RuleValues {

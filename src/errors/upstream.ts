@@ -1,6 +1,5 @@
 import { AppError } from '../errors.js';
-import type { TigerGraphErrorKind } from '../tigergraph/errors.js';
-import type { TransportFailure } from '../tigergraph/transport-failure.js';
+import type { TigerGraphErrorKind, TransportFailure } from '@tigergraph-bff/client';
 import type { ErrorCode } from './codes.js';
 
 /** The one mapping from a failed TigerGraph call to the service's codes (README, DESIGN.md §4). */

@@ -1,8 +1,8 @@
-import type { WireEra } from '../tigergraph/types.js';
+import type { WireEra } from '@tigergraph-bff/client';
 
 /**
  * The parts of a TigerGraph version string the simulator's behaviour depends on. This is a deliberate second
- * copy of the version rules in src/tigergraph/capabilities.ts, written from the same public facts but not
+ * copy of the version rules in packages/client/src/capabilities.ts, written from the same public facts but not
  * imported: the simulator is how the client is tested, so a wrong rule there must not be agreed with here.
  */
 export interface SimVersion {

@@ -1,6 +1,6 @@
 import { AppError, isAppError } from '../errors.js';
 import { failureOfKind, upstreamFailure } from '../errors/upstream.js';
-import { TigerGraphError } from '../tigergraph/errors.js';
+import { TigerGraphError } from '@tigergraph-bff/client';
 
 /** Where a token call happened: verifying a secret at login, or serving an existing session. */
 export type TokenPhase = 'login' | 'session';

@@ -1,7 +1,7 @@
 import { silentLogger, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
-import type { TokenApi, TokenGrant } from '../tigergraph/types.js';
+import type { TokenApi, TokenGrant } from '@tigergraph-bff/client';
 import { createLeaseRunner } from './lease-runner.js';
 import { RemintRefused, createRefreshCoordinator } from './refresh-coordinator.js';
 import { isFresh, isUsable, stateTtlMs } from './refresh-policy.js';

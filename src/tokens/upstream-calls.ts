@@ -1,6 +1,5 @@
 import type { Metrics } from '../observability/metrics.js';
-import { TigerGraphError } from '../tigergraph/errors.js';
-import type { TokenApi, TokenGrant } from '../tigergraph/types.js';
+import { TigerGraphError, type TokenApi, type TokenGrant } from '@tigergraph-bff/client';
 import { mapUpstreamError, type TokenPhase } from './map-upstream-error.js';
 
 /** The three upstream token calls the broker makes, counted and with errors already mapped. */

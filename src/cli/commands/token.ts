@@ -1,7 +1,11 @@
-import { createTokenApi, type TokenClient } from '../../tigergraph/restpp-client.js';
-import { maskSecret, TigerGraphError } from '../../tigergraph/errors.js';
-import type { TokenGrant } from '../../tigergraph/types.js';
-import { capabilitiesOf } from '../../tigergraph/capabilities.js';
+import {
+  createTokenApi,
+  type TokenClient,
+  maskSecret,
+  TigerGraphError,
+  type TokenGrant,
+  capabilitiesOf,
+} from '@tigergraph-bff/client';
 import { positiveInt } from '../args.js';
 import { ExitCode, usageError } from '../cli-error.js';
 import { loadSettings, type CommandContext, type CommandRunner } from '../context.js';

@@ -1,8 +1,8 @@
 import { connect, createServer, type Socket } from 'node:net';
 import type { Redis } from 'ioredis';
-import { parseShowSecrets } from '../../../src/tigergraph/parse-gsql-output.js';
-import { createSecretApi } from '../../../src/tigergraph/secret-api.js';
-import type { SecretRecord } from '../../../src/tigergraph/types.js';
+import { parseShowSecrets } from '../../../packages/client/src/parse-gsql-output.js';
+import { createSecretApi } from '../../../packages/client/src/secret-api.js';
+import type { SecretRecord } from '../../../packages/client/src/types.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../../src/simulator/types.js';
 
 /** Simulator users for password login: alice may use `social`, bob has no graph at all. */

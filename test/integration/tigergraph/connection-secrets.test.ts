@@ -1,7 +1,7 @@
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { TigerGraphConnection } from '../../../src/tigergraph/connection.js';
-import { maskSecret } from '../../../src/tigergraph/errors.js';
-import { wireEraOf } from '../../../src/tigergraph/capabilities.js';
+import { TigerGraphConnection } from '../../../packages/client/src/connection.js';
+import { maskSecret } from '../../../packages/client/src/errors.js';
+import { wireEraOf } from '../../../packages/client/src/capabilities.js';
 import { expectKind, VERSIONS } from './fixtures.js';
 
 describe.each(VERSIONS)('TigerGraphConnection secret methods against the simulator in version %s', (version) => {

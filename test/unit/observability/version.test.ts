@@ -30,6 +30,13 @@ describe('one version everywhere', () => {
     expect(packageVersion()).toBe(rootVersion);
   });
 
+  it('when the client package is read, then it has the same version, and the service depends on exactly it', () => {
+    const client = JSON.parse(read('packages/client/package.json')) as { version: string };
+    const root = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    expect(client.version).toBe(rootVersion);
+    expect(root.dependencies['@tigergraph-bff/client']).toBe(rootVersion);
+  });
+
   it('when the OpenAPI document is read, then info.version is the package version', () => {
     const doc = parseYaml(read('docs/openapi.yaml')) as { info: { version: string } };
     expect(doc.info.version).toBe(rootVersion);

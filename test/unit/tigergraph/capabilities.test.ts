@@ -4,7 +4,7 @@ import {
   renderVersionTable,
   versionTableCells,
   VERSION_BANDS,
-} from '../../../src/tigergraph/capabilities.js';
+} from '../../../packages/client/src/capabilities.js';
 
 const DOC = new URL('../../../docs/client-library.md', import.meta.url);
 

@@ -1,4 +1,4 @@
-import { compact, resolveUrls, triple } from '../../../src/tigergraph/connection-options.js';
+import { compact, resolveUrls, triple } from '../../../packages/client/src/connection-options.js';
 
 describe('resolveUrls', () => {
   test('when nothing is given on 3.x, then the data server is 127.0.0.1:9000 and the admin server :14240', () => {

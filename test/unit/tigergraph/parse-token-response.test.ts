@@ -6,8 +6,8 @@ import {
   parseExpiration,
   parseTokenAnswer,
   readEnvelope,
-} from '../../../src/tigergraph/parse-token-response.js';
-import { TigerGraphError } from '../../../src/tigergraph/errors.js';
+} from '../../../packages/client/src/parse-token-response.js';
+import { TigerGraphError } from '../../../packages/client/src/errors.js';
 
 // Shapes below are the samples in /work/shared/tigergraph-wire.md §1.3–1.5, §2 and §5.
 const NOW_MS = 1_700_000_000_000;

@@ -1,5 +1,5 @@
-import { TigerGraphError } from '../../../src/tigergraph/errors.js';
-import { basicAuth, buildTokenCall } from '../../../src/tigergraph/token-requests.js';
+import { TigerGraphError } from '../../../packages/client/src/errors.js';
+import { basicAuth, buildTokenCall } from '../../../packages/client/src/token-requests.js';
 
 const urls = { restppUrl: 'http://tg:9000/', gsqlUrl: 'http://tg:14240' };
 const secret = 's3cr3tvalue';

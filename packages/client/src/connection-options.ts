@@ -25,6 +25,16 @@ export interface ConnectionOptions {
 /** (token, expiry in epoch seconds, expiry as ISO 8601 with an explicit zone). */
 export type TokenTriple = readonly [token: string, expiresAt: number, expiresIso: string];
 
+/** Version spellings before 3.6, whose `getToken(secret)` answers a TokenTriple. */
+export type TripleVersion =
+  | `${0 | 1 | 2}.${number}`
+  | `${0 | 1 | 2}.${number}.${number}`
+  | `3.${0 | 1 | 2 | 3 | 4 | 5}`
+  | `3.${0 | 1 | 2 | 3 | 4 | 5}.${number}`;
+
+/** Version spellings of 3.6 and later (tried after TripleVersion), whose `getToken(secret)` answers the token. */
+export type TokenVersion = `${number}.${number}` | `${number}.${number}.${number}`;
+
 export interface VertexQuery {
   select?: string;
   filter?: string;

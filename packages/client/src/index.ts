@@ -1,5 +1,5 @@
 export { TigerGraphConnection } from './connection.js';
-export type { ConnectionOptions, TokenTriple, VertexQuery } from './connection.js';
+export type { ConnectionOptions, TokenTriple, TokenVersion, TripleVersion, VertexQuery } from './connection.js';
 export { createTokenApi, DEFAULT_LIFETIME_3X, DEFAULT_LIFETIME_JWT, DEFAULT_TIMEOUT_MS } from './restpp-client.js';
 export type { TokenClient } from './restpp-client.js';
 export { createSecretApi } from './secret-api.js';
@@ -21,3 +21,8 @@ export {
 } from './parse-token-response.js';
 export { cleanGsqlOutput, parseCreateSecret, parseShowSecrets, parseDropSecret } from './parse-gsql-output.js';
 export type * from './types.js';
+export { requireGraphUsed } from './parse-gsql-output.js';
+export { isName, isSecretOrAlias, NAME_MAX_LENGTH, SECRET_MAX_LENGTH } from './names.js';
+export { redact } from './redact.js';
+export { classifyTransportFailure, transportErrorCode } from './transport-failure.js';
+export type { TransportFailure } from './transport-failure.js';
