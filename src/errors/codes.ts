@@ -1,6 +1,6 @@
 /**
  * Every error code the service answers with, its one HTTP status and its public default message. This
- * table is the vocabulary: AppError takes only its keys, docs/openapi.yaml and README's error table are
+ * table is the vocabulary: AppError takes only its keys, docs/openapi.yaml and docs/api.md's error table are
  * tested against it, so a new code is added here first or it does not compile.
  */
 export const ERROR_CODES = {
