@@ -19,9 +19,14 @@ export {
   classifyTokenFailure,
   parseTokenAnswer,
 } from './parse-token-response.js';
-export { cleanGsqlOutput, parseCreateSecret, parseShowSecrets, parseDropSecret } from './parse-gsql-output.js';
+export {
+  cleanGsqlOutput,
+  parseCreateSecret,
+  parseShowSecrets,
+  parseDropSecret,
+  requireGraphUsed,
+} from './parse-gsql-output.js';
 export type * from './types.js';
-export { requireGraphUsed } from './parse-gsql-output.js';
 export { isName, isSecretOrAlias, NAME_MAX_LENGTH, SECRET_MAX_LENGTH } from './names.js';
 export { redact } from './redact.js';
 export { classifyTransportFailure, transportErrorCode } from './transport-failure.js';
