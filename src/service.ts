@@ -24,7 +24,7 @@ import { createRedisSecretDrops } from './store/redis-secret-drops.js';
 import type { SecretDropStore } from './store/secret-drops.js';
 import { createGuard } from './store/store-error.js';
 import type { Stores } from './store/types.js';
-import { createTokenApi } from './tigergraph/restpp-client.js';
+import { createTokenApi } from '@tigergraph-bff/client';
 import { trustAlso } from './tls-trust.js';
 import { createSessionEndSweeper, tokenStateGraceMs, type SessionEndSweeper } from './tokens/session-end-sweeper.js';
 import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from './tokens/token-broker.js';

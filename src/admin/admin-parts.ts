@@ -3,8 +3,7 @@ import type { AdminRoutesDeps } from '../http/routes/admin-routes.js';
 import type { Logger } from '../observability/logger.js';
 import type { SecretDropStore } from '../store/secret-drops.js';
 import type { Cipher, LeaseStore } from '../store/types.js';
-import { createSecretApi } from '../tigergraph/secret-api.js';
-import { wireEraOf } from '../tigergraph/version.js';
+import { createSecretApi, capabilitiesOf } from '@tigergraph-bff/client';
 import type { Dispatcher } from 'undici';
 import { createSecretDropper } from './secret-dropper.js';
 import { createSecretSweeper, type SecretSweeper } from './secret-sweeper.js';
@@ -51,7 +50,8 @@ export function createAdminParts(deps: AdminPartsDeps): AdminParts {
     dispatcher: deps.dispatcher,
     timeoutMs: Math.min(config.upstreamTimeoutMs, 10_000),
   });
-  const graphRequired = wireEraOf(upstream.version) !== 'jwt';
+  // Secrets belong to a graph before 4.1, so a password login must name one there.
+  const graphRequired = capabilitiesOf(upstream.version).secretsApi === 'gsql';
   const parts: AdminParts = config.adminRoutes ? { admin: { secrets, graphRequired } } : {};
   if (!config.passwordLogin) return parts;
 

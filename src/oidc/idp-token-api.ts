@@ -1,6 +1,6 @@
 import * as client from 'openid-client';
 import { AppError } from '../errors.js';
-import type { TokenApi } from '../tigergraph/types.js';
+import type { TokenApi } from '@tigergraph-bff/client';
 import type { RenewableGrant } from '../tokens/refresh-policy.js';
 import { idpUnavailable, isIdpOutage, type Idp } from './idp.js';
 import { accessClaims } from './jwt-claims.js';

@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
-import { maskSecret } from '../tigergraph/errors.js';
+import { maskSecret } from '@tigergraph-bff/client';
 import type { LeaseRunner } from './lease-runner.js';
 import { endsSession } from './map-upstream-error.js';
 import { isFresh, isUsable, sameState, stateTtlFor, type RenewableGrant } from './refresh-policy.js';

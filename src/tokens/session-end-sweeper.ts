@@ -2,7 +2,7 @@ import { sealedAs } from '../store/crypto.js';
 import type { Metrics } from '../observability/metrics.js';
 import { claimDecoded, type DueQueue } from '../store/due-queue.js';
 import type { Cipher } from '../store/types.js';
-import { maskSecret } from '../tigergraph/errors.js';
+import { maskSecret } from '@tigergraph-bff/client';
 import { createLeasedSweep, type LeasedSweep, type SweepSchedule } from './leased-sweep.js';
 import { decodeSessionEnd, type SessionEnd } from './session-ends.js';
 

@@ -1,7 +1,7 @@
 import { silentLogger, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
-import type { TokenApi, TokenGrant } from '../tigergraph/types.js';
+import type { TokenApi, TokenGrant } from '@tigergraph-bff/client';
 import { createLeaseRunner } from './lease-runner.js';
 import { RemintRefused, createRefreshCoordinator } from './refresh-coordinator.js';
 import { isFresh, isUsable, stateTtlMs } from './refresh-policy.js';
@@ -11,8 +11,11 @@ import { createUpstreamCalls } from './upstream-calls.js';
 
 /** Keeps each session's TigerGraph token valid; knows nothing of HTTP frameworks. */
 export interface TokenBroker {
-  /** Verifies a secret at login by minting a token; 401 invalid_credentials if it does not work. */
-  mint(secret: string): Promise<TokenGrant>;
+  /**
+   * Verifies a secret at login by minting a token; 401 invalid_credentials if it does not work, 400
+   * graph_not_found if TigerGraph says the login's `graph` does not exist or is not the secret's.
+   */
+  mint(secret: string, graph?: string): Promise<TokenGrant>;
   /** Stores a grant for a session (after login regenerated the sid). */
   adopt(sid: string, grant: TokenGrant, sessionTtlMs: number): Promise<void>;
   /**
@@ -119,7 +122,7 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
   };
 
   return {
-    mint: (secret) => upstream.mint(secret, 'login'),
+    mint: (secret, graph) => upstream.mint(secret, 'login', graph),
 
     async adopt(sid, grant, sessionTtlMs) {
       memo?.forget(sid);

@@ -122,7 +122,10 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       throw err;
     }
     try {
-      const grant = await deps.broker.mint(secret).catch(countFailure);
+      // The graph goes along, so TigerGraph refuses a graph that does not exist (or is not the secret's) now.
+      const grant = await deps.broker
+        .mint(secret, byPassword?.graph ?? bySecret?.graph ?? undefined)
+        .catch(countFailure);
       await ticket.settle('accepted');
       const current = await session.load();
       const oldSid = session.sid();

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { AppError } from '../../errors.js';
-import type { AdminCredentials } from '../../tigergraph/types.js';
+import type { AdminCredentials } from '@tigergraph-bff/client';
 
 /** Every 401 from /admin says how to authenticate, as HTTP requires. */
 export const ADMIN_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="tigergraph-bff admin"' };

@@ -4,7 +4,7 @@ import { cookieClearOptions } from '../session/session.js';
 /**
  * A logout that failed (Redis unreachable: 503 store_unavailable) still makes the browser forget the
  * session: someone leaving a shared machine must not stay logged in because the store was down. The
- * stored session is not ended by this; see README "Logout while Redis is down".
+ * stored session is not ended by this; see docs/api.md "Logout while Redis is down".
  */
 export function logoutClearsCookie(options: { cookieName: string; cookieSecure: boolean }): ErrorRequestHandler {
   return (err, req, res, next) => {

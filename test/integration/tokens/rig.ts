@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../../src/simulator/types.js';
-import { createTokenApi, type TokenClient } from '../../../src/tigergraph/restpp-client.js';
+import { createTokenApi, type TokenClient } from '../../../packages/client/src/restpp-client.js';
 import { createTokenBroker, type TokenBroker, type TokenBrokerDeps } from '../../../src/tokens/token-broker.js';
 import { startRig as startServiceRig } from '../../helpers/app-rig.js';
 import { manualClock, type ManualClock } from '../../helpers/clock.js';

@@ -42,17 +42,7 @@ const show = (list: Import[]) => list.map((i) => `${i.from} -> ${i.target}`);
 
 describe('import rules (docs/architecture.md)', () => {
   it('when a module below the HTTP layer imports, then never express nor anything of http/, app or service', () => {
-    const lower = [
-      'tokens/',
-      'store/',
-      'tigergraph/',
-      'relay/',
-      'config/',
-      'observability/',
-      'simulator/',
-      'oidc/',
-      'quota/',
-    ];
+    const lower = ['tokens/', 'store/', 'relay/', 'config/', 'observability/', 'simulator/', 'oidc/', 'quota/'];
     const bad = all.filter(
       (i) =>
         lower.some((dir) => i.from.startsWith(dir)) &&
@@ -106,6 +96,31 @@ describe('import rules (docs/architecture.md)', () => {
     expect(all.filter((i) => i.dynamic && i.target === 'oidc/oidc-parts.ts').map((i) => i.from)).toEqual([
       'service.ts',
     ]);
+  });
+
+  it('when the client package (packages/client) imports, then only its own files, node: built-ins and undici', () => {
+    // It is published on its own: a server dependency here would be pulled into every user's project.
+    const CLIENT = fileURLToPath(new URL('../../../packages/client/src/', import.meta.url));
+    const imports = sourceFiles(CLIENT).flatMap((file) =>
+      [
+        ...readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?'([^']+)'/gm),
+      ].map((m) => ({ file: path.relative(CLIENT, file), spec: m[1]! })),
+    );
+    expect(imports.length).toBeGreaterThan(20);
+    const outside = imports.filter(
+      ({ file, spec }) =>
+        !(
+          spec === 'undici' ||
+          spec.startsWith('node:') ||
+          (spec.startsWith('./') && !path.join(path.dirname(file), spec).startsWith('..'))
+        ),
+    );
+    expect(outside.map(({ file, spec }) => `${file} -> ${spec}`)).toEqual([]);
+  });
+
+  it('when src/ uses the client library, then by its package name, never by a path into packages/', () => {
+    expect(show(all.filter((i) => i.target.includes('packages/') || i.target.startsWith('tigergraph/')))).toEqual([]);
+    expect(all.some((i) => i.target === '@tigergraph-bff/client')).toBe(true);
   });
 
   it('when the rules scan, then they see the imports (the scan itself works)', () => {

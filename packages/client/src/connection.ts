@@ -6,6 +6,8 @@ import {
   triple,
   type ConnectionOptions,
   type TokenTriple,
+  type TokenVersion,
+  type TripleVersion,
   type VertexQuery,
 } from './connection-options.js';
 import { createDataClient, parseVersionMessage, type DataClient, type QueryParams } from './data-client.js';
@@ -14,12 +16,15 @@ import { createTokenApi, DEFAULT_LIFETIME_3X, type TokenClient } from './restpp-
 import { createSecretApi, type SecretClient } from './secret-api.js';
 import type { AdminCredentials, WireEra } from './types.js';
 
-export type { ConnectionOptions, TokenTriple, VertexQuery };
-import { getTokenReturnsTriple, wireEraOf } from './version.js';
+export type { ConnectionOptions, TokenTriple, TokenVersion, TripleVersion, VertexQuery };
+import { getTokenReturnsTriple, wireEraOf } from './capabilities.js';
 
-/** The seed's connection object: its method names, defaults and return shapes, over the typed clients. */
-export class TigerGraphConnection {
-  readonly version: string;
+/**
+ * The seed's connection object: its method names, defaults and return shapes, over the typed clients.
+ * `V` is the version as the caller spelled it, so `getToken` is typed by it.
+ */
+export class TigerGraphConnection<V extends string = string> {
+  readonly version: V;
   readonly era: WireEra;
   readonly graphname: string;
   readonly restppUrl: string;
@@ -33,12 +38,12 @@ export class TigerGraphConnection {
   private readonly ownAgent: Agent | undefined;
   private readonly warn: (message: string) => void;
 
-  constructor(opts: ConnectionOptions) {
+  constructor(opts: ConnectionOptions & { version: V }) {
     const era = wireEraOf(opts.version);
     this.version = opts.version;
     this.era = era;
     this.graphname = opts.graphname ?? '';
-    ({ restppUrl: this.restppUrl, gsqlUrl: this.gsqlUrl } = resolveUrls(opts, era));
+    ({ restppUrl: this.restppUrl, gsqlUrl: this.gsqlUrl } = resolveUrls(opts));
     this.creds = { username: opts.username ?? 'tigergraph', password: opts.password ?? 'tigergraph' };
     this.token = opts.apiToken === '' ? undefined : opts.apiToken;
     this.warn = opts.warn ?? ((message) => process.emitWarning(message, 'DeprecationWarning'));
@@ -106,14 +111,41 @@ export class TigerGraphConnection {
     return lines.join('\n');
   }
 
-  /** 3.5 and earlier: the triple; 3.6 and later: the token alone. Without a secret, logs in as the user (3.5+). */
+  /**
+   * 3.5 and earlier: the triple; 3.6 and later: the token alone. Without a secret, logs in as the user (3.5+).
+   * Typed by the version the connection was made with: a literal "4.1.0" or "3.9.3" gives `Promise<string>`,
+   * "3.5.2" `Promise<TokenTriple>`, a version known only at run time the union (or use `getTokenString`).
+   */
+  getToken(
+    this: TigerGraphConnection<TripleVersion>,
+    secret?: string,
+    setToken?: boolean,
+    lifetime?: number,
+  ): Promise<TokenTriple>;
+  getToken(
+    this: TigerGraphConnection<TokenVersion>,
+    secret?: string,
+    setToken?: boolean,
+    lifetime?: number,
+  ): Promise<string>;
+  getToken(secret?: string, setToken?: boolean, lifetime?: number): Promise<string | TokenTriple>;
   async getToken(secret?: string, setToken = true, lifetime?: number): Promise<string | TokenTriple> {
+    const grant = await this.grant(secret, setToken, lifetime);
+    return getTokenReturnsTriple(this.version) ? triple(grant) : grant.token;
+  }
+
+  /** `getToken`, answering the token alone on every version (for a version known only at run time). */
+  async getTokenString(secret?: string, setToken = true, lifetime?: number): Promise<string> {
+    return (await this.grant(secret, setToken, lifetime)).token;
+  }
+
+  private async grant(secret: string | undefined, setToken: boolean, lifetime: number | undefined) {
     const grant =
       secret === undefined || secret === ''
         ? await this.tokens.requestTokenWithPassword(this.creds, this.graph('getToken without a secret'), lifetime)
         : await this.tokens.requestToken(secret, lifetime);
     if (setToken) this.token = grant.token;
-    return getTokenReturnsTriple(this.version) ? triple(grant) : grant.token;
+    return grant;
   }
 
   /** New expiry = now + lifetime (default 2,592,000 s). On 4.1+ a new token is minted instead. */

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
+import { capabilitiesOf } from './capabilities.js';
 import type { QueryParams } from './data-client.js';
-import type { TokenGrant, WireEra } from './types.js';
+import type { TokenGrant } from './types.js';
 
 export interface ConnectionOptions {
   restppUrl?: string;
@@ -24,6 +25,16 @@ export interface ConnectionOptions {
 /** (token, expiry in epoch seconds, expiry as ISO 8601 with an explicit zone). */
 export type TokenTriple = readonly [token: string, expiresAt: number, expiresIso: string];
 
+/** Version spellings before 3.6, whose `getToken(secret)` answers a TokenTriple. */
+export type TripleVersion =
+  | `${0 | 1 | 2}.${number}`
+  | `${0 | 1 | 2}.${number}.${number}`
+  | `3.${0 | 1 | 2 | 3 | 4 | 5}`
+  | `3.${0 | 1 | 2 | 3 | 4 | 5}.${number}`;
+
+/** Version spellings of 3.6 and later (tried after TripleVersion), whose `getToken(secret)` answers the token. */
+export type TokenVersion = `${number}.${number}` | `${number}.${number}.${number}`;
+
 export interface VertexQuery {
   select?: string;
   filter?: string;
@@ -32,12 +43,13 @@ export interface VertexQuery {
 }
 
 /** Where the two servers are when only a host and ports (or nothing) were given. */
-export function resolveUrls(opts: ConnectionOptions, era: WireEra): { restppUrl: string; gsqlUrl: string } {
+export function resolveUrls(opts: ConnectionOptions): { restppUrl: string; gsqlUrl: string } {
   const host = withScheme(opts.host ?? 'http://127.0.0.1');
   const gsPort = opts.gsPort ?? 14240;
   // 4.1+ no longer exposes port 9000: the data server sits behind the admin port under /restpp.
   const restppUrl =
-    opts.restppUrl ?? (era === 'jwt' ? `${host}:${gsPort}/restpp` : `${host}:${opts.restppPort ?? 9000}`);
+    opts.restppUrl ??
+    (capabilitiesOf(opts.version).restppUnderAdmin ? `${host}:${gsPort}/restpp` : `${host}:${opts.restppPort ?? 9000}`);
   return { restppUrl, gsqlUrl: opts.gsqlUrl ?? `${host}:${gsPort}` };
 }
 

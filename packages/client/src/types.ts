@@ -15,7 +15,11 @@ export interface TokenGrant {
  */
 export interface TokenApi {
   readonly era: WireEra;
-  requestToken(secret: string, lifetime?: number): Promise<TokenGrant>;
+  /**
+   * With `graph` (3.5+), TigerGraph checks the secret against that graph: a graph that does not exist, or
+   * that the secret is not for, throws kind 'graph_not_found'. ≤3.4 cannot send a graph with a secret.
+   */
+  requestToken(secret: string, lifetime?: number, options?: { graph?: string }): Promise<TokenGrant>;
   /** New expiry = now + lifetime. On 4.1+ (no refresh on the wire) this mints a new token. */
   refreshToken(secret: string, token: string, lifetime?: number): Promise<TokenGrant>;
   /** Throws TigerGraphError with kind 'token_not_found' when the token does not exist. */

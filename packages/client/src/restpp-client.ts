@@ -1,10 +1,10 @@
 import { Agent } from 'undici';
 import { TigerGraphError } from './errors.js';
 import { sendHttp } from './http.js';
-import { checkDeleteAnswer, parseTokenAnswer, type TokenOp } from './parse-token-response.js';
+import { asGraphRefusal, checkDeleteAnswer, parseTokenAnswer, type TokenOp } from './parse-token-response.js';
 import { buildTokenCall, type TokenCallParams } from './token-requests.js';
 import type { AdminCredentials, ClientOptions, TokenApi, TokenGrant } from './types.js';
-import { wireEraOf } from './version.js';
+import { capabilitiesOf } from './capabilities.js';
 
 /** Server-side default lifetimes when none is asked for: 30 days on 3.x, 7 days for 4.1+ JWTs. */
 export const DEFAULT_LIFETIME_3X = 2_592_000;
@@ -19,13 +19,14 @@ export interface TokenClient extends TokenApi {
 }
 
 export function createTokenApi(opts: ClientOptions): TokenClient {
-  const era = wireEraOf(opts.version);
+  const caps = capabilitiesOf(opts.version);
+  const era = caps.era;
   const ownAgent = opts.dispatcher === undefined ? new Agent() : undefined;
   const dispatcher = opts.dispatcher ?? (ownAgent as Agent);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const now = opts.now ?? Date.now;
   const urls = { restppUrl: opts.restppUrl, gsqlUrl: opts.gsqlUrl };
-  const defaultLifetime = era === 'jwt' ? DEFAULT_LIFETIME_JWT : DEFAULT_LIFETIME_3X;
+  const defaultLifetime = caps.defaultLifetimeSec;
 
   async function call(op: TokenOp, params: TokenCallParams): Promise<{ status: number; text: string; nowMs: number }> {
     checkLifetime(params.lifetime);
@@ -37,12 +38,26 @@ export function createTokenApi(opts: ClientOptions): TokenClient {
   async function grant(op: TokenOp, params: TokenCallParams): Promise<TokenGrant> {
     const { status, text, nowMs } = await call(op, params);
     const credentials = [params.secret, params.token, params.basic?.password];
-    return parseTokenAnswer(op, status, text, { nowMs, lifetimeSec: params.lifetime ?? defaultLifetime, credentials });
+    try {
+      return parseTokenAnswer(op, status, text, {
+        nowMs,
+        lifetimeSec: params.lifetime ?? defaultLifetime,
+        credentials,
+      });
+    } catch (err) {
+      throw op === 'request' && params.graph !== undefined ? asGraphRefusal(err, era, params.graph) : err;
+    }
   }
 
   return {
     era,
-    requestToken: (secret, lifetime) => grant('request', { secret: required(secret, 'secret'), lifetime }),
+    requestToken: (secret, lifetime, options) =>
+      grant('request', {
+        secret: required(secret, 'secret'),
+        lifetime,
+        // ≤3.4 takes no graph with a secret (the query form has none); the token is for the secret's graph.
+        ...(options?.graph !== undefined && caps.graphWithSecret !== 'none' && { graph: options.graph }),
+      }),
     refreshToken: (secret, token, lifetime) =>
       grant('refresh', { secret: required(secret, 'secret'), token: required(token, 'token'), lifetime }),
     async deleteToken(secret, token) {
@@ -52,7 +67,7 @@ export function createTokenApi(opts: ClientOptions): TokenClient {
         checkDeleteAnswer(status, text, [secret, token]);
       } catch (err) {
         // A 4.1+ JWT drop names only the token, so a 400 there means the server does not know it.
-        if (era === 'jwt' && err instanceof TigerGraphError && err.kind === 'bad_request' && status === 400) {
+        if (!caps.refreshOnWire && err instanceof TigerGraphError && err.kind === 'bad_request' && status === 400) {
           throw new TigerGraphError('token_not_found', `The token does not exist: ${err.message}`, {
             code: err.code,
             status,

@@ -1,5 +1,4 @@
 import { TigerGraphError } from './errors.js';
-import type { WireEra } from './types.js';
 
 export interface Version {
   major: number;
@@ -24,17 +23,4 @@ export function compareVersions(a: Version | string, b: Version | string): numbe
   const x = typeof a === 'string' ? parseVersion(a) : a;
   const y = typeof b === 'string' ? parseVersion(b) : b;
   return x.major - y.major || x.minor - y.minor || x.patch - y.patch;
-}
-
-/** <3.5 query strings, 3.5–4.0 JSON bodies, ≥4.1 GSQL-issued JWTs. */
-export function wireEraOf(version: string): WireEra {
-  const v = parseVersion(version);
-  if (compareVersions(v, { major: 3, minor: 5, patch: 0 }) < 0) return 'query';
-  if (compareVersions(v, { major: 4, minor: 1, patch: 0 }) < 0) return 'json';
-  return 'jwt';
-}
-
-/** The seed: 3.5 and earlier return (token, epoch, ISO) from getToken; 3.6 and later the token alone. */
-export function getTokenReturnsTriple(version: string): boolean {
-  return compareVersions(version, '3.6.0') < 0;
 }

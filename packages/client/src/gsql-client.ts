@@ -4,7 +4,7 @@ import { sendHttp, type HttpAnswer } from './http.js';
 import { cleanGsqlOutput } from './parse-gsql-output.js';
 import { basicAuth, trim } from './token-requests.js';
 import type { AdminCredentials } from './types.js';
-import { parseVersion } from './version.js';
+import { capabilitiesOf } from './capabilities.js';
 
 export interface GsqlClientOptions {
   /** Admin server base, e.g. http://host:14240. */
@@ -33,7 +33,7 @@ export function createGsqlClient(opts: GsqlClientOptions): GsqlClient {
   const dispatcher = opts.dispatcher ?? (ownAgent as Agent);
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const base = trim(opts.gsqlUrl);
-  const is4x = parseVersion(opts.version).major >= 4;
+  const is4x = capabilitiesOf(opts.version).gsqlStatements === 'v1';
 
   // 3.x takes the statements form-encoded, the way the GSQL shell's file mode sends them.
   const viaFile = (creds: AdminCredentials, text: string): Promise<HttpAnswer> =>

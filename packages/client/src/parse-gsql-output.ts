@@ -23,6 +23,18 @@ export function cleanGsqlOutput(raw: string): GsqlOutput {
   return { text: lines.join('\n').trim(), returnCode };
 }
 
+/**
+ * Throws graph_not_found unless the output shows `USE GRAPH <graph>` took: a granted USE GRAPH prints
+ * "Using graph 'G'" (as in real SHOW SECRET output); a refusal is prose whose wording varies, so the check
+ * looks for the one line a success prints rather than for the words of a refusal.
+ */
+export function requireGraphUsed(output: string, graph: string): void {
+  const used = /^\s*Using graph '([^']*)'/m.exec(cleanGsqlOutput(output).text)?.[1];
+  if (used !== graph) {
+    throw new TigerGraphError('graph_not_found', `Graph '${graph}' does not exist, or the user may not use it.`);
+  }
+}
+
 /** CREATE SECRET prints "The secret: <value>" followed by wording that varies; take the next word. */
 export function parseCreateSecret(output: string, alias?: string): string {
   if (/already exists/i.test(output)) {

@@ -47,7 +47,8 @@ function queryCall(op: TokenOp, params: TokenCallParams, restppUrl: string): Htt
 function jsonCall(op: TokenOp, params: TokenCallParams, restppUrl: string): HttpCall {
   const body: Record<string, string> = {};
   if (params.secret !== undefined) body['secret'] = params.secret;
-  if (params.basic !== undefined && params.graph !== undefined) body['graph'] = params.graph;
+  // A graph goes with Basic auth (required there) and with a secret on a request (checked against it).
+  if (params.graph !== undefined && (params.basic !== undefined || op === 'request')) body['graph'] = params.graph;
   if (op !== 'request' && params.token !== undefined) body['token'] = params.token;
   // Every official client sends the lifetime as a string of seconds.
   if (op !== 'delete' && params.lifetime !== undefined) body['lifetime'] = String(params.lifetime);
@@ -69,7 +70,7 @@ function jwtCall(op: TokenOp, params: TokenCallParams, gsqlUrl: string): HttpCal
   // 4.1+ has no refresh on the wire: "refresh" mints a new token the same way.
   const body: Record<string, string> = {};
   if (params.secret !== undefined) body['secret'] = params.secret;
-  if (params.graph !== undefined && params.basic !== undefined) body['graph'] = params.graph;
+  if (params.graph !== undefined) body['graph'] = params.graph;
   if (params.lifetime !== undefined) body['lifetime'] = String(params.lifetime);
   return withAuth({ method: 'POST', url, body: JSON.stringify(body) }, params.basic);
 }

@@ -4,7 +4,9 @@
  * - invalid_credentials: bad secret, bad user/password, or permission denied.
  * - token_not_found: the token to refresh/delete does not exist (REST-3300).
  * - secret_not_found / secret_exists: DROP of an unknown alias / CREATE of an existing one.
- * - bad_request: the server refused the request shape (e.g. REST-1101, wrong graph).
+ * - graph_not_found: the graph named does not exist, or the credential may not use it (TigerGraph does not
+ *   tell the two apart).
+ * - bad_request: the server refused the request shape (e.g. REST-1101).
  * - timeout / unreachable: transport failures.
  * - protocol: an answer we could not understand.
  */
@@ -14,6 +16,7 @@ export type TigerGraphErrorKind =
   | 'token_not_found'
   | 'secret_not_found'
   | 'secret_exists'
+  | 'graph_not_found'
   | 'bad_request'
   | 'timeout'
   | 'unreachable'

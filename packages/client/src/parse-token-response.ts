@@ -1,7 +1,7 @@
 import { TigerGraphError } from './errors.js';
 import { isObject, parseJsonLenient, type JsonObject } from './parse-json.js';
 import { redact } from './redact.js';
-import type { TokenGrant } from './types.js';
+import type { TokenGrant, WireEra } from './types.js';
 
 /** The fields every RESTPP / GSQL JSON answer may carry, read tolerantly. */
 export interface Envelope {
@@ -136,4 +136,23 @@ export function checkDeleteAnswer(status: number, text: string, credentials: Rea
   const env = readEnvelope(text);
   if (env.error || status >= 300 || env.body === undefined)
     throw classifyTokenFailure('delete', status, env, credentials);
+}
+
+/**
+ * A refused token request that named a graph, re-read as 'graph_not_found' where TigerGraph says so:
+ * 4.1+ `/gsql/v1/tokens` answers 400 for a graph name that is wrong (pyTigerGraph reads it so; a 404 there
+ * means no such endpoint, a server older than 4.1, unless the message quotes the graph); a refusal whose message
+ * quotes the graph, in any era. Other refusals stay as they were.
+ */
+export function asGraphRefusal(err: unknown, era: WireEra, graph: string): unknown {
+  if (!(err instanceof TigerGraphError)) return err;
+  if (err.kind !== 'bad_request' && err.kind !== 'invalid_credentials' && err.kind !== 'protocol') return err;
+  const byStatus = era === 'jwt' && err.status === 400;
+  const byMessage = err.message.includes(`'${graph}'`) || err.message.includes(`"${graph}"`);
+  if (!byStatus && !byMessage) return err;
+  return new TigerGraphError('graph_not_found', `Graph '${graph}' does not exist, or this secret is not for it.`, {
+    code: err.code,
+    status: err.status,
+    cause: err,
+  });
 }
