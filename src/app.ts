@@ -189,6 +189,7 @@ export function createApp(deps: AppDeps): FrontDoor {
         sessionEnds,
         now,
         endCurrent: ending.end,
+        abandon: ending.abandon,
         budget,
         cap,
         credentialIds: credentialIdsOf,

@@ -4,6 +4,7 @@ import { sealedAs } from '../store/crypto.js';
 import type { OidcStores } from '../store/oidc-stores.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { Cipher, TokenStore, TombstoneStore } from '../store/types.js';
+import type { TokenGrant } from '../tigergraph/types.js';
 import type { TokenBroker } from '../tokens/token-broker.js';
 import type { Idp } from './idp.js';
 import { revokeAtIdp } from './idp-token-api.js';
@@ -59,6 +60,18 @@ export function createOidcSessions(deps: {
         ),
       );
       await deps.stores.sessionIndex.remove(keysOf(tg), sid).catch(() => undefined);
+    },
+
+    /** A login that failed part way: its access token deleted, its refresh token revoked at the IdP. */
+    async abandon(sid: string, tg: OidcSessionView, grant: TokenGrant): Promise<void> {
+      const refresh = deps.cipher.decrypt(tg.secret, sealedAs.sessionSecret(sid));
+      const results = await Promise.allSettled([
+        deps.broker.discard(refresh, grant),
+        refresh === '' ? Promise.resolve(false) : revokeAtIdp(idp, refresh, 'refresh_token'),
+        deps.stores.sessionIndex.remove(keysOf(tg), sid),
+      ]);
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
     },
 
     /**

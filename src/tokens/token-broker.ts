@@ -30,6 +30,11 @@ export interface TokenBroker {
    * token was deleted upstream. With keepOnFailure (the sweeper, which retries) a failed delete keeps the state.
    */
   revoke(sid: string, secret: string, opts?: { keepOnFailure?: boolean }): Promise<boolean>;
+  /**
+   * A login that did not complete: delete the token it minted upstream, whether or not it was stored (a
+   * token that never reached the store is one the sweeper cannot find). Rejects when the delete failed.
+   */
+  discard(secret: string, grant: TokenGrant): Promise<void>;
 }
 
 export interface TokenBrokerDeps {
@@ -169,5 +174,7 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
       await deps.tokens.delete(sid);
       return live;
     },
+
+    discard: (secret, grant) => upstream.remove(secret, grant.token),
   };
 }

@@ -7,6 +7,7 @@ import type { CredentialIds } from '../../store/credential-id.js';
 import { sealedAs } from '../../store/crypto.js';
 import type { Cipher, TokenStore } from '../../store/types.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
+import type { TokenGrant } from '../../tigergraph/types.js';
 import { httpsRequired } from './https-required.js';
 import { countsAsSecure } from '../pipeline/loopback-secure.js';
 import { strictRoutes } from './routing.js';
@@ -121,9 +122,18 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       await ticket.settle(outcomeOf(err));
       throw err;
     }
+    let grant: TokenGrant;
     try {
-      const grant = await deps.broker.mint(secret).catch(countFailure);
+      grant = await deps.broker.mint(secret).catch(countFailure);
       await ticket.settle('accepted');
+    } catch (err) {
+      await ticket.settle(outcomeOf(err));
+      // The secret was made for this login only: a login that fails must not leave it behind.
+      if (created) await deps.passwords?.release(created.drop);
+      throw err;
+    }
+    let started: { sid: string; tg: TgSession } | undefined;
+    try {
       const current = await session.load();
       const oldSid = session.sid();
       if (current?.tg && oldSid !== null) await ending.end(oldSid, current.tg);
@@ -141,18 +151,24 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
             secretDrop: created.drop.sealedSecret,
           }),
       };
+      started = { sid, tg };
+      // The session-end entry first: whatever fails after it is found by the sweeper. The record last (and
+      // with it the cookie): a session that can be read is a complete one.
+      await deps.sessionEnds.watch(ending.endOf(sid, tg), deps.now() + deps.idleTimeoutSec * 1000);
+      await deps.broker.adopt(sid, grant, deps.absoluteTimeoutSec * 1000);
       // Counted before it exists, so no saved session is ever missing from its credential's count.
       const capped = await deps.cap.admit(credential, sid, createdAt);
       await session.save(sid, tg);
-      await deps.broker.adopt(sid, grant, deps.absoluteTimeoutSec * 1000);
-      await deps.sessionEnds.watch(ending.endOf(sid, tg), deps.now() + deps.idleTimeoutSec * 1000);
       await capped.enforce(byPassword ? 'password' : 'secret');
       deps.metrics.logins.inc({ result: 'ok' });
       res.json({ authenticated: true, graph: tg.graph, tokenExpiresAt: iso(grant.expiresAt) });
     } catch (err) {
-      await ticket.settle(outcomeOf(err));
-      // The secret was made for this login only: a login that fails must not leave it behind.
-      if (created) await deps.passwords?.release(created.drop);
+      if (started) await ending.abandon(started.sid, started.tg, grant);
+      else {
+        // Failed before the session had an id (ending the previous one, or the store): only upstream to undo.
+        await deps.broker.discard(secret, grant).catch(() => undefined);
+        if (created) await deps.passwords?.release(created.drop);
+      }
       throw err;
     }
   });

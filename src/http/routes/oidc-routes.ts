@@ -45,6 +45,8 @@ export interface OidcRoutesDeps {
   sessionEnds: SessionEnds;
   /** Ends the request's current session (whatever its login) before a new one replaces it. */
   endCurrent(sid: string, tg: TgSession): Promise<void>;
+  /** Undoes a login that failed part way (session-end.ts `abandon`). */
+  abandon(sid: string, tg: TgSession, grant: { token: string; expiresAt: number }): Promise<void>;
   /** Callbacks per address (each one costs an IdP code exchange), successful ones included. */
   budget: LoginBudget;
   /** Live sessions per IdP subject. */
@@ -105,6 +107,8 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
       });
       return failure(req, res, next, err);
     }
+    const grant = { token: signOn.accessToken, expiresAt: signOn.expiresAt };
+    let started: { sid: string; tg: TgSession } | undefined;
     try {
       const createdAt = deps.now();
       const current = await session.load();
@@ -124,24 +128,23 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
           ...(signOn.idToken !== undefined && { idToken: deps.cipher.encrypt(signOn.idToken, sealedAs.idToken(sid)) }),
         },
       };
-      // Token state and indexes first: a session record that exists is a complete one.
-      await deps.broker.adopt(
-        sid,
-        { token: signOn.accessToken, expiresAt: signOn.expiresAt },
-        deps.absoluteTimeoutSec * 1000,
-      );
-      await deps.sessions.index(sid, tg);
-      const capped = await deps.cap.admit(credential, sid, createdAt);
-      await session.save(sid, tg);
+      started = { sid, tg };
+      // The session-end entry first (whatever fails after it is found by the sweeper), then token state and
+      // indexes; the record last, and with it the cookie: a session that can be read is a complete one.
       const endsBy = createdAt + deps.absoluteTimeoutSec * 1000;
       await deps.sessionEnds.watch(
         { sid, endsBy, sealedSecret: tg.secret, kind: 'oidc' },
         deps.now() + deps.idleTimeoutSec * 1000,
       );
+      await deps.broker.adopt(sid, grant, deps.absoluteTimeoutSec * 1000);
+      await deps.sessions.index(sid, tg);
+      const capped = await deps.cap.admit(credential, sid, createdAt);
+      await session.save(sid, tg);
       await capped.enforce('oidc');
       deps.metrics.logins.inc({ result: 'ok' });
       res.set('Cache-Control', 'no-store').redirect(303, signOn.returnTo);
     } catch (err) {
+      if (started) await deps.abandon(started.sid, started.tg, grant);
       return failure(req, res, next, err);
     }
   });

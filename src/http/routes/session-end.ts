@@ -8,6 +8,7 @@ import type { SessionStore } from '../../store/session-store.js';
 import type { Cipher, CredentialSessions, TokenStore, TombstoneStore } from '../../store/types.js';
 import type { SessionEnd, SessionEnds } from '../../tokens/session-ends.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
+import type { TokenGrant } from '../../tigergraph/types.js';
 import type { StoredSession, TgSession } from '../session/session-data.js';
 
 export interface SessionEndingDeps {
@@ -41,6 +42,12 @@ export interface SessionEnding {
    * (a crash, the data server), the sweeper on any instance deletes its token. False when it was gone already.
    */
   evict(sid: string): Promise<boolean>;
+  /**
+   * Undoes a login that failed part way, before its cookie was set: the token it minted deleted upstream
+   * (stored or not), its session-end entry, credential list entry, record and password-login secret gone.
+   * Best effort, never throws: what a store outage keeps it from undoing is left to the sweepers.
+   */
+  abandon(sid: string, tg: TgSession, grant: TokenGrant): Promise<void>;
 }
 
 /** The drop entry login recorded for a service-created secret. */
@@ -102,5 +109,33 @@ export function sessionEnding(deps: SessionEndingDeps): SessionEnding {
     return true;
   }
 
-  return { endOf, end, evict };
+  async function abandon(sid: string, tg: TgSession, grant: TokenGrant): Promise<void> {
+    const quietly =
+      (what: string) =>
+      (err: unknown): void =>
+        deps.logger.warn({ err: { code: (err as { code?: unknown }).code } }, `failed login: ${what}`);
+    if (tg.oidc) {
+      if (deps.oidc) await deps.oidc.abandon(sid, tg, grant).catch(quietly('could not revoke its IdP tokens'));
+    } else {
+      let secret: string | undefined;
+      try {
+        secret = deps.cipher.decrypt(tg.secret, sealedAs.sessionSecret(sid));
+      } catch {
+        secret = undefined;
+      }
+      if (secret !== undefined)
+        await deps.broker
+          .discard(secret, grant)
+          .catch(quietly('could not delete its token upstream; it lives until it expires'));
+    }
+    await deps.tokens.delete(sid).catch(quietly('could not delete its token state'));
+    await deps.sessionStore.destroy(sid).catch(quietly('could not delete its record'));
+    if (tg.cred !== undefined)
+      await deps.credentialSessions.remove(tg.cred, [sid]).catch(quietly('could not leave its credential list'));
+    await deps.sessionEnds.forget(endOf(sid, tg)).catch(quietly('could not clear its session-end entry'));
+    // Never throws; a failed drop is left due at once for the secret sweeper.
+    if (tg.secretAlias && deps.passwords) await deps.passwords.release(dropOf(tg));
+  }
+
+  return { endOf, end, evict, abandon };
 }
