@@ -163,17 +163,31 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         stateGraceMs: tokenStateGraceMs(config.tigergraph.sweepIntervalMs),
       })
     : undefined;
+  const adminParts = createAdminParts({
+    config,
+    upstream,
+    drops,
+    leases: stores.leases,
+    cipher,
+    dispatcher: tokenAgent,
+    now,
+    instanceId,
+    logger,
+    ...(options.secretSweep && { sweep: options.secretSweep }),
+  });
+
   const sweepMs = config.tigergraph.sweepIntervalMs;
   const tokenSweeper = createSessionEndSweeper({
     queue: stores.sessionEnds,
     sessionRemainingMs: stores.sessionRemainingMs,
     // An OIDC session's secret is an IdP refresh token: it goes to the IdP, never to TigerGraph.
-    revoke: (sid, secret, kind) =>
-      kind === 'oidc'
-        ? oidc
-          ? oidc.routes.sessions.revokeEnded(sid, secret)
-          : Promise.resolve(false)
-        : broker.revoke(sid, secret, { keepOnFailure: true }),
+    async revoke(end, secret) {
+      if (end.kind === 'oidc') return oidc ? oidc.routes.sessions.revokeEnded(end.sid, secret) : false;
+      const deleted = await broker.revoke(end.sid, secret, { keepOnFailure: true });
+      // After the token (deleting it needs the secret); never throws, a failed drop is left to the secret sweeper.
+      if (end.drop && adminParts.passwords) await adminParts.passwords.release(end.drop);
+      return deleted;
+    },
     cipher,
     leases: stores.leases,
     intervalMs: sweepMs,
@@ -196,19 +210,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     responseHeaders: config.relayResponseHeaders,
     metrics,
     logger,
-  });
-
-  const adminParts = createAdminParts({
-    config,
-    upstream,
-    drops,
-    leases: stores.leases,
-    cipher,
-    dispatcher: tokenAgent,
-    now,
-    instanceId,
-    logger,
-    ...(options.secretSweep && { sweep: options.secretSweep }),
   });
 
   let draining = false;

@@ -21,9 +21,12 @@ export interface SessionEndSweeperDeps extends SweepSchedule {
   queue: DueQueue;
   /** Time the session blob has left (its idle TTL), or null when it is gone or tombstoned. */
   sessionRemainingMs(sid: string): Promise<number | null>;
-  /** Deletes the session's token upstream and its state; keeps the state when the delete fails. */
-  /** `kind` 'oidc': the secret is an IdP refresh token (see SessionEnd). */
-  revoke(sid: string, secret: string, kind?: 'oidc'): Promise<boolean>;
+  /**
+   * Ends what the session held upstream: its token deleted and its state (kept when the delete fails, for
+   * the retry), a password login's secret dropped, an OIDC session's tokens revoked at the IdP (its
+   * `secret` is then the IdP refresh token). True when a token was deleted.
+   */
+  revoke(end: SessionEnd, secret: string): Promise<boolean>;
   cipher: Cipher;
   metrics?: Metrics;
 }
@@ -71,7 +74,7 @@ export function createSessionEndSweeper(deps: SessionEndSweeperDeps): SessionEnd
       result.ended += 1;
       return;
     }
-    if (await deps.revoke(end.sid, secret, end.kind)) counted('ok');
+    if (await deps.revoke(end, secret)) counted('ok');
     await queue.remove(member);
     result.ended += 1;
   }

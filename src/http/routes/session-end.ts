@@ -64,6 +64,7 @@ export function sessionEnding(deps: SessionEndingDeps): SessionEnding {
     endsBy: tg.createdAt + tombstoneMs,
     sealedSecret: tg.secret,
     ...(tg.oidc && { kind: 'oidc' as const }),
+    ...(!tg.oidc && tg.secretAlias !== undefined && { kind: 'password' as const, drop: dropOf(tg) }),
   });
 
   async function end(sid: string, tg: TgSession): Promise<void> {
