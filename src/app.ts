@@ -4,16 +4,13 @@ import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { Relay } from './relay/relay.js';
 import type { Cipher, Stores } from './store/types.js';
-import type { TokenBroker } from './tokens/token-broker.js';
-import { sessionEndsOver } from './tokens/session-ends.js';
+import type { SessionLifecycle } from './sessions/lifecycle.js';
 import type { SessionSecrets } from './admin/session-secrets.js';
 import { adminRoutes, type AdminRoutesDeps } from './http/routes/admin-routes.js';
 import { createApiLane } from './http/routes/api-lane.js';
 import { authRoutes } from './http/routes/auth-routes.js';
 import { createGuessLimiter, type GuessLimits } from './http/routes/guess-limiter.js';
 import { createLoginBudget } from './http/routes/login-budget.js';
-import { sessionCap } from './http/routes/session-cap.js';
-import { sessionEnding } from './http/routes/session-end.js';
 import { addressKeyer } from './http/pipeline/address-key.js';
 import { credentialIds } from './store/credential-id.js';
 import { errorHandler, notFoundHandler } from './http/pipeline/error-handler.js';
@@ -49,8 +46,6 @@ export interface AppSettings {
   clientIpv6Prefix: number;
   /** Logins per address and per credential per window (the guess limits' window), successful ones included. */
   loginBudget: { perAddress: number; perCredential: number };
-  /** Live sessions per credential; a login beyond ends the credential's oldest. */
-  sessionsPerCredential: number;
   /** Folder of the demo page; null serves none. */
   publicDir?: string | null;
   /** The OpenAPI YAML served as GET /openapi.json (OPENAPI_ROUTE); absent or null serves none. */
@@ -63,7 +58,10 @@ export interface AppDeps {
   metrics: Metrics;
   stores: Stores;
   cipher: Cipher;
-  broker: TokenBroker;
+  /** Secret and password logins check their credential with it (a token mint). */
+  broker: import('./tokens/token-broker.js').TokenBroker;
+  /** How sessions start and end (src/sessions/), built by the composition root. */
+  lifecycle: SessionLifecycle;
   relay: Relay;
   readinessChecks: ReadinessCheck[];
   isDraining: () => boolean;
@@ -73,7 +71,7 @@ export interface AppDeps {
   /** ADMIN_ROUTES: absent means /admin is not mounted (404). */
   admin?: AdminRoutesDeps;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
-  oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'broker' | 'postLoginPath'>;
+  oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'postLoginPath'>;
 }
 
 export const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
@@ -129,48 +127,22 @@ export function createApp(deps: AppDeps): FrontDoor {
     logger,
   });
   const credentialIdsOf = credentialIds(settings.sessionSecrets[0] ?? '');
-  const sessionEnds = sessionEndsOver(stores.sessionEnds);
-  const ending = sessionEnding({
-    broker: deps.broker,
-    tokens: stores.tokens,
-    tombstones: stores.tombstones,
-    sessionStore: stores.sessionStore,
-    credentialSessions: stores.credentialSessions,
-    cipher: deps.cipher,
-    logger,
-    absoluteTimeoutSec: settings.absoluteTimeoutSec,
-    sessionEnds,
-    now,
-    ...(deps.passwords && { passwords: deps.passwords }),
-    ...(deps.oidc && { oidc: deps.oidc.sessions }),
-  });
-  const cap = sessionCap({
-    sessions: stores.credentialSessions,
-    cap: settings.sessionsPerCredential,
-    ttlMs: settings.absoluteTimeoutSec * 1000,
-    remainingMs: stores.sessionRemainingMs,
-    evict: ending.evict,
-    metrics,
-    logger,
-  });
   const auth = authRoutes({
     ...sessionDeps,
     broker: deps.broker,
     tokens: stores.tokens,
     guesses,
     budget,
-    cap,
     credentialIds: credentialIdsOf,
-    ending,
+    lifecycle: deps.lifecycle,
     logger,
     metrics,
     cookieName: settings.cookieName,
     cookieSecure: settings.cookieSecure,
     loopbackIsSecure: settings.loopbackIsSecure === true,
     idleTimeoutSec: settings.idleTimeoutSec,
-    sessionEnds,
     ...(deps.passwords && { passwords: deps.passwords }),
-    ...(deps.oidc && { oidc: deps.oidc.sessions }),
+    oidc: deps.oidc !== undefined,
   });
   app.use('/auth', auth);
   if (deps.oidc) {
@@ -178,20 +150,14 @@ export function createApp(deps: AppDeps): FrontDoor {
       '/auth',
       oidcRoutes({
         ...deps.oidc,
-        cipher: deps.cipher,
+        lifecycle: deps.lifecycle,
         logger,
         metrics,
         cookieName: settings.cookieName,
         cookieSecure: settings.cookieSecure,
         loopbackIsSecure: settings.loopbackIsSecure === true,
-        absoluteTimeoutSec: settings.absoluteTimeoutSec,
-        idleTimeoutSec: settings.idleTimeoutSec,
-        sessionEnds,
         now,
-        endCurrent: ending.end,
-        abandon: ending.abandon,
         budget,
-        cap,
         credentialIds: credentialIdsOf,
       }),
     );
@@ -207,12 +173,11 @@ export function createApp(deps: AppDeps): FrontDoor {
 
   const lane = createApiLane({
     logger,
-    broker: deps.broker,
+    lifecycle: deps.lifecycle,
     relay: deps.relay,
     concurrency: sessionConcurrency(settings.relaySessionConcurrency, 'session', metrics),
     credentialConcurrency: sessionConcurrency(settings.relayCredentialConcurrency, 'credential', metrics),
     credentialIds: credentialIdsOf,
-    ...(deps.oidc && { oidcBroker: deps.oidc.broker }),
   });
   return frontDoor(pipeline, lane, app);
 }

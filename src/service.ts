@@ -30,6 +30,11 @@ import { createSessionEndSweeper, tokenStateGraceMs, type SessionEndSweeper } fr
 import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from './tokens/token-broker.js';
 import { createMemoryOidcStores, createRedisOidcStores, type OidcStores } from './store/oidc-stores.js';
 import type { OidcParts } from './oidc/oidc-parts.js';
+import { createSessionLifecycle } from './sessions/lifecycle.js';
+import { oidcStrategy } from './sessions/kinds/oidc.js';
+import { passwordStrategy } from './sessions/kinds/password.js';
+import { secretStrategy } from './sessions/kinds/secret.js';
+import { sessionEndsOver } from './tokens/session-ends.js';
 
 /** The data-server and admin-server addresses the service talks to (the simulator's when it runs in-process). */
 export interface Upstream {
@@ -176,18 +181,33 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(options.secretSweep && { sweep: options.secretSweep }),
   });
 
+  // How every session starts and ends; one strategy per login kind (src/sessions/kinds/).
+  const lifecycle = createSessionLifecycle({
+    tokens: stores.tokens,
+    tombstones: stores.tombstones,
+    sessionStore: stores.sessionStore,
+    credentialSessions: stores.credentialSessions,
+    sessionRemainingMs: stores.sessionRemainingMs,
+    sessionEnds: sessionEndsOver(stores.sessionEnds),
+    strategies: {
+      secret: secretStrategy({ broker, tokens: stores.tokens, logger }),
+      password: passwordStrategy({ broker, tokens: stores.tokens, logger, passwords: adminParts.passwords }),
+      oidc: oidcStrategy({ sessions: oidc?.routes.sessions, tokens: stores.tokens, cipher, logger }),
+    },
+    cipher,
+    sessionsPerCredential: config.sessionsPerCredential,
+    idleTimeoutSec: config.session.idleTimeoutSeconds,
+    absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,
+    now,
+    metrics,
+    logger,
+  });
   const sweepMs = config.tigergraph.sweepIntervalMs;
   const tokenSweeper = createSessionEndSweeper({
     queue: stores.sessionEnds,
     sessionRemainingMs: stores.sessionRemainingMs,
     // An OIDC session's secret is an IdP refresh token: it goes to the IdP, never to TigerGraph.
-    async revoke(end, secret) {
-      if (end.kind === 'oidc') return oidc ? oidc.routes.sessions.revokeEnded(end.sid, secret) : false;
-      const deleted = await broker.revoke(end.sid, secret, { keepOnFailure: true });
-      // After the token (deleting it needs the secret); never throws, a failed drop is left to the secret sweeper.
-      if (end.drop && adminParts.passwords) await adminParts.passwords.release(end.drop);
-      return deleted;
-    },
+    revoke: (end, credential) => lifecycle.sweep(end, credential),
     cipher,
     leases: stores.leases,
     intervalMs: sweepMs,
@@ -235,7 +255,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       relayCredentialConcurrency: config.relayCredentialConcurrency,
       clientIpv6Prefix: config.clientIpv6Prefix,
       loginBudget: config.loginBudget,
-      sessionsPerCredential: config.sessionsPerCredential,
       openapiFile: openapiFileFor(config.openapiRoute),
     },
     logger,
@@ -243,6 +262,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     stores,
     cipher,
     broker,
+    lifecycle,
     relay,
     readinessChecks: [
       { name: 'store', check: () => stores.ping() },

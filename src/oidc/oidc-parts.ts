@@ -3,7 +3,7 @@ import { ssoLogger, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { OidcStores } from '../store/oidc-stores.js';
 import type { Cipher, Stores } from '../store/types.js';
-import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from '../tokens/token-broker.js';
+import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS } from '../tokens/token-broker.js';
 import { createIdp, type Idp } from './idp.js';
 import { createIdpTokenApi } from './idp-token-api.js';
 import { createLoginFlow, type LoginFlow } from './login-flow.js';
@@ -16,7 +16,6 @@ export interface OidcParts {
     flow: LoginFlow;
     sessions: OidcSessions;
     verifyLogoutToken: LogoutTokenVerifier;
-    broker: TokenBroker;
     postLoginPath: string;
   };
 }
@@ -63,8 +62,6 @@ export function createOidcParts(deps: {
     idp,
     broker,
     tokens: stores.tokens,
-    tombstones: stores.tombstones,
-    sessionStore: stores.sessionStore,
     stores: deps.oidcStores,
     cipher,
     absoluteTimeoutSec: deps.absoluteTimeoutSec,
@@ -76,7 +73,6 @@ export function createOidcParts(deps: {
       flow: createLoginFlow({ idp, stores: deps.oidcStores, cipher, now }),
       sessions,
       verifyLogoutToken: createLogoutTokenVerifier({ idp, stores: deps.oidcStores }),
-      broker,
       postLoginPath: settings.postLoginPath,
     },
   };

@@ -1,7 +1,7 @@
-import type { Logger } from '../../observability/logger.js';
-import type { Metrics } from '../../observability/metrics.js';
-import type { SessionRemainingMs } from '../../store/session-presence.js';
-import type { CredentialSessions } from '../../store/types.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { CredentialSessions, SessionRemainingMs } from '../store/types.js';
+import type { LoginKind } from './kinds.js';
 
 export interface SessionCapDeps {
   sessions: CredentialSessions;
@@ -17,8 +17,6 @@ export interface SessionCapDeps {
   logger: Logger;
 }
 
-export type LoginKind = 'secret' | 'password' | 'oidc';
-
 export interface SessionCap {
   /**
    * Counts a fresh session under its credential (before the session is saved, so a session that exists is
@@ -33,8 +31,8 @@ const CEILING_ABOVE_CAP = 64;
 
 /**
  * One credential (a secret, a TigerGraph user, an IdP subject) holds at most `cap` live sessions across all
- * instances: a login beyond it ends the credential's oldest live sessions through the one session end
- * (tombstone, token deleted upstream, password-login secret dropped, record deleted). Ids whose sessions
+ * instances: a login beyond it ends the credential's oldest live sessions through the session lifecycle's
+ * `end` (tombstone, token deleted upstream, password-login secret dropped, record deleted). Ids whose sessions
  * ended otherwise (idle timeout, logout elsewhere) are only pruned, never counted.
  */
 export function sessionCap(deps: SessionCapDeps): SessionCap {

@@ -1,5 +1,5 @@
-import type { CredentialIds } from '../../store/credential-id.js';
-import type { SessionRecord } from '../../store/session-store.js';
+import type { CredentialIds } from '../store/credential-id.js';
+import type { SessionRecord } from '../store/session-store.js';
 
 /** What a logged-in session holds. The secret is sealed with the session Cipher; nothing here is a token. */
 export interface TgSession {

@@ -110,6 +110,9 @@ export interface Cipher {
   decrypt(sealed: string, context: SealContext, options?: { acceptUnbound?: boolean }): string;
 }
 
+/** Time a session record has left (its idle TTL), or null when it is gone or tombstoned. */
+export type SessionRemainingMs = (sid: string) => Promise<number | null>;
+
 /** Everything the service needs from storage, built once in the composition root. */
 export interface Stores {
   tokens: TokenStore;
@@ -119,7 +122,7 @@ export interface Stores {
   /** The session-end index the token sweeper works through (`<prefix>session-ends`). */
   sessionEnds: import('./due-queue.js').DueQueue;
   /** Time a session has left, or null when it is over; what the token sweeper asks before deleting. */
-  sessionRemainingMs: import('./session-presence.js').SessionRemainingMs;
+  sessionRemainingMs: SessionRemainingMs;
   /** Sessions per credential (`<prefix>creds:{credential id}` in Redis, or memory). */
   credentialSessions: CredentialSessions;
   /** Session records (`<prefix>sess:{sid}` in Redis, or memory). */

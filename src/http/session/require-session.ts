@@ -4,13 +4,14 @@ import { AppError } from '../../errors.js';
 import { SealError, sealedAs } from '../../store/crypto.js';
 import { ShortCache } from '../../store/short-cache.js';
 import type { Cipher, TombstoneStore } from '../../store/types.js';
-import type { TgSession } from './session-data.js';
+import type { TgSession } from '../../sessions/session-data.js';
 
 /** The logged-in session of a request, decrypted once, for the handlers after `requireSession`. */
 export interface SessionContext {
   sid: string;
   tg: TgSession;
-  secret: string;
+  /** The session's credential unsealed: a TigerGraph secret, or (single sign-on) an IdP refresh token. */
+  credential: string;
   /** Until the absolute timeout: token state never needs to outlive this. */
   remainingMs: number;
 }
@@ -69,9 +70,9 @@ export function sessionGate(deps: RequireSessionDeps): SessionGate {
       throw new AppError('session_expired', 'Session expired; log in again');
     }
     if (await deps.tombstones.isDead(sid)) throw notAuthenticated();
-    let secret: string;
+    let credential: string;
     try {
-      secret = open(sid, tg.secret);
+      credential = open(sid, tg.secret);
     } catch (err) {
       await destroy();
       // Sealed by 0.1.x, before values were bound to their session: a planned re-login, not an attack.
@@ -79,7 +80,7 @@ export function sessionGate(deps: RequireSessionDeps): SessionGate {
         throw new AppError('session_expired', 'Session expired; log in again');
       throw new AppError('not_authenticated', 'Session is not valid; log in again');
     }
-    return { sid, tg, secret, remainingMs };
+    return { sid, tg, credential, remainingMs };
   };
 }
 
