@@ -19,7 +19,7 @@ import { openapiRoute } from './http/routes/openapi-route.js';
 import { createPipeline } from './http/pipeline/pipeline.js';
 import { applyRouting } from './http/routes/routing.js';
 import { frontDoor, type FrontDoor } from './http/server/front-door.js';
-import { sessionGate } from './http/session/require-session.js';
+import { sessionGate } from './http/session/session-gate.js';
 import { sessionConcurrency } from './http/routes/session-concurrency.js';
 import { sessionLookup } from './http/session/session-lookup.js';
 import { logoutClearsCookie } from './http/routes/logout-clears-cookie.js';

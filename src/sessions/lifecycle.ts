@@ -5,7 +5,14 @@ import type { SessionStore } from '../store/session-store.js';
 import type { Cipher, CredentialSessions, SessionRemainingMs, TokenStore, TombstoneStore } from '../store/types.js';
 import type { SessionEnd, SessionEnds } from '../tokens/session-ends.js';
 import type { TokenBroker } from '../tokens/token-broker.js';
-import { credentialOfLogin, kindOf, type EndReason, type KindStrategy, type Login, type LoginKind } from './kinds.js';
+import {
+  credentialOfLogin,
+  kindOf,
+  type EndReason,
+  type KindStrategy,
+  type Login,
+  type LoginKind,
+} from './strategy.js';
 import { dropOf } from './kinds/password.js';
 import { sessionCap } from './session-cap.js';
 import type { StoredSession, TgSession } from './session-data.js';

@@ -1,7 +1,7 @@
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { CredentialSessions, SessionRemainingMs } from '../store/types.js';
-import type { LoginKind } from './kinds.js';
+import type { LoginKind } from './strategy.js';
 
 export interface SessionCapDeps {
   sessions: CredentialSessions;

@@ -3,7 +3,7 @@ import { mapAdminError } from '../../admin/admin-errors.js';
 import { checkGraphAccess } from '../../admin/graph-access.js';
 import { AppError, isAppError } from '../../errors.js';
 import { maskSecret } from '../../tigergraph/errors.js';
-import type { SecretClient } from '../../tigergraph/secret-api.js';
+import type { AdminSurface } from '../../admin/admin-parts.js';
 import type { AdminCredentials } from '../../tigergraph/types.js';
 import { ADMIN_CHALLENGE, basicCredentials } from './basic-credentials.js';
 import { strictRoutes } from './routing.js';
@@ -12,11 +12,8 @@ import { outcomeOf, type GuessLimiter } from './guess-limiter.js';
 import { parseAliasPath, parseCreateSecret, parseGraphQuery } from '../schemas/admin.js';
 import { jsonBody } from '../schemas/json-body.js';
 
-export interface AdminRoutesDeps {
-  secrets: SecretClient;
-  /** 3.x secrets belong to a graph, so every call there must name one. */
-  graphRequired: boolean;
-}
+/** What /admin needs: built by src/admin/admin-parts.ts when ADMIN_ROUTES is on. */
+export type AdminRoutesDeps = AdminSurface;
 
 /** Admin-server errors as AppErrors; a rejected login also carries the basic-auth challenge. */
 function adminError(err: unknown): unknown {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sessionCookie, storedSession, type CookieSettings } from './session.js';
-import type { SessionGate, SessionContext } from './require-session.js';
+import type { SessionGate, SessionContext } from './session-gate.js';
 import type { SessionLookup } from './session-lookup.js';
 import type { StoredSession, TgSession } from '../../sessions/session-data.js';
 import type { SessionWriter } from '../../sessions/lifecycle.js';

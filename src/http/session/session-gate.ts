@@ -1,5 +1,3 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { contextOf } from '../pipeline/context.js';
 import { AppError } from '../../errors.js';
 import { SealError, sealedAs } from '../../store/crypto.js';
 import { ShortCache } from '../../store/short-cache.js';
@@ -23,7 +21,7 @@ export interface RequireSessionDeps {
   now: () => number;
 }
 
-const notAuthenticated = () => new AppError('not_authenticated', 'Not logged in');
+export const notAuthenticated = () => new AppError('not_authenticated', 'Not logged in');
 
 /**
  * How long a decrypted secret is remembered, keyed by session id and sealed form. One sealed value
@@ -31,12 +29,6 @@ const notAuthenticated = () => new AppError('not_authenticated', 'Not logged in'
  * this only saves an AES-GCM decryption per request (it showed in the benchmark's profile).
  */
 const SECRET_MEMO_MS = 10_000;
-
-export function sessionContext(res: Response): SessionContext {
-  const ctx = res.locals.session as SessionContext | undefined;
-  if (!ctx) throw notAuthenticated();
-  return ctx;
-}
 
 /** Checks a loaded session: resolves with its context, or rejects with the AppError to answer. */
 export type SessionGate = (
@@ -81,17 +73,5 @@ export function sessionGate(deps: RequireSessionDeps): SessionGate {
       throw new AppError('not_authenticated', 'Session is not valid; log in again');
     }
     return { sid, tg, credential, remainingMs };
-  };
-}
-
-/** The one gate in front of an Express route (e.g. GET /auth/session); the lane asks the same gate. */
-export function requireSession(): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const ctx = contextOf(req);
-    if (!ctx) return next(notAuthenticated());
-    ctx.session.live().then((live) => {
-      res.locals.session = live;
-      next();
-    }, next);
   };
 }

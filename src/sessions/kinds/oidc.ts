@@ -2,7 +2,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { OidcSessions } from '../../oidc/oidc-sessions.js';
 import { sealedAs } from '../../store/crypto.js';
 import type { Cipher, TokenStore } from '../../store/types.js';
-import type { KindStrategy } from '../kinds.js';
+import type { KindStrategy } from '../strategy.js';
 
 /**
  * A single sign-on login: the session's credential is the IdP refresh token, its token the IdP access

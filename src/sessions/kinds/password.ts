@@ -4,7 +4,7 @@ import type { SecretDrop } from '../../store/secret-drops.js';
 import type { TokenStore } from '../../store/types.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
 import type { TgSession } from '../session-data.js';
-import type { KindStrategy } from '../kinds.js';
+import type { KindStrategy } from '../strategy.js';
 import { revokeToken } from './secret.js';
 
 /** The drop entry login recorded for a service-created secret (sessions from before 0.2.0 have no `secretDrop`). */

@@ -1,7 +1,7 @@
 import type { Logger } from '../../observability/logger.js';
 import type { TokenStore } from '../../store/types.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
-import type { Ending, KindStrategy, Login } from '../kinds.js';
+import type { Ending, KindStrategy, Login } from '../strategy.js';
 
 const codeOf = (err: unknown): unknown => (err as { code?: unknown }).code;
 

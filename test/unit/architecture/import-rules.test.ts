@@ -42,7 +42,18 @@ const show = (list: Import[]) => list.map((i) => `${i.from} -> ${i.target}`);
 
 describe('import rules (docs/architecture.md)', () => {
   it('when a module below the HTTP layer imports, then never express nor anything of http/, app or service', () => {
-    const lower = ['tokens/', 'store/', 'tigergraph/', 'relay/', 'config/', 'observability/', 'simulator/', 'oidc/'];
+    const lower = [
+      'sessions/',
+      'admin/',
+      'tokens/',
+      'store/',
+      'tigergraph/',
+      'relay/',
+      'config/',
+      'observability/',
+      'simulator/',
+      'oidc/',
+    ];
     const bad = all.filter(
       (i) =>
         lower.some((dir) => i.from.startsWith(dir)) &&
@@ -98,8 +109,39 @@ describe('import rules (docs/architecture.md)', () => {
     ]);
   });
 
+  it('when modules import each other, then never in a circle (type-only imports count: they tie the files as much)', () => {
+    const graph = new Map<string, string[]>();
+    for (const i of all) if (i.target.endsWith('.ts')) graph.set(i.from, [...(graph.get(i.from) ?? []), i.target]);
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...path.slice(path.indexOf(file)), file].join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+
+  it('when a lower folder imports, then never upwards: admin and sessions never a route, store never sessions or tokens', () => {
+    const bad = all.filter(
+      (i) =>
+        (i.from.startsWith('admin/') && i.target.startsWith('http/')) ||
+        (i.from.startsWith('sessions/') && i.target.startsWith('http/')) ||
+        (i.from.startsWith('store/') && /^(sessions|tokens|admin|oidc)\//.test(i.target)),
+    );
+    expect(show(bad)).toEqual([]);
+  });
+
   it('when the rules scan, then they see the imports (the scan itself works)', () => {
     expect(all.some((i) => i.from === 'app.ts' && i.target === 'http/pipeline/pipeline.ts')).toBe(true);
     expect(all.some((i) => i.from.startsWith('http/routes/') && i.target === 'express')).toBe(true);
+    // The circle check sees type-only imports (a circle of them was one of issue 23's).
+    expect(all.some((i) => i.typeOnly && i.from === 'http/pipeline/context.ts')).toBe(true);
   });
 });
