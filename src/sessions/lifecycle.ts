@@ -6,8 +6,11 @@ import type { Cipher, CredentialSessions, SessionRemainingMs, TokenStore, Tombst
 import type { SessionEnd, SessionEnds } from '../tokens/session-ends.js';
 import type { TokenBroker } from '../tokens/token-broker.js';
 import {
+  clearCredential,
+  credentialAs,
   credentialOfLogin,
   kindOf,
+  type SessionCredential,
   type EndReason,
   type KindStrategy,
   type Login,
@@ -89,7 +92,7 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
     return {
       sid,
       endsBy: tg.createdAt + tombstoneMs,
-      sealedSecret: tg.secret,
+      sealedCredential: tg.secret,
       ...(kind === 'oidc' && { kind }),
       ...(kind === 'password' && { kind, drop: dropOf(tg) }),
     };
@@ -103,9 +106,9 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
     // Not the request's own session: if anything after the tombstone fails (a crash, the data server),
     // the sweeper on any instance finishes the job.
     if (!known) await deps.sessionEnds.watch(entry, deps.now());
-    let credential: string | undefined;
+    let credential: SessionCredential | undefined;
     try {
-      credential = deps.cipher.decrypt(tg.secret, sealedAs.sessionSecret(sid));
+      credential = credentialAs(kindOf(tg), deps.cipher.decrypt(tg.secret, sealedAs.sessionSecret(sid)));
     } catch {
       credential = undefined;
     }
@@ -156,7 +159,7 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
     }
     const tg: TgSession = {
       // Sealed for this id: copied into another session's record, it does not open.
-      secret: deps.cipher.encrypt(credentialOfLogin(login), sealedAs.sessionSecret(sid)),
+      secret: deps.cipher.encrypt(clearCredential(credentialOfLogin(login)), sealedAs.sessionSecret(sid)),
       graph: login.graph,
       createdAt,
       cred: login.cred,
@@ -182,8 +185,11 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
     strategyOf,
     establish,
     end,
-    sweep: (entry, credential) =>
-      strategies[entry.kind ?? 'secret'].revoke({ sid: entry.sid, entry, credential, reason: 'swept', retry: true }),
+    sweep(entry, clear) {
+      const kind = entry.kind ?? 'secret';
+      const credential = credentialAs(kind, clear);
+      return strategies[kind].revoke({ sid: entry.sid, entry, credential, reason: 'swept', retry: true });
+    },
     view: (tg) => ({ login: kindOf(tg), ...strategyOf(tg).view(tg) }),
   };
 }

@@ -1,9 +1,13 @@
 import type { CredentialIds } from '../store/credential-id.js';
 import type { SessionRecord } from '../store/session-store.js';
 
-/** What a logged-in session holds. The secret is sealed with the session Cipher; nothing here is a token. */
+/** What a logged-in session holds. The credential is sealed with the session Cipher; nothing here is a token. */
 export interface TgSession {
-  /** The TigerGraph secret, encrypted (AES-256-GCM, key id inside). */
+  /**
+   * The session's credential, sealed for this session (AES-256-GCM, key id inside): a TigerGraph secret, or
+   * for single sign-on the IdP refresh token (strategy.ts `SessionCredential`). The field keeps the name it
+   * had before SSO, so records written by earlier versions read the same.
+   */
   secret: string;
   graph: string | null;
   /** Set for password logins: the admin-server user and the alias of the secret the service created. */
@@ -22,9 +26,8 @@ export interface TgSession {
    */
   cred?: string;
   /**
-   * Set for OIDC logins. Then `secret` is the IdP refresh token (sealed as the session's credential, '' when
-   * the IdP gave none) and the token state holds the IdP access token; nothing here goes to TigerGraph as a
-   * secret.
+   * Set for OIDC logins. Then `secret` holds the IdP refresh token (sealed, '' when the IdP gave none) and the
+   * token state the IdP access token; nothing here goes to TigerGraph.
    */
   oidc?: OidcSessionData;
 }

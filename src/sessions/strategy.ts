@@ -49,16 +49,33 @@ export type Login = {
     }
 );
 
-/** The credential a login holds in clear: a TigerGraph secret, or an IdP refresh token. */
-export const credentialOfLogin = (login: Login): string => (login.kind === 'oidc' ? login.refreshToken : login.secret);
+/**
+ * A session's credential in clear, by kind: a TigerGraph secret (the user's own, or the one a password login
+ * created), or an IdP refresh token. Stored sealed in the record's `secret` field whatever the kind (the
+ * field keeps its name so records written by earlier versions still read).
+ */
+export type SessionCredential =
+  { kind: 'secret' | 'password'; secret: string } | { kind: 'oidc'; refreshToken: string };
+
+export const credentialAs = (kind: LoginKind, clear: string): SessionCredential =>
+  kind === 'oidc' ? { kind, refreshToken: clear } : { kind, secret: clear };
+
+/** The credential in clear, as a broker takes it (its `credential` parameter). */
+export const clearCredential = (c: SessionCredential): string => (c.kind === 'oidc' ? c.refreshToken : c.secret);
+
+/** The credential a login holds. */
+export const credentialOfLogin = (login: Login): SessionCredential =>
+  login.kind === 'oidc'
+    ? { kind: 'oidc', refreshToken: login.refreshToken }
+    : { kind: login.kind, secret: login.secret };
 
 /** A session being ended, as the kind's strategy sees it. */
 export interface Ending {
   sid: string;
   /** Its session-end entry (all the sweeper has: the record may be gone). */
   entry: SessionEnd;
-  /** The session's credential unsealed (a TigerGraph secret or an IdP refresh token). */
-  credential: string;
+  /** The session's credential unsealed. */
+  credential: SessionCredential;
   reason: EndReason;
   /** The stored session, when the caller has it (not the sweeper). */
   tg?: TgSession;

@@ -24,9 +24,9 @@ export interface SessionEndSweeperDeps extends SweepSchedule {
   /**
    * Ends what the session held upstream: its token deleted and its state (kept when the delete fails, for
    * the retry), a password login's secret dropped, an OIDC session's tokens revoked at the IdP (its
-   * `secret` is then the IdP refresh token). True when a token was deleted.
+   * `credential` is then the IdP refresh token). True when a token was deleted.
    */
-  revoke(end: SessionEnd, secret: string): Promise<boolean>;
+  revoke(end: SessionEnd, credential: string): Promise<boolean>;
   cipher: Cipher;
   metrics?: Metrics;
 }
@@ -61,9 +61,9 @@ export function createSessionEndSweeper(deps: SessionEndSweeperDeps): SessionEnd
       result.alive += 1;
       return;
     }
-    let secret: string;
+    let credential: string;
     try {
-      secret = deps.cipher.decrypt(end.sealedSecret, sealedAs.sessionSecret(end.sid));
+      credential = deps.cipher.decrypt(end.sealedCredential, sealedAs.sessionSecret(end.sid));
     } catch {
       // A retired key: nothing can delete this token any more but its own expiry.
       logger.error(
@@ -74,7 +74,7 @@ export function createSessionEndSweeper(deps: SessionEndSweeperDeps): SessionEnd
       result.ended += 1;
       return;
     }
-    if (await deps.revoke(end, secret)) counted('ok');
+    if (await deps.revoke(end, credential)) counted('ok');
     await queue.remove(member);
     result.ended += 1;
   }

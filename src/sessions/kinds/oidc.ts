@@ -2,7 +2,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { OidcSessions } from '../../oidc/oidc-sessions.js';
 import { sealedAs } from '../../store/crypto.js';
 import type { Cipher, TokenStore } from '../../store/types.js';
-import type { KindStrategy } from '../strategy.js';
+import { clearCredential, type KindStrategy } from '../strategy.js';
 
 /**
  * A single sign-on login: the session's credential is the IdP refresh token, its token the IdP access
@@ -40,7 +40,10 @@ export function oidcStrategy(deps: {
       }
       // The IdP ended the session itself, or refused its refresh token: nothing left to revoke there.
       const atIdp = ending.reason !== 'backchannel' && ending.reason !== 'idp_refused';
-      const revoked = await sessions.revoke(ending.sid, ending.credential, { retry: ending.retry, atIdp });
+      const revoked = await sessions.revoke(ending.sid, clearCredential(ending.credential), {
+        retry: ending.retry,
+        atIdp,
+      });
       if (ending.tg) await sessions.unindex(ending.sid, ending.tg).catch(() => undefined);
       return revoked;
     },

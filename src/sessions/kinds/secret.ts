@@ -1,7 +1,7 @@
 import type { Logger } from '../../observability/logger.js';
 import type { TokenStore } from '../../store/types.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
-import type { Ending, KindStrategy, Login } from '../strategy.js';
+import { clearCredential, type Ending, type KindStrategy, type Login } from '../strategy.js';
 
 const codeOf = (err: unknown): unknown => (err as { code?: unknown }).code;
 
@@ -10,9 +10,9 @@ export async function revokeToken(
   deps: { broker: TokenBroker; tokens: TokenStore; logger: Logger },
   ending: Ending,
 ): Promise<boolean> {
-  if (ending.retry) return deps.broker.revoke(ending.sid, ending.credential, { keepOnFailure: true });
+  if (ending.retry) return deps.broker.revoke(ending.sid, clearCredential(ending.credential), { keepOnFailure: true });
   try {
-    return await deps.broker.revoke(ending.sid, ending.credential);
+    return await deps.broker.revoke(ending.sid, clearCredential(ending.credential));
   } catch (err) {
     // The session ends regardless; a token left upstream expires on its own.
     deps.logger.warn({ err, code: codeOf(err) }, 'token delete at session end failed');
