@@ -9,20 +9,20 @@ import type { SessionSecrets } from './admin/session-secrets.js';
 import { adminRoutes, type AdminRoutesDeps } from './http/routes/admin-routes.js';
 import { createApiLane } from './http/routes/api-lane.js';
 import { authRoutes } from './http/routes/auth-routes.js';
-import { createGuessLimiter, type GuessLimits } from './http/routes/guess-limiter.js';
-import { createLoginBudget } from './http/routes/login-budget.js';
+import { createGuessLimiter, type GuessLimits } from './http/limits/guess-limiter.js';
+import { createLoginBudget } from './http/limits/login-budget.js';
 import { addressKeyer } from './http/pipeline/address-key.js';
 import { credentialIds } from './store/credential-id.js';
 import { errorHandler, notFoundHandler } from './http/pipeline/error-handler.js';
 import { opsRoutes, type ReadinessCheck } from './http/routes/ops-routes.js';
 import { openapiRoute } from './http/routes/openapi-route.js';
 import { createPipeline } from './http/pipeline/pipeline.js';
-import { applyRouting } from './http/routes/routing.js';
+import { applyRouting } from './http/route-helpers/routing.js';
 import { frontDoor, type FrontDoor } from './http/server/front-door.js';
 import { sessionGate } from './http/session/session-gate.js';
-import { sessionConcurrency } from './http/routes/session-concurrency.js';
+import { sessionConcurrency } from './http/limits/session-concurrency.js';
 import { sessionLookup } from './http/session/session-lookup.js';
-import { logoutClearsCookie } from './http/routes/logout-clears-cookie.js';
+import { logoutClearsCookie } from './http/route-helpers/logout-clears-cookie.js';
 import { BACKCHANNEL_LOGOUT_PATH, oidcRoutes, type OidcRoutesDeps } from './http/routes/oidc-routes.js';
 
 export interface AppSettings {

@@ -5,10 +5,10 @@ import { AppError, isAppError } from '../../errors.js';
 import { maskSecret } from '../../tigergraph/errors.js';
 import type { AdminSurface } from '../../admin/admin-parts.js';
 import type { AdminCredentials } from '../../tigergraph/types.js';
-import { ADMIN_CHALLENGE, basicCredentials } from './basic-credentials.js';
-import { strictRoutes } from './routing.js';
+import { ADMIN_CHALLENGE, basicCredentials } from '../route-helpers/basic-credentials.js';
+import { strictRoutes } from '../route-helpers/routing.js';
 import { contextOf } from '../pipeline/context.js';
-import { outcomeOf, type GuessLimiter } from './guess-limiter.js';
+import { outcomeOf, type GuessLimiter } from '../limits/guess-limiter.js';
 import { parseAliasPath, parseCreateSecret, parseGraphQuery } from '../schemas/admin.js';
 import { jsonBody } from '../schemas/json-body.js';
 

@@ -8,7 +8,7 @@ import { answerError } from '../pipeline/error-handler.js';
 import type { CredentialIds } from '../../store/credential-id.js';
 import { credentialOf } from '../../sessions/session-data.js';
 import type { SessionLifecycle } from '../../sessions/lifecycle.js';
-import type { SessionConcurrency } from './session-concurrency.js';
+import type { SessionConcurrency } from '../limits/session-concurrency.js';
 
 const ROUTE = `${API_MOUNT}/*`;
 

@@ -12,11 +12,11 @@ import { requestContext } from '../pipeline/context.js';
 import { countsAsSecure } from '../pipeline/loopback-secure.js';
 import { cookieClearOptions } from '../session/session.js';
 import { cookieValue } from '../session/signed-cookie.js';
-import type { GuessTicket } from './guess-limiter.js';
-import { httpsRequired } from './https-required.js';
-import type { LoginBudget } from './login-budget.js';
-import { checkNavigation } from './same-site-navigation.js';
-import { strictRoutes } from './routing.js';
+import type { GuessTicket } from '../limits/guess-limiter.js';
+import { httpsRequired } from '../route-helpers/https-required.js';
+import type { LoginBudget } from '../limits/login-budget.js';
+import { checkNavigation } from '../route-helpers/same-site-navigation.js';
+import { strictRoutes } from '../route-helpers/routing.js';
 
 export const BACKCHANNEL_LOGOUT_PATH = '/auth/oidc/backchannel-logout';
 

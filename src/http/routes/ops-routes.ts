@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import type { Metrics } from '../../observability/metrics.js';
-import { strictRoutes } from './routing.js';
+import { strictRoutes } from '../route-helpers/routing.js';
 
 export interface ReadinessCheck {
   name: string;
