@@ -12,7 +12,7 @@ import { authRoutes } from './http/routes/auth-routes.js';
 import { createGuessLimiter, type GuessLimits } from './http/limits/guess-limiter.js';
 import { createLoginBudget } from './http/limits/login-budget.js';
 import { addressKeyer } from './http/pipeline/address-key.js';
-import { credentialIds } from './store/credential-id.js';
+import { credentialIds } from './crypto/credential-id.js';
 import { errorHandler, notFoundHandler } from './http/pipeline/error-handler.js';
 import { opsRoutes, type ReadinessCheck } from './http/routes/ops-routes.js';
 import { openapiRoute } from './http/routes/openapi-route.js';

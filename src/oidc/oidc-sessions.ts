@@ -1,6 +1,6 @@
 import * as client from 'openid-client';
 import type { Logger } from '../observability/logger.js';
-import { sealedAs } from '../store/crypto.js';
+import { sealedAs } from '../crypto/crypto.js';
 import type { OidcStores } from '../store/oidc-stores.js';
 import type { Cipher, TokenStore } from '../store/types.js';
 import type { TokenGrant } from '../tigergraph/types.js';

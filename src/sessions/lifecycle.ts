@@ -1,6 +1,6 @@
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { sealedAs } from '../store/crypto.js';
+import { sealedAs } from '../crypto/crypto.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { Cipher, CredentialSessions, SessionRemainingMs, TokenStore, TombstoneStore } from '../store/types.js';
 import type { SessionEnd, SessionEnds } from '../tokens/session-ends.js';

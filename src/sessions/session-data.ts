@@ -1,4 +1,4 @@
-import type { CredentialIds } from '../store/credential-id.js';
+import type { CredentialIds } from '../crypto/credential-id.js';
 import type { SessionRecord } from '../store/session-store.js';
 
 /** What a logged-in session holds. The credential is sealed with the session Cipher; nothing here is a token. */

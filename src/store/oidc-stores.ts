@@ -1,5 +1,5 @@
-import { ExpiringMap } from './memory-expiring-map.js';
-import type { RedisClient } from './redis.js';
+import { ExpiringMap } from '../cache/expiring-map.js';
+import type { RedisClient } from './redis/client.js';
 import type { Guard } from './store-error.js';
 import { positiveMs } from './ttl.js';
 

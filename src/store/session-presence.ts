@@ -1,6 +1,6 @@
 import type { SessionKeys } from './keys.js';
-import type { MemorySessionStore } from './memory-session-store.js';
-import type { RedisClient } from './redis.js';
+import type { MemorySessionStore } from './memory/session-store.js';
+import type { RedisClient } from './redis/client.js';
 import type { Guard } from './store-error.js';
 import type { SessionRemainingMs, TombstoneStore } from './types.js';
 

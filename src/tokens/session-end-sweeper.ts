@@ -1,4 +1,4 @@
-import { sealedAs } from '../store/crypto.js';
+import { sealedAs } from '../crypto/crypto.js';
 import type { Metrics } from '../observability/metrics.js';
 import { claimDecoded, type DueQueue } from '../store/due-queue.js';
 import type { Cipher } from '../store/types.js';

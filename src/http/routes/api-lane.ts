@@ -5,7 +5,7 @@ import type { Relay, RelayAuth } from '../../relay/relay.js';
 import { endsSession } from '../../tokens/map-upstream-error.js';
 import { API_MOUNT, type RequestContext } from '../pipeline/context.js';
 import { answerError } from '../pipeline/error-handler.js';
-import type { CredentialIds } from '../../store/credential-id.js';
+import type { CredentialIds } from '../../crypto/credential-id.js';
 import { credentialOf } from '../../sessions/session-data.js';
 import type { SessionLifecycle } from '../../sessions/lifecycle.js';
 import type { SessionConcurrency } from '../limits/session-concurrency.js';

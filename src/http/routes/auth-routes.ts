@@ -3,7 +3,7 @@ import { requestContext } from '../pipeline/context.js';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
-import type { CredentialIds } from '../../store/credential-id.js';
+import type { CredentialIds } from '../../crypto/credential-id.js';
 import type { TokenStore } from '../../store/types.js';
 import type { Login } from '../../sessions/strategy.js';
 import type { SessionLifecycle } from '../../sessions/lifecycle.js';

@@ -7,7 +7,7 @@ import { LogoutTokenError } from '../../oidc/logout-token-error.js';
 import type { LogoutTokenVerifier } from '../../oidc/logout-token.js';
 import type { OidcSessions } from '../../oidc/oidc-sessions.js';
 import type { SessionLifecycle } from '../../sessions/lifecycle.js';
-import type { CredentialIds } from '../../store/credential-id.js';
+import type { CredentialIds } from '../../crypto/credential-id.js';
 import { requestContext } from '../pipeline/context.js';
 import { countsAsSecure } from '../pipeline/loopback-secure.js';
 import { cookieClearOptions } from '../session/session.js';

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js';
-import { SealError, sealedAs } from '../../store/crypto.js';
-import { ShortCache } from '../../store/short-cache.js';
+import { SealError, sealedAs } from '../../crypto/crypto.js';
+import { ShortCache } from '../../cache/short-cache.js';
 import type { Cipher, TombstoneStore } from '../../store/types.js';
 import type { TgSession } from '../../sessions/session-data.js';
 

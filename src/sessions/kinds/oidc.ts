@@ -1,6 +1,6 @@
 import type { Logger } from '../../observability/logger.js';
 import type { OidcSessions } from '../../oidc/oidc-sessions.js';
-import { sealedAs } from '../../store/crypto.js';
+import { sealedAs } from '../../crypto/crypto.js';
 import type { Cipher, TokenStore } from '../../store/types.js';
 import { clearCredential, type KindStrategy } from '../strategy.js';
 

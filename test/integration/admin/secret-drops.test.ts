@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { createMemorySecretDrops } from '../../../src/store/memory-secret-drops.js';
-import { createRedisSecretDrops } from '../../../src/store/redis-secret-drops.js';
+import { createMemorySecretDrops } from '../../../src/store/memory/secret-drops.js';
+import { createRedisSecretDrops } from '../../../src/store/redis/secret-drops.js';
 import { encodeDrop, type SecretDropStore } from '../../../src/store/secret-drops.js';
 import { createGuard } from '../../../src/store/store-error.js';
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';

@@ -47,6 +47,8 @@ describe('import rules (docs/architecture.md)', () => {
       'admin/',
       'tokens/',
       'store/',
+      'crypto/',
+      'cache/',
       'tigergraph/',
       'relay/',
       'config/',
@@ -80,8 +82,20 @@ describe('import rules (docs/architecture.md)', () => {
     expect(show(bad)).toEqual([]);
   });
 
-  it('when a route imports, then never the server plumbing', () => {
-    expect(show(all.filter((i) => under('http/routes/')(i) && i.target.startsWith('http/server/')))).toEqual([]);
+  it('when a route, a limit or a route helper imports, then never the server plumbing; helpers and limits never a router', () => {
+    const routeSide = ['http/routes/', 'http/limits/', 'http/route-helpers/'];
+    expect(
+      show(all.filter((i) => routeSide.some((d) => i.from.startsWith(d)) && i.target.startsWith('http/server/'))),
+    ).toEqual([]);
+    const helpers = all.filter((i) => i.from.startsWith('http/limits/') || i.from.startsWith('http/route-helpers/'));
+    expect(show(helpers.filter((i) => i.target.startsWith('http/routes/')))).toEqual([]);
+  });
+
+  it('when src/http/routes/ is listed, then it holds routers (and the /api lane) only', () => {
+    const routes = readdirSync(path.join(SRC, 'http/routes')).filter((f) => f.endsWith('.ts'));
+    expect(routes.filter((f) => !f.endsWith('-routes.ts') && !f.endsWith('-route.ts') && f !== 'api-lane.ts')).toEqual(
+      [],
+    );
   });
 
   it('when any module imports, then never express-session or connect-redis, and the package does not depend on them', () => {
@@ -133,7 +147,10 @@ describe('import rules (docs/architecture.md)', () => {
       (i) =>
         (i.from.startsWith('admin/') && i.target.startsWith('http/')) ||
         (i.from.startsWith('sessions/') && i.target.startsWith('http/')) ||
-        (i.from.startsWith('store/') && /^(sessions|tokens|admin|oidc)\//.test(i.target)),
+        (i.from.startsWith('store/') && /^(sessions|tokens|admin|oidc)\//.test(i.target)) ||
+        // The two store implementations never lean on each other: each stands alone behind store/types.ts.
+        (i.from.startsWith('store/memory/') && i.target.startsWith('store/redis/')) ||
+        (i.from.startsWith('store/redis/') && i.target.startsWith('store/memory/')),
     );
     expect(show(bad)).toEqual([]);
   });

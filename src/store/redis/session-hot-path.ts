@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import type { SessionKeys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import type { SessionClient } from './redis-session-client.js';
-import { ShortCache } from './short-cache.js';
-import type { Guard } from './store-error.js';
+import type { SessionKeys } from '../keys.js';
+import type { RedisClient } from './client.js';
+import type { SessionClient } from './session-client.js';
+import { ShortCache } from '../../cache/short-cache.js';
+import type { Guard } from '../store-error.js';
 
 export interface SessionHotPathOptions {
   /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RedisClient } from './redis.js';
+import type { RedisClient } from './client.js';
 
 export interface RedisScript {
   run(redis: RedisClient, keys: string[], args: Array<string | number>): Promise<unknown>;

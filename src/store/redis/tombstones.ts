@@ -1,9 +1,9 @@
-import type { SessionKeys } from './keys.js';
-import type { RedisClient } from './redis.js';
+import type { SessionKeys } from '../keys.js';
+import type { RedisClient } from './client.js';
 import type { AliveMarks } from './session-hot-path.js';
-import type { Guard } from './store-error.js';
-import { positiveMs } from './ttl.js';
-import type { TombstoneStore } from './types.js';
+import type { Guard } from '../store-error.js';
+import { positiveMs } from '../ttl.js';
+import type { TombstoneStore } from '../types.js';
 
 /** `alive`: sessions the session load just found without a tombstone (see session-hot-path.ts). */
 export function createRedisTombstones(deps: {

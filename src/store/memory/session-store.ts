@@ -1,5 +1,5 @@
-import { ExpiringMap } from './memory-expiring-map.js';
-import { parseSessionRecord, sessionTtlSeconds, type SessionRecord, type SessionStore } from './session-store.js';
+import { ExpiringMap } from '../../cache/expiring-map.js';
+import { parseSessionRecord, sessionTtlSeconds, type SessionRecord, type SessionStore } from '../session-store.js';
 
 /**
  * Sessions for the embedded single-instance mode, with the Redis store's TTL rules. Records are kept

@@ -1,9 +1,9 @@
-import type { SessionKeys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import { redisScript } from './redis-script.js';
-import type { Guard } from './store-error.js';
-import { positiveMs } from './ttl.js';
-import type { CredentialSessions } from './types.js';
+import type { SessionKeys } from '../keys.js';
+import type { RedisClient } from './client.js';
+import { redisScript } from './script.js';
+import type { Guard } from '../store-error.js';
+import { positiveMs } from '../ttl.js';
+import type { CredentialSessions } from '../types.js';
 
 // One key, so one slot on Cluster whatever the session ids are. The set's TTL follows its newest login
 // (every session on record ends by then: the TTL is the absolute timeout), and it never holds more than

@@ -1,5 +1,5 @@
-import { ExpiringMap } from './memory-expiring-map.js';
-import type { RateLimiter } from './types.js';
+import { ExpiringMap } from '../../cache/expiring-map.js';
+import type { RateLimiter } from '../types.js';
 
 /** The Redis limiter's rules in one process: fixed windows that hits never extend, and doubling waits. */
 export function createMemoryRateLimiter(): RateLimiter & { close(): void } {

@@ -1,4 +1,4 @@
-import type { DueQueue } from './due-queue.js';
+import type { DueQueue } from '../due-queue.js';
 
 /** The embedded (single-instance) due queue: the same semantics as Redis, no timers. */
 export function createMemoryDueQueue(): DueQueue {

@@ -1,4 +1,4 @@
-import { ShortCache } from '../../../src/store/short-cache.js';
+import { ShortCache } from '../../../src/cache/short-cache.js';
 
 describe('ShortCache', () => {
   let t = 0;

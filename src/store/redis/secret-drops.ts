@@ -1,7 +1,7 @@
-import type { RedisClient } from './redis.js';
-import { createRedisDueQueue } from './redis-due-queue.js';
-import { secretDropsOver, type SecretDropStore } from './secret-drops.js';
-import type { Guard } from './store-error.js';
+import type { RedisClient } from './client.js';
+import { createRedisDueQueue } from './due-queue.js';
+import { secretDropsOver, type SecretDropStore } from '../secret-drops.js';
+import type { Guard } from '../store-error.js';
 
 /** One sorted set, `<prefix>secret-drops`: members are encoded drops, scores the epoch ms they are due. */
 export function createRedisSecretDrops(deps: { redis: RedisClient; prefix: string; guard: Guard }): SecretDropStore {

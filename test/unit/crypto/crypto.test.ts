@@ -1,5 +1,5 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { createCipher, parseEncryptionKeys, sealedAs, SealError } from '../../../src/store/crypto.js';
+import { createCipher, parseEncryptionKeys, sealedAs, SealError } from '../../../src/crypto/crypto.js';
 
 const keyA = { id: 'a', key: randomBytes(32) };
 const keyB = { id: 'b', key: randomBytes(32) };

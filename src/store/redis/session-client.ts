@@ -1,6 +1,6 @@
-import type { SessionKeys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import type { Guard } from './store-error.js';
+import type { SessionKeys } from '../keys.js';
+import type { RedisClient } from './client.js';
+import type { Guard } from '../store-error.js';
 
 /** The Redis commands behind the session store, on `<prefix>sess:{sid}` (one `{sid}` slot, as on Cluster). */
 export interface SessionClient {

@@ -1,9 +1,9 @@
-import type { SessionKeys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import { redisScript } from './redis-script.js';
-import type { Guard } from './store-error.js';
-import { positiveMs } from './ttl.js';
-import type { RateLimiter } from './types.js';
+import type { SessionKeys } from '../keys.js';
+import type { RedisClient } from './client.js';
+import { redisScript } from './script.js';
+import type { Guard } from '../store-error.js';
+import { positiveMs } from '../ttl.js';
+import type { RateLimiter } from '../types.js';
 
 // Count and window start in one step; the window is set only when missing, so hits never extend it.
 // (Checked with PTTL rather than PEXPIRE NX, which needs Redis 7 and managed Redis is often older.)

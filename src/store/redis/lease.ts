@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SessionKeys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import { redisScript } from './redis-script.js';
-import type { Guard } from './store-error.js';
-import { positiveMs } from './ttl.js';
-import type { LeaseStore } from './types.js';
+import type { SessionKeys } from '../keys.js';
+import type { RedisClient } from './client.js';
+import { redisScript } from './script.js';
+import type { Guard } from '../store-error.js';
+import { positiveMs } from '../ttl.js';
+import type { LeaseStore } from '../types.js';
 
 // Compare-and-act in Lua: a holder whose lease lapsed must not extend or delete the next holder's lease.
 const RENEW = redisScript(`

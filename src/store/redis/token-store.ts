@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '../observability/logger.js';
-import type { SessionKeys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import { redisScript } from './redis-script.js';
-import type { Guard } from './store-error.js';
-import { positiveMs } from './ttl.js';
-import { sealedAs } from './crypto.js';
-import type { Cipher, TokenState, TokenStore } from './types.js';
+import type { Logger } from '../../observability/logger.js';
+import type { SessionKeys } from '../keys.js';
+import type { RedisClient } from './client.js';
+import { redisScript } from './script.js';
+import type { Guard } from '../store-error.js';
+import { positiveMs } from '../ttl.js';
+import { sealedAs } from '../../crypto/crypto.js';
+import type { Cipher, TokenState, TokenStore } from '../types.js';
 
 // One script so readers never see a half-written hash or a hash without its expiry.
 const SET = redisScript(`

@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import type { Logger } from '../observability/logger.js';
-import { trustAlso } from '../tls-trust.js';
+import type { Logger } from '../../observability/logger.js';
+import { trustAlso } from '../../tls-trust.js';
 
 export type RedisClient = Redis | Cluster;
 

@@ -1,7 +1,7 @@
-import type { DueQueue } from './due-queue.js';
-import type { RedisClient } from './redis.js';
-import { redisScript } from './redis-script.js';
-import type { Guard } from './store-error.js';
+import type { DueQueue } from '../due-queue.js';
+import type { RedisClient } from './client.js';
+import { redisScript } from './script.js';
+import type { Guard } from '../store-error.js';
 
 // Read the due members and push their scores past the claim window in one step, so two sweepers
 // (or a sweeper whose lease lapsed) can never take the same member at the same time.

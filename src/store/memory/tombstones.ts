@@ -1,5 +1,5 @@
-import { ExpiringMap } from './memory-expiring-map.js';
-import type { TombstoneStore } from './types.js';
+import { ExpiringMap } from '../../cache/expiring-map.js';
+import type { TombstoneStore } from '../types.js';
 
 export function createMemoryTombstones(): TombstoneStore & { close(): void } {
   const dead = new ExpiringMap<true>();

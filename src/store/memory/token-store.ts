@@ -1,6 +1,6 @@
-import { ExpiringMap } from './memory-expiring-map.js';
-import { sealedAs } from './crypto.js';
-import type { Cipher, TokenStore } from './types.js';
+import { ExpiringMap } from '../../cache/expiring-map.js';
+import { sealedAs } from '../../crypto/crypto.js';
+import type { Cipher, TokenStore } from '../types.js';
 
 interface Stored {
   sealed: string;

@@ -1,5 +1,5 @@
-import type { Logger } from '../observability/logger.js';
-import type { RedisClient } from './redis.js';
+import type { Logger } from '../../observability/logger.js';
+import type { RedisClient } from './client.js';
 
 /**
  * How long start-up waits for Redis before it listens anyway. In Sentinel mode ioredis's connect() does

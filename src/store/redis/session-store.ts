@@ -1,5 +1,5 @@
-import type { SessionClient } from './redis-session-client.js';
-import { parseSessionRecord, sessionTtlSeconds, type SessionStore } from './session-store.js';
+import type { SessionClient } from './session-client.js';
+import { parseSessionRecord, sessionTtlSeconds, type SessionStore } from '../session-store.js';
 
 /**
  * Sessions in Redis, byte for byte as connect-redis 8 kept them: JSON.stringify of the record, SET EX

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ExpiringMap } from './memory-expiring-map.js';
-import type { LeaseStore } from './types.js';
+import { ExpiringMap } from '../../cache/expiring-map.js';
+import type { LeaseStore } from '../types.js';
 
 /** Single-process leases with the Redis semantics; waiters wake on release or when the lease lapses. */
 export function createMemoryLeaseStore(): LeaseStore & { close(): void } {

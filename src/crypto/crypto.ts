@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Cipher, SealContext } from './types.js';
+import type { Cipher, SealContext } from '../store/types.js';
 
 export interface EncryptionKey {
   id: string;

@@ -1,5 +1,5 @@
-import { ExpiringMap } from './memory-expiring-map.js';
-import type { CredentialSessions } from './types.js';
+import { ExpiringMap } from '../../cache/expiring-map.js';
+import type { CredentialSessions } from '../types.js';
 
 /** The Redis store's rules in one process: per credential, session ids by login time, expiring together. */
 export function createMemoryCredentialSessions(): CredentialSessions & { close(): void } {
