@@ -31,6 +31,7 @@ import {
 import { trustProxy, type TrustProxy } from './config/trust-proxy.js';
 import { nodeEnv } from './config/node-env.js';
 import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
+import { relayAllowSpec } from './config/relay-allow.js';
 
 export type { EncryptionKey, HostPort, KeyIssue, OidcConfig, RedisConfig, TrustProxy };
 
@@ -68,7 +69,7 @@ const FIELDS = {
   COOKIE_NAME: optional(cookieName),
   ALLOWED_ORIGINS: withDefault(list(origin), []),
   CSRF_HEADER: withDefault(headerName, 'x-requested-with'),
-  RELAY_ALLOW: optional(text),
+  RELAY_ALLOW: optional(relayAllowSpec),
   UPSTREAM_TIMEOUT_MS: withDefault(integer(1), 30_000),
   MAX_BODY_BYTES: withDefault(integer(1), 1_048_576),
   UPSTREAM_CONNECTIONS: withDefault(integer(1, 65_535), 128),
@@ -160,7 +161,7 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   /** Every IPv6 client address of one prefix of this length counts as one address for per-address limits. */
   readonly clientIpv6Prefix: number;
-  /** Raw RELAY_ALLOW; the relay parses it. Undefined when unset. */
+  /** RELAY_ALLOW as written, checked by the loader (config/relay-allow.ts); the relay parses it. Undefined when unset. */
   readonly relayAllow?: string;
   /** From a relayed request's arrival to the answer's headers, queue wait included. */
   readonly upstreamTimeoutMs: number;

@@ -15,20 +15,12 @@ import { DEFAULT_RELAY_ALLOW, parseRelayAllow } from './relay/allowlist.js';
 import { createRelay } from './relay/relay.js';
 import { reachable } from './relay/upstream-reachable.js';
 import { createCipher } from './crypto/crypto.js';
-import { createMemoryStores, createRedisStores } from './store/create-stores.js';
-import { DEFAULT_SESSION_HOT_PATH } from './store/redis/session-hot-path.js';
-import { createRedisClient } from './store/redis/client.js';
-import { connectOrGoOn } from './store/redis/startup.js';
-import { createMemorySecretDrops } from './store/memory/secret-drops.js';
-import { createRedisSecretDrops } from './store/redis/secret-drops.js';
-import type { SecretDropStore } from './store/secret-drops.js';
-import { createGuard } from './store/store-error.js';
+import { createStores } from './store/create-stores.js';
 import type { Stores } from './store/types.js';
 import { createTokenApi } from './tigergraph/restpp-client.js';
 import { trustAlso } from './tls-trust.js';
 import { createSessionEndSweeper, tokenStateGraceMs, type SessionEndSweeper } from './tokens/session-end-sweeper.js';
 import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from './tokens/token-broker.js';
-import { createMemoryOidcStores, createRedisOidcStores, type OidcStores } from './store/oidc-stores.js';
 import type { OidcParts } from './oidc/oidc-parts.js';
 import { createSessionLifecycle } from './sessions/lifecycle.js';
 import { oidcStrategy } from './sessions/kinds/oidc.js';
@@ -85,32 +77,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const cipher = createCipher([...config.session.encryptionKeys]);
 
   const instanceId = options.instanceId ?? randomUUID();
-  let stores: Stores;
-  let drops: SecretDropStore;
-  let oidcStores: OidcStores;
-  let closeOidcStores = (): void => undefined;
-  if (config.redis.mode === 'memory') {
-    stores = createMemoryStores({ cipher, sessionFallbackTtlSeconds: config.session.idleTimeoutSeconds });
-    drops = createMemorySecretDrops();
-    const memory = createMemoryOidcStores();
-    oidcStores = memory;
-    closeOidcStores = () => memory.close();
-  } else {
-    const redis = createRedisClient(config.redis, { logger });
-    // A Redis that is down at start-up is not fatal: the client keeps reconnecting and /readyz says so.
-    await connectOrGoOn(redis, logger);
-    stores = createRedisStores({
-      redis,
-      prefix: config.redis.prefix,
-      cipher,
-      metrics,
-      logger,
-      sessionFallbackTtlSeconds: config.session.idleTimeoutSeconds,
-      sessionHotPath: DEFAULT_SESSION_HOT_PATH,
-    });
-    drops = createRedisSecretDrops({ redis, prefix: config.redis.prefix, guard: createGuard(metrics) });
-    oidcStores = createRedisOidcStores({ redis, prefix: config.redis.prefix, guard: createGuard(metrics) });
-  }
+  const stores = await createStores(
+    { redis: config.redis, idleTimeoutSeconds: config.session.idleTimeoutSeconds },
+    { cipher, metrics, logger },
+  );
 
   const tls = config.tigergraph.ca ? trustAlso(config.tigergraph.ca) : undefined;
   const restppOrigin = new URL(upstream.restppUrl).origin;
@@ -157,7 +127,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         settings: config.oidc,
         allowHttp: !config.production,
         stores,
-        oidcStores,
         cipher,
         logger,
         metrics,
@@ -171,7 +140,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const adminParts = createAdminParts({
     config,
     upstream,
-    drops,
+    drops: stores.secretDrops,
     leases: stores.leases,
     cipher,
     dispatcher: tokenAgent,
@@ -290,7 +259,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     },
     async close() {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
-      closeOidcStores();
       await Promise.allSettled([stores.close(), pool.close(), probePool.close(), tokenAgent.close(), api.close()]);
     },
   };

@@ -1,7 +1,6 @@
 import type { OidcConfig } from '../config/oidc.js';
 import { ssoLogger, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { OidcStores } from '../store/oidc-stores.js';
 import type { Cipher, Stores } from '../store/types.js';
 import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS } from '../tokens/token-broker.js';
 import { createIdp, type Idp } from './idp.js';
@@ -29,7 +28,6 @@ export function createOidcParts(deps: {
   settings: OidcConfig;
   allowHttp: boolean;
   stores: Stores;
-  oidcStores: OidcStores;
   cipher: Cipher;
   logger: Logger;
   metrics: Metrics;
@@ -62,7 +60,7 @@ export function createOidcParts(deps: {
     idp,
     broker,
     tokens: stores.tokens,
-    stores: deps.oidcStores,
+    stores: stores.oidc,
     cipher,
     absoluteTimeoutSec: deps.absoluteTimeoutSec,
     logger,
@@ -70,9 +68,9 @@ export function createOidcParts(deps: {
   return {
     idp,
     routes: {
-      flow: createLoginFlow({ idp, stores: deps.oidcStores, cipher, now }),
+      flow: createLoginFlow({ idp, stores: stores.oidc, cipher, now }),
       sessions,
-      verifyLogoutToken: createLogoutTokenVerifier({ idp, stores: deps.oidcStores }),
+      verifyLogoutToken: createLogoutTokenVerifier({ idp, stores: stores.oidc }),
       postLoginPath: settings.postLoginPath,
     },
   };

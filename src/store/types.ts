@@ -1,3 +1,8 @@
+import type { DueQueue } from './due-queue.js';
+import type { OidcStores } from './oidc-stores.js';
+import type { SecretDropStore } from './secret-drops.js';
+import type { SessionStore } from './session-store.js';
+
 /**
  * Storage seams of the service. Two implementations each: Redis (shared, many instances) and memory
  * (embedded, single instance). Both pass the same conformance suite. Keys are per session id (sid);
@@ -120,13 +125,17 @@ export interface Stores {
   tombstones: TombstoneStore;
   rateLimiter: RateLimiter;
   /** The session-end index the token sweeper works through (`<prefix>session-ends`). */
-  sessionEnds: import('./due-queue.js').DueQueue;
+  sessionEnds: DueQueue;
   /** Time a session has left, or null when it is over; what the token sweeper asks before deleting. */
   sessionRemainingMs: SessionRemainingMs;
   /** Sessions per credential (`<prefix>creds:{credential id}` in Redis, or memory). */
   credentialSessions: CredentialSessions;
   /** Session records (`<prefix>sess:{sid}` in Redis, or memory). */
-  sessionStore: import('./session-store.js').SessionStore;
+  sessionStore: SessionStore;
+  /** Password-login secrets waiting to be dropped (`<prefix>secret-drops`). */
+  secretDrops: SecretDropStore;
+  /** What single sign-on keeps besides sessions (`<prefix>oidc-idx:{…}`, `<prefix>oidc-jti:{…}`). */
+  oidc: OidcStores;
   /** Resolves if storage answers, rejects otherwise (for readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
