@@ -37,7 +37,7 @@ export type { EncryptionKey, HostPort, KeyIssue, OidcConfig, RedisConfig, TrustP
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** Every key the service reads, with its parser and default (DESIGN §2; documented in .env.example). */
+/** Every key the service reads, with its parser and default (documented in .env.example and docs/configuration.md). */
 const FIELDS = {
   NODE_ENV: withDefault(nodeEnv, 'development'),
   PORT: withDefault(integer(0, 65535), 8080),

@@ -3,7 +3,7 @@ import type { TigerGraphErrorKind } from '../tigergraph/errors.js';
 import type { TransportFailure } from '../tigergraph/transport-failure.js';
 import type { ErrorCode } from './codes.js';
 
-/** The one mapping from a failed TigerGraph call to the service's codes (README, DESIGN.md §4). */
+/** The one mapping from a failed TigerGraph call to the service's codes (the README's error table). */
 export const UPSTREAM_FAILURE_CODES = {
   timeout: 'upstream_timeout',
   unavailable: 'upstream_unavailable',

@@ -77,7 +77,7 @@ export interface RateLimiter {
 }
 
 /**
- * The live sessions of each credential (DESIGN §2), by login time: what caps the sessions one secret,
+ * The live sessions of each credential (docs/architecture.md, "Bounded per principal and per address"), by login time: what caps the sessions one secret,
  * user or IdP subject can hold. Only ids are kept; whether a session still lives is asked elsewhere.
  */
 export interface CredentialSessions {

@@ -22,7 +22,7 @@ export interface LoginBudget {
 }
 
 /**
- * The budget that successful logins spend too (DESIGN §2): each login costs an upstream token (or IdP) call,
+ * The budget that successful logins spend too (docs/architecture.md, "Bounded per principal and per address"): each login costs an upstream token (or IdP) call,
  * Redis memory and, until the cap ends it, a live session, so one address or one credential gets a
  * generous number per window and no more, whatever it succeeds at. Failed guesses have their own, tighter
  * limits (guess-limiter.ts).
