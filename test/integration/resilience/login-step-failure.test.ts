@@ -4,6 +4,19 @@ import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { poll } from '../../helpers/poll.js';
 import { ALICE, SIM_USERS, secretsOf } from '../admin/admin-harness.js';
+import supertest from 'supertest';
+import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
+import { uniquePrefix } from '../../helpers/redis-prefix.js';
+import {
+  REDIRECT_URI,
+  idpLogin,
+  sessionCookieOf as sessionCookieOfSso,
+  startCountingUpstream,
+  startLogin,
+  startSsoService,
+  type CountingUpstream,
+  type SsoService,
+} from '../oidc/sso-rig.js';
 
 /**
  * A login is several writes (token state, the session-end entry, the credential's session list, the secret
@@ -69,7 +82,7 @@ function sessionCookieOf(rig: Rig, setCookie: string[] | string | undefined): st
 }
 
 /** What the login left: for each token state, whether the sweeper has an entry for its session. */
-async function leftovers(rig: Rig, before: { sessions: string[]; tokens: string[] }) {
+async function leftovers(rig: Pick<Rig, 'prefix'>, before: { sessions: string[]; tokens: string[] }) {
   const sessions = (await keysOf(rig.prefix, 'sess:*')).filter((k) => !before.sessions.includes(k));
   const tokens = (await keysOf(rig.prefix, 'tok:*'))
     .filter((k) => !before.tokens.includes(k))
@@ -152,6 +165,71 @@ describe.each([
         10_000,
         `the failed login's token and secret to be gone (tokens ${liveTokens()} of ${before.tokens})`,
       );
+    },
+  );
+});
+
+describe('a single sign-on login whose store write fails part way', () => {
+  let idp: TestIdp;
+  let upstream: CountingUpstream;
+  let svc: SsoService;
+  const prefix = uniquePrefix('step-oidc');
+
+  beforeAll(async () => {
+    idp = await startTestIdp({ redirectUris: [REDIRECT_URI], accessClaims: { graph: 'social' } });
+    upstream = await startCountingUpstream();
+    svc = await startSsoService({
+      idp,
+      upstream: upstream.url,
+      prefix,
+      env: {
+        REDIS_URL: storeUrl(),
+        LOGIN_ADDRESS_BUDGET: '1000',
+        LOGIN_CREDENTIAL_BUDGET: '1000',
+        TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
+      },
+    });
+  });
+  afterAll(async () => {
+    await allowWrites(prefix);
+    await svc.close();
+    await upstream.close();
+    await idp.close();
+  });
+
+  /** Walks a login through the IdP and answers the callback as a browser would. */
+  async function callback() {
+    const { preCookie, authorizeUrl } = await startLogin(svc.service.app);
+    const back = await idpLogin(authorizeUrl, 'carol');
+    return supertest(svc.service.app).get(`/auth/oidc/callback${back.search}`).set('Cookie', preCookie);
+  }
+
+  test('when every write is allowed, then the callback logs in (the ACL set-up lets a whole login through)', async () => {
+    await allowWrites(prefix);
+    const res = await callback();
+    expect(res.status).toBe(303);
+    expect(sessionCookieOfSso(res)).toBeDefined();
+  });
+
+  test.each(['session-ends', 'tok:*', 'oidc-idx:*', 'creds:*', 'sess:*'])(
+    'when writing %s fails, then 503 without a session cookie, no readable session, and the IdP refresh token revoked',
+    async (family) => {
+      await allowWrites(prefix);
+      const before = {
+        sessions: await keysOf(prefix, 'sess:*'),
+        tokens: await keysOf(prefix, 'tok:*'),
+        destroyed: idp.destroyedRefreshTokens(),
+      };
+      await allowWrites(prefix, family);
+      const res = await callback();
+
+      expect(res.status).toBe(503);
+      expect(sessionCookieOfSso(res)).toBeUndefined();
+      const left = await leftovers({ prefix }, before);
+      expect(left.sessions).toEqual([]);
+      expect(left.unswept).toEqual([]);
+      // What the login got from the IdP is given back: its refresh token no longer works.
+      expect(idp.destroyedRefreshTokens()).toBeGreaterThan(before.destroyed);
     },
   );
 });
