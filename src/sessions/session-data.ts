@@ -47,9 +47,23 @@ export interface StoredSession extends SessionRecord {
   tg?: TgSession;
 }
 
+/** Which login made a session, as GET /auth/session and GET /auth/methods name them. */
+export type LoginKind = 'secret' | 'password' | 'oidc';
+
+/** The one place a stored session's kind is decided. */
+export const kindOf = (tg: TgSession): LoginKind =>
+  tg.oidc ? 'oidc' : tg.secretAlias !== undefined ? 'password' : 'secret';
+
 /** The credential id a session counts under: the one login stored, or derived the same way for older sessions. */
-export function credentialOf(ids: CredentialIds, tg: TgSession, secret: string): string {
+export function credentialOf(ids: CredentialIds, tg: TgSession, credential: string): string {
   if (tg.cred !== undefined) return tg.cred;
-  if (tg.oidc) return ids('oidc', tg.oidc.sub);
-  return tg.username !== undefined ? ids('user', tg.username.toLowerCase()) : ids('secret', secret);
+  switch (kindOf(tg)) {
+    case 'oidc':
+      return ids('oidc', tg.oidc?.sub ?? '');
+    case 'password':
+      // Sessions of password logins from before `cred` existed: counted by user, as the guess limits count.
+      return tg.username !== undefined ? ids('user', tg.username.toLowerCase()) : ids('secret', credential);
+    case 'secret':
+      return ids('secret', credential);
+  }
 }

@@ -2,14 +2,9 @@ import type { SecretDrop } from '../store/secret-drops.js';
 import type { TokenGrant } from '../tigergraph/types.js';
 import type { TokenBroker } from '../tokens/token-broker.js';
 import type { SessionEnd } from '../tokens/session-ends.js';
-import type { TgSession } from './session-data.js';
+import type { LoginKind, TgSession } from './session-data.js';
 
-/** Which login made a session, as GET /auth/session and GET /auth/methods name them. */
-export type LoginKind = 'secret' | 'password' | 'oidc';
-
-/** The one place a stored session's kind is decided. */
-export const kindOf = (tg: TgSession): LoginKind =>
-  tg.oidc ? 'oidc' : tg.secretAlias !== undefined ? 'password' : 'secret';
+export { kindOf, type LoginKind } from './session-data.js';
 
 /** What ends a session: logged in `end(sid, reason)` and passed to the kind's strategy. */
 export type EndReason =
