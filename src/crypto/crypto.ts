@@ -1,5 +1,23 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { Cipher, SealContext } from '../store/types.js';
+
+/**
+ * What a sealed value is for and whose it is (a session id, or a secret's alias). Bound into the AES-GCM
+ * additional data, so a value copied into another session's record, or into another field, does not open.
+ */
+export interface SealContext {
+  purpose: 'session-secret' | 'token' | 'secret-drop' | 'renewal' | 'id-token' | 'pre-login';
+  owner: string;
+}
+
+/** AES-256-GCM under key ids: the first key encrypts, all decrypt. */
+export interface Cipher {
+  encrypt(plain: string, context: SealContext): string;
+  /**
+   * Throws a SealError on tamper, an unknown key id, another context, or a value sealed before contexts
+   * were bound (`unbound`), unless `acceptUnbound` is set.
+   */
+  decrypt(sealed: string, context: SealContext, options?: { acceptUnbound?: boolean }): string;
+}
 
 export interface EncryptionKey {
   id: string;

@@ -3,6 +3,9 @@ import type { OidcStores } from './oidc-stores.js';
 import type { SecretDropStore } from './secret-drops.js';
 import type { SessionStore } from './session-store.js';
 
+/** Sealing lives in src/crypto/; re-exported for the stores' callers that name it beside them. */
+export type { Cipher, SealContext } from '../crypto/crypto.js';
+
 /**
  * Storage seams of the service. Two implementations each: Redis (shared, many instances) and memory
  * (embedded, single instance). Both pass the same conformance suite. Keys are per session id (sid);
@@ -94,25 +97,6 @@ export interface CredentialSessions {
     limits: { ttlMs: number; cap: number; ceiling: number },
   ): Promise<string[]>;
   remove(credential: string, sids: readonly string[]): Promise<void>;
-}
-
-/**
- * What a sealed value is for and whose it is (a session id, or a secret's alias). Bound into the AES-GCM
- * additional data, so a value copied into another session's record, or into another field, does not open.
- */
-export interface SealContext {
-  purpose: 'session-secret' | 'token' | 'secret-drop' | 'renewal' | 'id-token' | 'pre-login';
-  owner: string;
-}
-
-/** AES-256-GCM under key ids: the first key encrypts, all decrypt. */
-export interface Cipher {
-  encrypt(plain: string, context: SealContext): string;
-  /**
-   * Throws a SealError on tamper, an unknown key id, another context, or a value sealed before contexts
-   * were bound (`unbound`), unless `acceptUnbound` is set.
-   */
-  decrypt(sealed: string, context: SealContext, options?: { acceptUnbound?: boolean }): string;
 }
 
 /** Time a session record has left (its idle TTL), or null when it is gone or tombstoned. */
