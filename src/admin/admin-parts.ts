@@ -1,9 +1,8 @@
 import type { Config } from '../config.js';
-import type { AdminRoutesDeps } from '../http/routes/admin-routes.js';
 import type { Logger } from '../observability/logger.js';
 import type { SecretDropStore } from '../store/secret-drops.js';
 import type { Cipher, LeaseStore } from '../store/types.js';
-import { createSecretApi, capabilitiesOf } from '@tigergraph-bff/client';
+import { createSecretApi, capabilitiesOf, type SecretClient } from '@tigergraph-bff/client';
 import type { Dispatcher } from 'undici';
 import { createSecretDropper } from './secret-dropper.js';
 import { createSecretSweeper, type SecretSweeper } from './secret-sweeper.js';
@@ -16,9 +15,16 @@ export interface SweepOptions {
   claimMs?: number;
 }
 
+/** The admin server as the /admin routes use it (http/routes/admin-routes.ts). */
+export interface AdminSurface {
+  secrets: SecretClient;
+  /** 3.x secrets belong to a graph, so every call there must name one. */
+  graphRequired: boolean;
+}
+
 export interface AdminParts {
   passwords?: SessionSecrets;
-  admin?: AdminRoutesDeps;
+  admin?: AdminSurface;
   sweeper?: SecretSweeper;
 }
 

@@ -1,4 +1,4 @@
-import { sealedAs } from '../store/crypto.js';
+import { sealedAs } from '../crypto/crypto.js';
 import type { Cipher } from '../store/types.js';
 import type { SecretDrop } from '../store/secret-drops.js';
 import { TigerGraphError, type SecretApi } from '@tigergraph-bff/client';

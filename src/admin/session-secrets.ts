@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../observability/logger.js';
 import type { SecretDrop, SecretDropStore } from '../store/secret-drops.js';
-import { sealedAs } from '../store/crypto.js';
+import { sealedAs } from '../crypto/crypto.js';
 import type { Cipher } from '../store/types.js';
 import type { SecretClient, AdminCredentials } from '@tigergraph-bff/client';
 import { mapAdminError } from './admin-errors.js';

@@ -1,6 +1,6 @@
 import type { KeyIssue } from './fields.js';
 import { bytesOf, charsOf, weakness } from './key-strength.js';
-import type { EncryptionKey } from '../store/crypto.js';
+import type { EncryptionKey } from '../crypto/crypto.js';
 import { capabilitiesOf } from '@tigergraph-bff/client';
 
 /** The parsed env values rules look at (a subset of the schema's output). */

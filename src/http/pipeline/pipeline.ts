@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { RequestSession } from '../session/request-session.js';
-import type { SessionGate } from '../session/require-session.js';
+import type { SessionGate } from '../session/session-gate.js';
 import type { SessionLookup } from '../session/session-lookup.js';
 import { attachContext, laneOf, type RequestContext } from './context.js';
 import { cors } from './cors.js';

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sessionCookie, storedSession, type CookieSettings } from './session.js';
-import type { SessionGate, SessionContext } from './require-session.js';
+import type { SessionGate, SessionContext } from './session-gate.js';
 import type { SessionLookup } from './session-lookup.js';
-import type { StoredSession, TgSession } from './session-data.js';
+import type { StoredSession, TgSession } from '../../sessions/session-data.js';
+import type { SessionWriter } from '../../sessions/lifecycle.js';
 
 const notRead = Symbol('not read');
 
@@ -10,7 +11,7 @@ const notRead = Symbol('not read');
  * The session of one request, read at most once whoever asks (the /api lane, the /auth routes), checked
  * by the one gate, and touched once after the answer if it was read and is still the request's session.
  */
-export class RequestSession {
+export class RequestSession implements SessionWriter {
   private cookieSid: string | null | typeof notRead = notRead;
   private loaded: Promise<StoredSession | null> | undefined;
   /** Set once login or logout replaced or ended the cookie's session: nothing may touch it then. */
@@ -39,6 +40,18 @@ export class RequestSession {
   /** The logged-in session, past the gate (tombstone, absolute timeout, secret), or the 401 to answer. */
   live(): Promise<SessionContext> {
     return this.load().then((data) => this.gate(this.sid() ?? '', data?.tg, () => this.drop()));
+  }
+
+  /** The cookie's stored session, for a login that replaces it. */
+  async current(): Promise<{ sid: string; tg: TgSession } | null> {
+    const data = await this.load();
+    const sid = this.sid();
+    return data?.tg && sid !== null ? { sid, tg: data.tg } : null;
+  }
+
+  /** The session is being ended (by the lifecycle, which deletes its record): nothing may touch it now. */
+  ending(): void {
+    this.ended = true;
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { createCipher, sealedAs } from '../../../src/store/crypto.js';
+import { createCipher, sealedAs } from '../../../src/crypto/crypto.js';
 import { maskSecret } from '../../../packages/client/src/errors.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { sidOf } from '../../helpers/cookies.js';

@@ -5,7 +5,7 @@ import { createTokenApi, type TokenClient } from '../../../packages/client/src/r
 import { createTokenBroker, type TokenBroker, type TokenBrokerDeps } from '../../../src/tokens/token-broker.js';
 import { startRig as startServiceRig } from '../../helpers/app-rig.js';
 import { manualClock, type ManualClock } from '../../helpers/clock.js';
-import { createCipher } from '../../../src/store/crypto.js';
+import { createCipher } from '../../../src/crypto/crypto.js';
 import { openRedisStores, type StoreKind, type TestStores } from './stores.js';
 
 export const LIFETIME_SEC = 3600;

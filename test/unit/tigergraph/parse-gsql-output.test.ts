@@ -6,7 +6,7 @@ import {
   parseShowSecrets,
 } from '../../../packages/client/src/parse-gsql-output.js';
 
-// Shapes from /work/shared/tigergraph-wire.md §4.1–4.2.
+// Shapes from docs/tigergraph-wire.md §4.1–4.2.
 const kindOf = (fn: () => unknown): string | undefined => {
   try {
     fn();

@@ -9,7 +9,7 @@ import {
 } from '../../../packages/client/src/parse-token-response.js';
 import { TigerGraphError } from '../../../packages/client/src/errors.js';
 
-// Shapes below are the samples in /work/shared/tigergraph-wire.md §1.3–1.5, §2 and §5.
+// Shapes below are the samples in docs/tigergraph-wire.md §1.3–1.5, §2 and §5.
 const NOW_MS = 1_700_000_000_000;
 const ctx = { nowMs: NOW_MS, lifetimeSec: 2_592_000, credentials: [] as string[] };
 
