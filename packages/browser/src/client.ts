@@ -303,7 +303,8 @@ export class TgbffClient extends EventTarget {
     const had = this.#session !== null;
     this.close();
     this.#session = null;
-    if (had || reason !== 'not_authenticated') this.dispatchEvent(new SessionEvent('sessionend', { reason }));
+    // Only an end of a session this client knew of (or a logout): a page opened without one hears nothing.
+    if (had || reason === 'logout') this.dispatchEvent(new SessionEvent('sessionend', { reason }));
   }
 }
 
