@@ -63,7 +63,8 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
   const original = client.sendCommand.bind(client) as SendCommand;
 
   const mustWait = (command: Command, stream: unknown): boolean => {
-    if (options.waitMs <= 0 || stream !== undefined) return false;
+    // A Cluster client's own CLUSTER INFO/SLOTS, sent while it is not ready, is how it becomes ready.
+    if (options.waitMs <= 0 || stream !== undefined || command.name === 'cluster') return false;
     const status = client.status;
     if (!LOOKING.has(status)) return false;
     // During the handshake the client sends its own AUTH/SELECT/INFO/ROLE; those must go through.
