@@ -5,8 +5,6 @@ import { trustAlso } from '../../tls-trust.js';
 
 export type RedisClient = Redis | Cluster;
 
-const FAILOVER_RETRY_MS = 200;
-
 export interface HostPort {
   host: string;
   port: number;
@@ -17,8 +15,6 @@ export interface RedisTuning {
   commandTimeoutMs?: number;
   connectTimeoutMs?: number;
   maxReconnectDelayMs?: number;
-  /** Cluster: how long a command whose node is gone keeps retrying while slots move (a primary failover). */
-  failoverWaitMs?: number;
 }
 
 /** TLS settings shared by every mode: on or off, and an extra CA (PEM) trusted besides the public roots. */
@@ -100,11 +96,6 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
         lazyConnect,
         enableOfflineQueue,
         clusterRetryStrategy: backoff,
-        // A command for a primary that is gone is retried every retryDelayOnFailover ms, re-reading the slots
-        // each time, until a replica took over: ioredis's own failover wait, bounded here by failoverWaitMs.
-        // It was never written (the node was not connected), so it is not sent twice.
-        retryDelayOnFailover: FAILOVER_RETRY_MS,
-        maxRedirections: Math.max(16, Math.ceil((cfg.failoverWaitMs ?? 0) / FAILOVER_RETRY_MS)),
         // Replicas lag: a token read there could miss a fresh mint and start a second one.
         scaleReads: 'master',
         redisOptions: {
