@@ -40,7 +40,9 @@ const LOOKING = new Set(['connecting', 'connect', 'reconnecting', 'close']);
  */
 export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOptions): FailoverWait {
   const now = options.now ?? Date.now;
-  let downSince: number | undefined = client.status === 'ready' ? undefined : now();
+  // A Redis never reached since start-up is not a failover: nothing waits, and readiness says so.
+  let everReady = client.status === 'ready';
+  let downSince: number | undefined = everReady ? undefined : now();
   let waiters = 0;
   const wakers = new Set<() => void>();
 
@@ -48,6 +50,7 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
     for (const wake of [...wakers]) wake();
   };
   const onReady = (): void => {
+    everReady = true;
     downSince = undefined;
     wakeAll();
   };
@@ -64,7 +67,7 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
 
   const mustWait = (command: Command, stream: unknown): boolean => {
     // A Cluster client's own CLUSTER INFO/SLOTS, sent while it is not ready, is how it becomes ready.
-    if (options.waitMs <= 0 || stream !== undefined || command.name === 'cluster') return false;
+    if (!everReady || options.waitMs <= 0 || stream !== undefined || command.name === 'cluster') return false;
     const status = client.status;
     if (!LOOKING.has(status)) return false;
     // During the handshake the client sends its own AUTH/SELECT/INFO/ROLE; those must go through.
@@ -93,7 +96,8 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
   (client as { sendCommand: SendCommand }).sendCommand = patched;
 
   return {
-    withinBound: () => client.status === 'ready' || downSince === undefined || now() - downSince < options.waitMs,
+    withinBound: () =>
+      client.status === 'ready' || (everReady && (downSince === undefined || now() - downSince < options.waitMs)),
     waiting: () => waiters,
     close() {
       client.off('ready', onReady);
