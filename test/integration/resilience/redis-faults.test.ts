@@ -48,6 +48,9 @@ describe('Redis faults under load (a real service process, a private redis-serve
       SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
       COOKIE_SECURE: 'false',
       RELAY_SESSION_CONCURRENCY: '100',
+      // These cases judge what a browser sees once a fault outlasts the failover wait (503, /readyz down);
+      // a short wait keeps them at that pace. Riding a failover out: failover-wait*.test.ts.
+      STORE_FAILOVER_WAIT_MS: '300',
     });
     admin = new Redis({ port: redis.port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 200 });
     admin.on('error', () => undefined);
