@@ -23,6 +23,8 @@ import { createPipeline } from './http/pipeline/pipeline.js';
 import { applyRouting } from './http/routes/routing.js';
 import { frontDoor, type FrontDoor } from './http/server/front-door.js';
 import { sessionGate } from './http/session/require-session.js';
+import { describePrincipal } from './http/session/principal.js';
+import { logIds } from './observability/log-ids.js';
 import { sessionConcurrency } from './http/routes/session-concurrency.js';
 import { sessionLookup } from './http/session/session-lookup.js';
 import { logoutClearsCookie } from './http/routes/logout-clears-cookie.js';
@@ -51,6 +53,8 @@ export interface AppSettings {
   loginBudget: { perAddress: number; perCredential: number };
   /** Live sessions per credential; a login beyond ends the credential's oldest. */
   sessionsPerCredential: number;
+  /** Access lines name users by a keyed hash instead of by name (LOG_USER_NAMES=hashed). */
+  hashUserNames?: boolean;
   /** Folder of the demo page; null serves none. */
   publicDir?: string | null;
   /** The OpenAPI YAML served as GET /openapi.json (OPENAPI_ROUTE); absent or null serves none. */
@@ -105,6 +109,9 @@ export function createApp(deps: AppDeps): FrontDoor {
       secrets: settings.sessionSecrets,
     }),
     gate: sessionGate(sessionDeps),
+    describe: describePrincipal(logIds(settings.sessionSecrets[0] ?? ''), {
+      hashUserNames: settings.hashUserNames === true,
+    }),
     ...(deps.oidc && { serverToServerPosts: [BACKCHANNEL_LOGOUT_PATH] }),
   });
 

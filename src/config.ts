@@ -85,6 +85,7 @@ const FIELDS = {
   CLIENT_IPV6_PREFIX: withDefault(integer(1, 128), 64),
   LOG_LEVEL: withDefault(oneOf(LOG_LEVELS), 'info'),
   LOG_FLUSH_MS: withDefault(integer(0, 10_000), 250),
+  LOG_USER_NAMES: withDefault(oneOf(['plain', 'hashed'] as const), 'plain'),
   SHUTDOWN_TIMEOUT_MS: withDefault(integer(0), 10_000),
   LOGIN_RATE_LIMIT: withDefault(integer(1), 10),
   LOGIN_RATE_WINDOW: withDefault(integer(1), 60),
@@ -189,6 +190,8 @@ export interface Config {
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** Log lines are written in batches, at the latest this often; 0 writes each line at once. */
   readonly logFlushMs: number;
+  /** `hashed`: access lines name users by a keyed hash (observability/log-ids.ts), never by name. */
+  readonly logUserNames: 'plain' | 'hashed';
   readonly shutdownTimeoutMs: number;
   /**
    * Failed credential checks (login and admin Basic auth): `max` per address and `userMax` per user name
@@ -312,6 +315,7 @@ function build(v: Values, redis: RedisConfig): Config {
       v.OPENAPI_ROUTE === undefined ? (production ? 'off' : 'if-present') : v.OPENAPI_ROUTE ? 'required' : 'off',
     logLevel: v.LOG_LEVEL,
     logFlushMs: v.LOG_FLUSH_MS,
+    logUserNames: v.LOG_USER_NAMES,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     loginRateLimit: {
       max: v.LOGIN_RATE_LIMIT,

@@ -236,6 +236,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       loginBudget: config.loginBudget,
       sessionsPerCredential: config.sessionsPerCredential,
       openapiFile: openapiFileFor(config.openapiRoute),
+      hashUserNames: config.logUserNames === 'hashed',
     },
     logger,
     metrics,

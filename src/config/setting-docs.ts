@@ -62,6 +62,10 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'service',
     doc: 'Log lines are written in batches of about 4 KiB, at the latest this often, in ms; 0 writes each line at once.',
   },
+  LOG_USER_NAMES: {
+    section: 'service',
+    doc: 'How access lines name the user of a logged-in request (TigerGraph user or IdP subject): plain, or hashed (a keyed hash, for deployments that must not log names).',
+  },
   SHUTDOWN_TIMEOUT_MS: {
     section: 'service',
     doc: 'Time to finish in-flight requests on SIGTERM before exiting, in ms.',

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { RequestSession } from '../session/request-session.js';
+import type { DescribePrincipal } from '../session/principal.js';
 import type { SessionGate } from '../session/require-session.js';
 import type { SessionLookup } from '../session/session-lookup.js';
 import { attachContext, laneOf, type RequestContext } from './context.js';
@@ -26,6 +27,8 @@ export interface PipelineDeps {
   cookieSecure: boolean;
   sessions: SessionLookup;
   gate: SessionGate;
+  /** Names the principal of a logged-in request in its access line (session/principal.ts). */
+  describe?: DescribePrincipal;
   /** Exact paths servers POST to without a browser (OIDC back-channel logout): no CSRF header asked. */
   serverToServerPosts?: readonly string[];
 }
@@ -46,7 +49,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const cookie = { cookieName: deps.cookieName, cookieSecure: deps.cookieSecure };
   const steps: readonly Step[] = [
     echoRequestId,
-    logAccess(logger),
+    logAccess({ logger, ...(deps.describe && { describe: deps.describe }) }),
     countInFlight(deps.metrics),
     setSecurityHeaders(),
     cors(deps),

@@ -19,7 +19,7 @@ import { requireSession, sessionContext, type RequireSessionDeps } from '../sess
 import { jsonBody } from '../schemas/json-body.js';
 import { parseLoginBody, parsePasswordLogin, wantsPasswordLogin } from '../schemas/login.js';
 import type { SessionSecrets } from '../../admin/session-secrets.js';
-import type { TgSession } from '../session/session-data.js';
+import { loginKindOf, type TgSession } from '../session/session-data.js';
 import type { SessionEnds } from '../../tokens/session-ends.js';
 import type { OidcSessions } from '../../oidc/oidc-sessions.js';
 
@@ -50,9 +50,7 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   oidc?: OidcSessions;
 }
 
-/** Which login a session came from, as GET /auth/session and GET /auth/methods name them. */
-export const loginKindOf = (tg: TgSession): 'secret' | 'password' | 'oidc' =>
-  tg.oidc ? 'oidc' : tg.secretAlias ? 'password' : 'secret';
+export { loginKindOf };
 
 const iso = (epochSec: number) => new Date(epochSec * 1000).toISOString();
 

@@ -15,6 +15,8 @@ export class RequestSession {
   private loaded: Promise<StoredSession | null> | undefined;
   /** Set once login or logout replaced or ended the cookie's session: nothing may touch it then. */
   private ended = false;
+  /** The session this request acted as (passed the gate, was logged in, or logged out), for the access line. */
+  private actedAs: { sid: string; tg: TgSession } | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -38,7 +40,17 @@ export class RequestSession {
 
   /** The logged-in session, past the gate (tombstone, absolute timeout, secret), or the 401 to answer. */
   live(): Promise<SessionContext> {
-    return this.load().then((data) => this.gate(this.sid() ?? '', data?.tg, () => this.drop()));
+    return this.load()
+      .then((data) => this.gate(this.sid() ?? '', data?.tg, () => this.drop()))
+      .then((live) => {
+        this.actedAs = live;
+        return live;
+      });
+  }
+
+  /** The session the request acted as, once it passed the gate, logged in or logged out; else undefined. */
+  principal(): { sid: string; tg: TgSession } | undefined {
+    return this.actedAs;
   }
 
   /**
@@ -56,10 +68,18 @@ export class RequestSession {
   async save(sid: string, tg: TgSession): Promise<void> {
     await this.sessions.save(sid, storedSession(tg, this.cookie.cookieSecure));
     this.res.appendHeader('Set-Cookie', sessionCookie(this.cookie, this.sessions.sign(sid)));
+    this.actedAs = { sid, tg };
   }
 
-  /** Logout's half: the stored session is deleted (a store failure rejects). */
+  /** Logout's half: the stored session is deleted (a store failure rejects); the line names who logged out. */
   async destroy(): Promise<void> {
+    const sid = this.sid();
+    const tg = this.loaded && (await this.loaded.catch(() => null))?.tg;
+    await this.remove();
+    if (sid !== null && tg !== undefined) this.actedAs ??= { sid, tg };
+  }
+
+  private async remove(): Promise<void> {
     const sid = this.sid();
     this.ended = true;
     if (sid !== null) await this.sessions.destroy(sid);
@@ -75,6 +95,6 @@ export class RequestSession {
 
   /** The gate's clean-up of a session found expired or unreadable: best effort, the 401 stands. */
   private drop(): Promise<void> {
-    return this.destroy().catch(() => undefined);
+    return this.remove().catch(() => undefined);
   }
 }

@@ -39,6 +39,11 @@ export interface OidcSessionData {
   idToken?: string;
 }
 
+/** Which login a session came from, as GET /auth/session, GET /auth/methods and the access line name them. */
+export type LoginKind = 'secret' | 'password' | 'oidc';
+
+export const loginKindOf = (tg: TgSession): LoginKind => (tg.oidc ? 'oidc' : tg.secretAlias ? 'password' : 'secret');
+
 /** The stored record of a session: the store's JSON shape, whose one application field is `tg`. */
 export interface StoredSession extends SessionRecord {
   tg?: TgSession;
