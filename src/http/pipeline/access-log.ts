@@ -1,11 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { Histogram } from 'prom-client';
 import type { DescribePrincipal } from '../session/principal.js';
 import { API_MOUNT, type RequestContext } from './context.js';
 import type { Step } from './step.js';
 
 export interface AccessLogDeps {
   logger: Logger;
+  /** Observes tgbff_http_request_duration_seconds in the same finish hook as the line. */
+  metrics?: Metrics;
   /** Who a logged-in request came from (session/principal.ts); without it lines name nobody. */
   describe?: DescribePrincipal;
 }
@@ -19,8 +23,40 @@ export interface AccessLogDeps {
  * (never the id); a relayed installed-query call names the query.
  */
 export function logAccess(deps: AccessLogDeps): Step {
+  const observe = deps.metrics ? requestHistogram(deps.metrics.httpDuration) : undefined;
   return (req, res, ctx) => {
-    trackAccess(deps, req, res, ctx);
+    trackAccess(deps, observe, req, res, ctx);
+  };
+}
+
+/** The methods the request histogram names; any other token a client sends counts as `other`. */
+export const HTTP_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+type Observe = (
+  route: string | undefined,
+  method: string | undefined,
+  status: number,
+  aborted: boolean,
+  seconds: number,
+) => void;
+
+/**
+ * The histogram's children, looked up once per label set (routes × methods × classes, a few hundred at
+ * most) instead of prom-client hashing the label object on every request.
+ */
+function requestHistogram(histogram: Histogram<'route' | 'method' | 'status_class'>): Observe {
+  const children = new Map<string, { observe(value: number): void }>();
+  return (route, method, status, aborted, seconds) => {
+    const r = route ?? 'other';
+    const m = method !== undefined && HTTP_METHODS.has(method) ? method : 'other';
+    const c = aborted ? 'aborted' : `${Math.floor(status / 100)}xx`;
+    const key = `${r} ${m} ${c}`;
+    let child = children.get(key);
+    if (child === undefined) {
+      child = histogram.labels({ route: r, method: m, status_class: c });
+      children.set(key, child);
+    }
+    child.observe(seconds);
   };
 }
 
@@ -38,7 +74,13 @@ export function queryNameOf(path: string): string | undefined {
   return QUERY_NAME.test(name) ? name : undefined;
 }
 
-function trackAccess(deps: AccessLogDeps, req: IncomingMessage, res: ServerResponse, ctx: RequestContext): void {
+function trackAccess(
+  deps: AccessLogDeps,
+  observe: Observe | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: RequestContext,
+): void {
   const { logger, describe } = deps;
   const started = process.hrtime.bigint();
   const bytes = countBodyBytes(res);
@@ -46,6 +88,8 @@ function trackAccess(deps: AccessLogDeps, req: IncomingMessage, res: ServerRespo
   const finish = (aborted: boolean) => {
     if (done) return;
     done = true;
+    const elapsed = Number(process.hrtime.bigint() - started);
+    observe?.(ctx.route, req.method, res.statusCode, aborted, elapsed / 1e9);
     const acted = describe && ctx.session.principal();
     const query = ctx.lane === 'api' ? queryNameOf(ctx.path) : undefined;
     logger.info(
@@ -54,7 +98,7 @@ function trackAccess(deps: AccessLogDeps, req: IncomingMessage, res: ServerRespo
         method: req.method,
         route: ctx.route ?? ctx.path,
         status: res.statusCode,
-        durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
+        durationMs: Math.round(elapsed / 1e4) / 100,
         bytes: bytes(),
         ...(aborted && { aborted: true }),
         ...(acted && describe(acted.sid, acted.tg)),

@@ -49,7 +49,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const cookie = { cookieName: deps.cookieName, cookieSecure: deps.cookieSecure };
   const steps: readonly Step[] = [
     echoRequestId,
-    logAccess({ logger, ...(deps.describe && { describe: deps.describe }) }),
+    logAccess({ logger, metrics: deps.metrics, ...(deps.describe && { describe: deps.describe }) }),
     countInFlight(deps.metrics),
     setSecurityHeaders(),
     cors(deps),
