@@ -2,6 +2,8 @@ import express from 'express';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
+import type { Tracing } from './observability/tracing.js';
+import type { Audit } from './observability/audit.js';
 import type { Relay } from './relay/relay.js';
 import type { Cipher, Stores } from './store/types.js';
 import type { TokenBroker } from './tokens/token-broker.js';
@@ -76,6 +78,10 @@ export interface AppDeps {
   passwords?: SessionSecrets;
   /** ADMIN_ROUTES: absent means /admin is not mounted (404). */
   admin?: AdminRoutesDeps;
+  /** The audit trail (observability/audit.ts); absent means events are dropped. */
+  audit?: Audit;
+  /** OpenTelemetry (OTEL_*): a span per request; absent means tracing is off. */
+  tracing?: Tracing;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
   oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'broker' | 'postLoginPath'>;
 }
@@ -95,6 +101,12 @@ export function createApp(deps: AppDeps): FrontDoor {
     absoluteTimeoutSec: settings.absoluteTimeoutSec,
     now,
   };
+  // One describer for access lines and audit events alike: the same session hash in both.
+  const describe = describePrincipal(logIds(settings.sessionSecrets[0] ?? ''), {
+    hashUserNames: settings.hashUserNames === true,
+  });
+  const audit = deps.audit;
+  const audited = audit && { audit, describe };
   const pipeline = createPipeline({
     logger,
     metrics,
@@ -109,10 +121,9 @@ export function createApp(deps: AppDeps): FrontDoor {
       secrets: settings.sessionSecrets,
     }),
     gate: sessionGate(sessionDeps),
-    describe: describePrincipal(logIds(settings.sessionSecrets[0] ?? ''), {
-      hashUserNames: settings.hashUserNames === true,
-    }),
+    describe,
     ...(deps.oidc && { serverToServerPosts: [BACKCHANNEL_LOGOUT_PATH] }),
+    ...(deps.tracing && { tracing: deps.tracing }),
   });
 
   // Everything but /api: the pipeline has run (front-door.ts), so only routes and their errors are here.
@@ -127,6 +138,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     addressKey,
     metrics,
     logger,
+    ...(audit && { audit }),
   });
   const budget = createLoginBudget({
     limiter: stores.rateLimiter,
@@ -134,6 +146,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     addressKey,
     metrics,
     logger,
+    ...(audit && { audit }),
   });
   const credentialIdsOf = credentialIds(settings.sessionSecrets[0] ?? '');
   const sessionEnds = sessionEndsOver(stores.sessionEnds);
@@ -150,6 +163,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     now,
     ...(deps.passwords && { passwords: deps.passwords }),
     ...(deps.oidc && { oidc: deps.oidc.sessions }),
+    ...audited,
   });
   const cap = sessionCap({
     sessions: stores.credentialSessions,
@@ -178,6 +192,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     sessionEnds,
     ...(deps.passwords && { passwords: deps.passwords }),
     ...(deps.oidc && { oidc: deps.oidc.sessions }),
+    ...audited,
   });
   app.use('/auth', auth);
   if (deps.oidc) {
@@ -199,6 +214,7 @@ export function createApp(deps: AppDeps): FrontDoor {
         budget,
         cap,
         credentialIds: credentialIdsOf,
+        ...audited,
       }),
     );
   }
@@ -215,10 +231,11 @@ export function createApp(deps: AppDeps): FrontDoor {
     logger,
     broker: deps.broker,
     relay: deps.relay,
-    concurrency: sessionConcurrency(settings.relaySessionConcurrency, 'session', metrics),
-    credentialConcurrency: sessionConcurrency(settings.relayCredentialConcurrency, 'credential', metrics),
+    concurrency: sessionConcurrency(settings.relaySessionConcurrency, 'session', metrics, audit),
+    credentialConcurrency: sessionConcurrency(settings.relayCredentialConcurrency, 'credential', metrics, audit),
     credentialIds: credentialIdsOf,
     ...(deps.oidc && { oidcBroker: deps.oidc.broker }),
+    ...audited,
   });
   return frontDoor(pipeline, lane, app);
 }

@@ -10,6 +10,9 @@ import { securityHeaders } from './http/pipeline/security-headers.js';
 import { openapiFileFor } from './http/routes/openapi-route.js';
 import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';
+import type { Tracing } from './observability/tracing.js';
+import { silentAudit, type Audit } from './observability/audit.js';
+import { logIds } from './observability/log-ids.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { DEFAULT_RELAY_ALLOW, parseRelayAllow } from './relay/allowlist.js';
 import { createRelay } from './relay/relay.js';
@@ -61,6 +64,8 @@ export interface ServiceOptions {
   upstream: Upstream;
   logger: Logger;
   metrics?: Metrics;
+  /** The audit trail (observability/audit.ts); none: events are dropped. */
+  audit?: Audit;
   now?: () => number;
   instanceId?: string;
   /** Lease TTL for cross-instance refreshes (tests shorten it). */
@@ -76,8 +81,15 @@ export interface ServiceOptions {
 export async function createService(options: ServiceOptions): Promise<Service> {
   const { config, upstream, logger } = options;
   const metrics = options.metrics ?? createMetrics();
+  const audit = options.audit ?? silentAudit();
+  const sessionIds = logIds(config.session.secrets[0] ?? '');
   const now = options.now ?? Date.now;
   const cipher = createCipher([...config.session.encryptionKeys]);
+
+  // Loaded only when an OTLP endpoint is set: with tracing off, nothing of OpenTelemetry is in the process.
+  const tracing: Tracing | undefined = config.tracing
+    ? (await import('./observability/otel-tracing.js')).createOtelTracing(config.tracing)
+    : undefined;
 
   const instanceId = options.instanceId ?? randomUUID();
   let stores: Stores;
@@ -145,6 +157,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     stateGraceMs: tokenStateGraceMs(config.tigergraph.sweepIntervalMs),
     metrics,
     logger,
+    audit,
+    ...(tracing && { tracing }),
   });
   // Loaded only when SSO is on: openid-client and jose cost about 10 MB of RSS in every replica otherwise.
   const oidc: OidcParts | undefined = config.oidc
@@ -168,12 +182,15 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     queue: stores.sessionEnds,
     sessionRemainingMs: stores.sessionRemainingMs,
     // An OIDC session's secret is an IdP refresh token: it goes to the IdP, never to TigerGraph.
-    revoke: (sid, secret, kind) =>
-      kind === 'oidc'
+    revoke: (sid, secret, kind) => {
+      // Sessions the sweeper finishes ended without a logout: idle or absolute timeout, or an IdP refusal.
+      audit.emit({ event: 'session.ended', reason: 'expired', session: sessionIds('session', sid) });
+      return kind === 'oidc'
         ? oidc
           ? oidc.routes.sessions.revokeEnded(sid, secret)
           : Promise.resolve(false)
-        : broker.revoke(sid, secret, { keepOnFailure: true }),
+        : broker.revoke(sid, secret, { keepOnFailure: true });
+    },
     cipher,
     leases: stores.leases,
     intervalMs: sweepMs,
@@ -196,6 +213,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     responseHeaders: config.relayResponseHeaders,
     metrics,
     logger,
+    ...(tracing && { tracing }),
   });
 
   const adminParts = createAdminParts({
@@ -208,6 +226,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     now,
     instanceId,
     logger,
+    audit,
     ...(options.secretSweep && { sweep: options.secretSweep }),
   });
 
@@ -255,6 +274,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(adminParts.passwords && { passwords: adminParts.passwords }),
     ...(adminParts.admin && { admin: adminParts.admin }),
     ...(oidc && { oidc: oidc.routes }),
+    ...(tracing && { tracing }),
+    audit,
   });
 
   return {
@@ -272,6 +293,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
       closeOidcStores();
       await Promise.allSettled([stores.close(), pool.close(), probePool.close(), tokenAgent.close(), api.close()]);
+      // Last: the spans of the requests that just finished are flushed to the collector.
+      await tracing?.shutdown();
     },
   };
 }

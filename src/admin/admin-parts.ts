@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { AdminRoutesDeps } from '../http/routes/admin-routes.js';
 import type { Logger } from '../observability/logger.js';
+import type { Audit } from '../observability/audit.js';
 import type { SecretDropStore } from '../store/secret-drops.js';
 import type { Cipher, LeaseStore } from '../store/types.js';
 import { createSecretApi } from '../tigergraph/secret-api.js';
@@ -34,6 +35,7 @@ export interface AdminPartsDeps {
   instanceId: string;
   logger: Logger;
   sweep?: SweepOptions;
+  audit?: Audit;
 }
 
 /**
@@ -52,7 +54,9 @@ export function createAdminParts(deps: AdminPartsDeps): AdminParts {
     timeoutMs: Math.min(config.upstreamTimeoutMs, 10_000),
   });
   const graphRequired = wireEraOf(upstream.version) !== 'jwt';
-  const parts: AdminParts = config.adminRoutes ? { admin: { secrets, graphRequired } } : {};
+  const parts: AdminParts = config.adminRoutes
+    ? { admin: { secrets, graphRequired, ...(deps.audit && { audit: deps.audit }) } }
+    : {};
   if (!config.passwordLogin) return parts;
 
   const dropSecret = createSecretDropper({ secrets, cipher: deps.cipher });
@@ -65,6 +69,7 @@ export function createAdminParts(deps: AdminPartsDeps): AdminParts {
     graphRequired,
     now: deps.now,
     logger,
+    ...(deps.audit && { audit: deps.audit }),
   });
   parts.sweeper = createSecretSweeper({
     drops: deps.drops,

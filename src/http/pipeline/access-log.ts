@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Histogram } from 'prom-client';
-import type { DescribePrincipal } from '../session/principal.js';
+import type { TraceSpan } from '../../observability/tracing.js';
+import type { DescribePrincipal, Principal } from '../session/principal.js';
 import { API_MOUNT, type RequestContext } from './context.js';
 import type { Step } from './step.js';
 
@@ -91,7 +92,10 @@ function trackAccess(
     const elapsed = Number(process.hrtime.bigint() - started);
     observe?.(ctx.route, req.method, res.statusCode, aborted, elapsed / 1e9);
     const acted = describe && ctx.session.principal();
+    const principal = acted && describe(acted.sid, acted.tg);
     const query = ctx.lane === 'api' ? queryNameOf(ctx.path) : undefined;
+    const span = ctx.span;
+    if (span !== undefined) endRequestSpan(span, req, res, ctx, aborted, principal, query);
     logger.info(
       {
         requestId: ctx.requestId,
@@ -101,14 +105,48 @@ function trackAccess(
         durationMs: Math.round(elapsed / 1e4) / 100,
         bytes: bytes(),
         ...(aborted && { aborted: true }),
-        ...(acted && describe(acted.sid, acted.tg)),
+        ...principal,
         ...(query !== undefined && { query }),
+        ...(span !== undefined && { traceId: span.traceId }),
       },
       'request',
     );
   };
   res.once('finish', () => finish(false));
   res.once('close', () => finish(!res.writableFinished));
+}
+
+/**
+ * The request span gets what the line has, as attributes: the route pattern (never the path, which may
+ * carry ids), method, status, the principal's login kind, graph, session hash and user (hashed or not, as
+ * in the line), the query name. Never a header, cookie, query string or body. A 5xx or an abort fails it.
+ */
+function endRequestSpan(
+  span: TraceSpan,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: RequestContext,
+  aborted: boolean,
+  principal: Principal | undefined,
+  query: string | undefined,
+): void {
+  const method = req.method !== undefined && HTTP_METHODS.has(req.method) ? req.method : 'other';
+  const route = ctx.route ?? 'other';
+  span.rename(`${method} ${route}`);
+  span.set('http.request.method', method);
+  span.set('http.route', route);
+  span.set('http.response.status_code', res.statusCode);
+  span.set('tgbff.request_id', ctx.requestId);
+  if (principal !== undefined) {
+    span.set('tgbff.login', principal.login);
+    span.set('tgbff.session', principal.session);
+    if (principal.user !== undefined) span.set('enduser.id', principal.user);
+    if (principal.graph !== undefined) span.set('tgbff.graph', principal.graph);
+  }
+  if (query !== undefined) span.set('tgbff.query', query);
+  if (aborted) span.fail('aborted');
+  else if (res.statusCode >= 500) span.fail(String(res.statusCode));
+  span.end();
 }
 
 /** Counts body bytes as written, since streamed (relayed) responses carry no Content-Length. */

@@ -11,11 +11,14 @@ import { contextOf } from '../pipeline/context.js';
 import { outcomeOf, type GuessLimiter } from './guess-limiter.js';
 import { parseAliasPath, parseCreateSecret, parseGraphQuery } from '../schemas/admin.js';
 import { jsonBody } from '../schemas/json-body.js';
+import type { Audit } from '../../observability/audit.js';
 
 export interface AdminRoutesDeps {
   secrets: SecretClient;
   /** 3.x secrets belong to a graph, so every call there must name one. */
   graphRequired: boolean;
+  /** The audit trail: secret.created and secret.dropped by an admin. */
+  audit?: Audit;
 }
 
 /** Admin-server errors as AppErrors; a rejected login also carries the basic-auth challenge. */
@@ -75,6 +78,7 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
     const creds = basicCredentials(req);
     const { graph, alias } = parseCreateSecret(req.body, deps.graphRequired);
     const made = await asCaller(req, creds, graph, () => secrets.createSecret(creds, graph ?? '', alias));
+    deps.audit?.emit({ event: 'secret.created', alias: made.alias, by: 'admin' });
     // The only time the value is ever shown: nothing may cache it.
     res.status(201).set('Cache-Control', 'no-store').json({ alias: made.alias, secret: made.secret });
   });
@@ -84,6 +88,7 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
     const alias = parseAliasPath(req.params);
     const graph = parseGraphQuery(req.query, deps.graphRequired);
     await asCaller(req, creds, graph, () => secrets.dropSecret(creds, graph ?? '', alias));
+    deps.audit?.emit({ event: 'secret.dropped', alias, by: 'admin' });
     res.status(204).end();
   });
 

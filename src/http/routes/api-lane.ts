@@ -9,6 +9,8 @@ import { answerError } from '../pipeline/error-handler.js';
 import type { CredentialIds } from '../../store/credential-id.js';
 import { credentialOf } from '../session/session-data.js';
 import type { SessionConcurrency } from './session-concurrency.js';
+import type { DescribePrincipal } from '../session/principal.js';
+import type { Audit } from '../../observability/audit.js';
 
 const ROUTE = `${API_MOUNT}/*`;
 
@@ -22,6 +24,9 @@ export interface ApiLaneDeps {
   credentialIds: CredentialIds;
   /** The broker of OIDC sessions (IdP access tokens, refreshed with the IdP refresh token); absent without OIDC. */
   oidcBroker?: TokenBroker;
+  /** The audit trail: a token re-minted after a refusal, an SSO session ended by the IdP's refusal. */
+  audit?: Audit;
+  describe?: DescribePrincipal;
 }
 
 /** The /api handler, after the pipeline: session, per-session and per-credential concurrency, token, relay. */
@@ -64,13 +69,22 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       throw new AppError('session_expired', 'Single sign-on is not configured any more; log in again');
     // A refresh the IdP refused ends the OIDC session here and now, not only this request.
     const ending = (err: unknown): never => {
-      if (oidc && endsSession(err)) void ctx.session.destroy().catch(() => undefined);
+      if (oidc && endsSession(err)) {
+        if (deps.describe)
+          deps.audit?.emit({ event: 'session.ended', reason: 'idp_refused', ...deps.describe(live.sid, live.tg) });
+        void ctx.session.destroy().catch(() => undefined);
+      }
       throw err;
+    };
+    const reminted = (s: { token: string } | null): string | null => {
+      if (s !== null && deps.describe)
+        deps.audit?.emit({ event: 'token.reminted', session: deps.describe(live.sid, live.tg).session });
+      return s?.token ?? null;
     };
     const auth: RelayAuth = {
       token: () => source.token(live.sid, live.secret, live.remainingMs).then((s) => s.token, ending),
       rejected: (token) =>
-        source.replaceRejected(live.sid, live.secret, token, live.remainingMs).then((s) => s?.token ?? null, ending),
+        source.replaceRejected(live.sid, live.secret, token, live.remainingMs).then(reminted, ending),
     };
     await relay.handle(req, res, {
       auth,

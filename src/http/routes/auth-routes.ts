@@ -20,6 +20,8 @@ import { jsonBody } from '../schemas/json-body.js';
 import { parseLoginBody, parsePasswordLogin, wantsPasswordLogin } from '../schemas/login.js';
 import type { SessionSecrets } from '../../admin/session-secrets.js';
 import { loginKindOf, type TgSession } from '../session/session-data.js';
+import type { DescribePrincipal } from '../session/principal.js';
+import type { Audit } from '../../observability/audit.js';
 import type { SessionEnds } from '../../tokens/session-ends.js';
 import type { OidcSessions } from '../../oidc/oidc-sessions.js';
 
@@ -48,6 +50,9 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   passwords?: SessionSecrets;
   /** Set when OIDC is configured: how OIDC sessions end (their credentials never reach `broker`). */
   oidc?: OidcSessions;
+  /** The audit trail: login succeeded, refused, limited. */
+  audit?: Audit;
+  describe?: DescribePrincipal;
 }
 
 export { loginKindOf };
@@ -63,7 +68,12 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
    * The guess limits, then the login budget, as one ticket: a 429 from either takes nothing. Guesses first,
    * so an address that is past its failures does not even get a budget counter for each secret it tries.
    */
-  async function admit(req: Request, credential: string, username: string | undefined): Promise<GuessTicket> {
+  async function admit(
+    req: Request,
+    credential: string,
+    username: string | undefined,
+    login: 'secret' | 'password',
+  ): Promise<GuessTicket> {
     const address = requestContext(req).forwarded.clientIp;
     try {
       const guess = await deps.guesses.admit('login', address, username);
@@ -79,15 +89,23 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
           void (await Promise.all([guess.settle(outcome), budget.settle(outcome)])),
       };
     } catch (err) {
-      if (err instanceof AppError && err.status === 429) deps.metrics.logins.inc({ result: 'rate_limited' });
+      if (err instanceof AppError && err.status === 429) {
+        deps.metrics.logins.inc({ result: 'rate_limited' });
+        deps.audit?.emit({ event: 'login.limited', login, ...(address !== undefined && { address }) });
+      }
       throw err;
     }
   }
 
-  function countFailure(err: unknown): never {
-    deps.metrics.logins.inc({ result: err instanceof AppError && err.status === 401 ? 'invalid' : 'error' });
-    throw err;
-  }
+  const countFailure =
+    (req: Request, login: 'secret' | 'password') =>
+    (err: unknown): never => {
+      const reason = err instanceof AppError && err.status === 401 ? 'invalid' : 'error';
+      deps.metrics.logins.inc({ result: reason });
+      const address = requestContext(req).forwarded.clientIp;
+      deps.audit?.emit({ event: 'login.refused', login, reason, ...(address !== undefined && { address }) });
+      throw err;
+    };
 
   routes.post('/login', json, async (req: Request, res: Response) => {
     const { session, forwarded } = requestContext(req);
@@ -104,7 +122,8 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     const credential = byPassword
       ? deps.credentialIds('user', byPassword.creds.username.toLowerCase())
       : deps.credentialIds('secret', bySecret?.secret ?? '');
-    const ticket = await admit(req, credential, byPassword?.creds.username);
+    const kind = byPassword ? 'password' : 'secret';
+    const ticket = await admit(req, credential, byPassword?.creds.username, kind);
     const createdAt = deps.now();
     let secret = bySecret?.secret ?? '';
     let created: Awaited<ReturnType<SessionSecrets['create']>> | undefined;
@@ -112,7 +131,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       if (byPassword && deps.passwords) {
         // The login gets its own secret, due to be dropped when the session's absolute timeout ends.
         const dueAt = createdAt + deps.absoluteTimeoutSec * 1000;
-        created = await deps.passwords.create(byPassword.creds, byPassword.graph, dueAt).catch(countFailure);
+        created = await deps.passwords.create(byPassword.creds, byPassword.graph, dueAt).catch(countFailure(req, kind));
         secret = created.secret;
       }
     } catch (err) {
@@ -120,11 +139,11 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       throw err;
     }
     try {
-      const grant = await deps.broker.mint(secret).catch(countFailure);
+      const grant = await deps.broker.mint(secret).catch(countFailure(req, kind));
       await ticket.settle('accepted');
       const current = await session.load();
       const oldSid = session.sid();
-      if (current?.tg && oldSid !== null) await ending.end(oldSid, current.tg);
+      if (current?.tg && oldSid !== null) await ending.end(oldSid, current.tg, 'replaced');
       const sid = await session.regenerate();
       const tg: TgSession = {
         // Sealed for the regenerated id: copied into another session's record, it does not open.
@@ -146,6 +165,12 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       await deps.sessionEnds.watch(ending.endOf(sid, tg), deps.now() + deps.idleTimeoutSec * 1000);
       await capped.enforce(byPassword ? 'password' : 'secret');
       deps.metrics.logins.inc({ result: 'ok' });
+      if (deps.describe)
+        deps.audit?.emit({
+          event: 'login.succeeded',
+          ...deps.describe(sid, tg),
+          ...(forwarded.clientIp !== undefined && { address: forwarded.clientIp }),
+        });
       res.json({ authenticated: true, graph: tg.graph, tokenExpiresAt: iso(grant.expiresAt) });
     } catch (err) {
       await ticket.settle(outcomeOf(err));

@@ -23,9 +23,15 @@ import type { SessionCap } from './session-cap.js';
 import { checkNavigation } from './same-site-navigation.js';
 import { strictRoutes } from './routing.js';
 
+import type { Audit } from '../../observability/audit.js';
+import type { DescribePrincipal } from '../session/principal.js';
+
 export const BACKCHANNEL_LOGOUT_PATH = '/auth/oidc/backchannel-logout';
 
 export interface OidcRoutesDeps {
+  /** The audit trail: SSO logins succeeded, refused, limited. */
+  audit?: Audit;
+  describe?: DescribePrincipal;
   flow: LoginFlow;
   sessions: OidcSessions;
   verifyLogoutToken: LogoutTokenVerifier;
@@ -100,9 +106,14 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     } catch (err) {
       const limited = isAppError(err) && err.status === 429;
       await ticket?.settle(isAppError(err) && err.status < 500 ? 'refused' : 'unchecked');
-      deps.metrics.logins.inc({
-        result: limited ? 'rate_limited' : isAppError(err) && err.status < 500 ? 'invalid' : 'error',
-      });
+      const result = limited ? 'rate_limited' : isAppError(err) && err.status < 500 ? 'invalid' : 'error';
+      deps.metrics.logins.inc({ result });
+      const address = forwarded.clientIp === undefined ? {} : { address: forwarded.clientIp };
+      deps.audit?.emit(
+        result === 'rate_limited'
+          ? { event: 'login.limited', login: 'oidc', ...address }
+          : { event: 'login.refused', login: 'oidc', reason: result, ...address },
+      );
       return failure(req, res, next, err);
     }
     try {
@@ -140,6 +151,12 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
       );
       await capped.enforce('oidc');
       deps.metrics.logins.inc({ result: 'ok' });
+      if (deps.describe)
+        deps.audit?.emit({
+          event: 'login.succeeded',
+          ...deps.describe(sid, tg),
+          ...(forwarded.clientIp !== undefined && { address: forwarded.clientIp }),
+        });
       res.set('Cache-Control', 'no-store').redirect(303, signOn.returnTo);
     } catch (err) {
       return failure(req, res, next, err);

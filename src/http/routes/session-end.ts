@@ -9,6 +9,9 @@ import type { Cipher, CredentialSessions, TokenStore, TombstoneStore } from '../
 import type { SessionEnd, SessionEnds } from '../../tokens/session-ends.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
 import type { StoredSession, TgSession } from '../session/session-data.js';
+import type { DescribePrincipal } from '../session/principal.js';
+import type { Audit } from '../../observability/audit.js';
+import type { SessionEndReason } from '../../observability/audit-events.js';
 
 export interface SessionEndingDeps {
   broker: TokenBroker;
@@ -27,14 +30,21 @@ export interface SessionEndingDeps {
   /** Set when OIDC is configured: how OIDC sessions end (their credentials never reach `broker`). */
   oidc?: OidcSessions;
   now: () => number;
+  /** The audit trail: `session.ended` (and `logout`) for every end this module makes. */
+  audit?: Audit;
+  /** Names a session in audit events as in access lines (session/principal.ts). */
+  describe?: DescribePrincipal;
 }
 
 /** How sessions end, whichever kind of login made them and whatever ends them. */
 export interface SessionEnding {
   /** What login writes to the session-end index for a session, so the sweeper can end it. */
   endOf(sid: string, tg: TgSession): SessionEnd;
-  /** Ends a session everywhere (logout, a login replacing it): its stored record is the caller's to delete. */
-  end(sid: string, tg: TgSession): Promise<void>;
+  /**
+   * Ends a session everywhere (logout, a login replacing it): its stored record is the caller's to delete.
+   * `reason` goes to the audit trail (default logout).
+   */
+  end(sid: string, tg: TgSession, reason?: 'logout' | 'replaced'): Promise<void>;
   /**
    * Ends a session that is not the request's own (the per-credential cap): as `end`, and its record is
    * deleted too. Its session-end entry is made due at once first, so if anything after the tombstone fails
@@ -59,7 +69,16 @@ export function sessionEnding(deps: SessionEndingDeps): SessionEnding {
     ...(tg.oidc && { kind: 'oidc' as const }),
   });
 
-  async function end(sid: string, tg: TgSession): Promise<void> {
+  /** The one place session ends reach the audit trail (the sweeper's, which never load the session, aside). */
+  function audited(sid: string, tg: TgSession, reason: SessionEndReason): void {
+    if (deps.audit === undefined || deps.describe === undefined) return;
+    const who = deps.describe(sid, tg);
+    if (reason === 'logout') deps.audit.emit({ event: 'logout', ...who });
+    deps.audit.emit({ event: 'session.ended', reason, ...who });
+  }
+
+  async function end(sid: string, tg: TgSession, reason: 'logout' | 'replaced' | 'evicted' = 'logout'): Promise<void> {
+    audited(sid, tg, reason);
     await release(sid, tg);
     // Best effort: an id left on the list is found dead and pruned at the credential's next check.
     if (tg.cred !== undefined) await deps.credentialSessions.remove(tg.cred, [sid]).catch(() => undefined);
@@ -97,7 +116,7 @@ export function sessionEnding(deps: SessionEndingDeps): SessionEnding {
     if (!tg) return false;
     await deps.tombstones.mark(sid, tombstoneMs);
     await deps.sessionEnds.watch(endOf(sid, tg), deps.now());
-    await end(sid, tg);
+    await end(sid, tg, 'evicted');
     await deps.sessionStore.destroy(sid);
     return true;
   }

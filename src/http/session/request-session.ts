@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { traced, type Tracing } from '../../observability/tracing.js';
 import { sessionCookie, storedSession, type CookieSettings } from './session.js';
 import type { SessionGate, SessionContext } from './require-session.js';
 import type { SessionLookup } from './session-lookup.js';
@@ -24,6 +25,7 @@ export class RequestSession {
     private readonly sessions: SessionLookup,
     private readonly gate: SessionGate,
     private readonly cookie: CookieSettings,
+    private readonly tracing?: Tracing,
   ) {}
 
   /** The id of the request's verified session cookie, or null. */
@@ -88,7 +90,7 @@ export class RequestSession {
   private async read(): Promise<StoredSession | null> {
     const sid = this.sid();
     if (sid === null) return null;
-    const data = await this.sessions.load(sid);
+    const data = await traced(this.tracing, 'session.load', () => this.sessions.load(sid));
     if (data !== null) this.res.once('finish', () => this.ended || this.sessions.touch(sid, data));
     return data;
   }
