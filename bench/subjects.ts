@@ -97,10 +97,15 @@ export const SUBJECTS: Subject[] = [
     TG_TOKEN_LIFETIME: '3600',
     TOKEN_REFRESH_BEFORE: '3599',
   }),
+  // Per-principal quotas on, so high that they never refuse: what their Redis calls cost per request.
+  bff('bff-quota', '(g) tigergraph-bff, Redis, quotas on (never refusing)', 'redis', {
+    QUOTA_RATE: '1000000',
+    QUOTA_CONCURRENCY: '10000',
+  }),
   // (d) with OpenTelemetry on, every request sampled, spans exported over OTLP/HTTP to a sink process.
   {
     id: 'bff-traced',
-    label: '(g) tigergraph-bff, Redis, tracing at 100 %',
+    label: '(h) tigergraph-bff, Redis, tracing at 100 %',
     async start(ctx) {
       const port = await freePort();
       await script(ctx, 'otlp-sink', 'otlp-sink.js', { PORT: String(port) }, port);

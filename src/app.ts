@@ -11,6 +11,7 @@ import { sessionEndsOver } from './tokens/session-ends.js';
 import type { SessionSecrets } from './admin/session-secrets.js';
 import { adminRoutes, type AdminRoutesDeps } from './http/routes/admin-routes.js';
 import { createApiLane } from './http/routes/api-lane.js';
+import type { UserQuota } from './quota/user-quota.js';
 import { authRoutes } from './http/routes/auth-routes.js';
 import { createGuessLimiter, type GuessLimits } from './http/routes/guess-limiter.js';
 import { createLoginBudget } from './http/routes/login-budget.js';
@@ -82,6 +83,8 @@ export interface AppDeps {
   audit?: Audit;
   /** OpenTelemetry (OTEL_*): a span per request; absent means tracing is off. */
   tracing?: Tracing;
+  /** QUOTA_*: per-principal quotas on relayed requests across instances; absent when none is set. */
+  quota?: UserQuota;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
   oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'broker' | 'postLoginPath'>;
 }
@@ -236,6 +239,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     credentialIds: credentialIdsOf,
     ...(deps.oidc && { oidcBroker: deps.oidc.broker }),
     ...audited,
+    ...(deps.quota && { quota: deps.quota }),
   });
   return frontDoor(pipeline, lane, app);
 }

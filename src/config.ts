@@ -32,9 +32,10 @@ import { trustProxy, type TrustProxy } from './config/trust-proxy.js';
 import { nodeEnv } from './config/node-env.js';
 import { otlpUrl, ratio, TRACE_SAMPLERS, tracingFrom } from './config/tracing.js';
 import type { TracingSettings } from './observability/tracing.js';
+import { policyFile, quotaFrom, quotaRules, type QuotaConfig } from './config/quota.js';
 import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
 
-export type { EncryptionKey, HostPort, KeyIssue, OidcConfig, RedisConfig, TrustProxy };
+export type { EncryptionKey, HostPort, KeyIssue, OidcConfig, QuotaConfig, RedisConfig, TrustProxy };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -76,6 +77,16 @@ const FIELDS = {
   UPSTREAM_CONNECTIONS: withDefault(integer(1, 65_535), 128),
   RELAY_SESSION_CONCURRENCY: withDefault(integer(1, 65_535), 16),
   RELAY_CREDENTIAL_CONCURRENCY: withDefault(integer(1, 65_535), 64),
+  RELAY_MAX_RESPONSE_BYTES: withDefault(integer(1), 67_108_864),
+  QUERY_TIMEOUT_MAX_MS: optional(integer(1)),
+  QUERY_TIMEOUT_DEFAULT_MS: withDefault(integer(1), 16_000),
+  QUOTA_RATE: withDefault(integer(0, 1_000_000), 0),
+  QUOTA_WINDOW: withDefault(integer(1, 86_400), 1),
+  QUOTA_BURST: withDefault(integer(0, 1_000_000), 0),
+  QUOTA_BURST_WINDOW: withDefault(integer(1, 86_400), 10),
+  QUOTA_CONCURRENCY: withDefault(integer(0, 65_535), 0),
+  QUOTA_LEASE_MS: withDefault(integer(1000, 600_000), 15_000),
+  QUOTA_POLICY_FILE: optional(policyFile),
   RELAY_FORWARD_HEADERS: withDefault(list(forwardHeader), []),
   RELAY_RESPONSE_HEADERS: withDefault(list(responseHeader), []),
   HEADERS_TIMEOUT_MS: withDefault(integer(1000, 600_000), 10_000),
@@ -184,6 +195,12 @@ export interface Config {
   readonly relaySessionConcurrency: number;
   /** Relayed requests all sessions of one credential may have in flight on one instance; more get 429. */
   readonly relayCredentialConcurrency: number;
+  /** Per-principal quotas across instances (rates, concurrency, the policy file's overrides). */
+  readonly quota: QuotaConfig;
+  /** Caps (and defaults) of the GSQL-TIMEOUT and RESPONSE-LIMIT each relayed request carries. */
+  readonly queryGuardrails: Readonly<{ timeoutMaxMs: number; timeoutDefaultMs: number; responseLimitMax: number }>;
+  /** A relayed answer longer than this is refused (declared length) or cut (streamed). */
+  readonly maxResponseBytes: number;
   /** Browser headers forwarded upstream besides the default allowlist (lower-case). */
   readonly relayForwardHeaders: readonly string[];
   /** Upstream answer headers passed to the browser besides the default allowlist (lower-case). */
@@ -264,6 +281,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   for (const rule of RULES) {
     if (rule.keys.every((k) => !bad.has(k))) issues.push(...rule.check(v as RuleValues));
   }
+  const quotaKeys = Object.keys(FIELDS).filter((k) => k.startsWith('QUOTA_'));
+  const quotaIssue = quotaKeys.some((k) => bad.has(k)) ? undefined : quotaRules(v).issue;
+  if (quotaIssue !== undefined) issues.push({ key: 'QUOTA_POLICY_FILE', message: quotaIssue });
   const redisKeys = Object.keys(FIELDS).filter((k) => k.startsWith('REDIS_'));
   const { redis, issues: redisIssues } = redisKeys.some((k) => bad.has(k))
     ? { redis: undefined, issues: [] }
@@ -321,6 +341,14 @@ function build(v: Values, redis: RedisConfig): Config {
     upstreamConnections: v.UPSTREAM_CONNECTIONS,
     relaySessionConcurrency: v.RELAY_SESSION_CONCURRENCY,
     relayCredentialConcurrency: v.RELAY_CREDENTIAL_CONCURRENCY,
+    quota: quotaFrom(v),
+    queryGuardrails: {
+      // A query TigerGraph runs past the time the relay waits for it would burn the database for nobody.
+      timeoutMaxMs: v.QUERY_TIMEOUT_MAX_MS ?? v.UPSTREAM_TIMEOUT_MS,
+      timeoutDefaultMs: Math.min(v.QUERY_TIMEOUT_DEFAULT_MS, v.QUERY_TIMEOUT_MAX_MS ?? v.UPSTREAM_TIMEOUT_MS),
+      responseLimitMax: v.RELAY_MAX_RESPONSE_BYTES,
+    },
+    maxResponseBytes: v.RELAY_MAX_RESPONSE_BYTES,
     relayForwardHeaders: v.RELAY_FORWARD_HEADERS,
     relayResponseHeaders: v.RELAY_RESPONSE_HEADERS,
     clientTimeouts: { headersMs: v.HEADERS_TIMEOUT_MS, requestMs: v.REQUEST_TIMEOUT_MS },

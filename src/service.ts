@@ -33,6 +33,10 @@ import { createSessionEndSweeper, tokenStateGraceMs, type SessionEndSweeper } fr
 import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from './tokens/token-broker.js';
 import { createMemoryOidcStores, createRedisOidcStores, type OidcStores } from './store/oidc-stores.js';
 import type { OidcParts } from './oidc/oidc-parts.js';
+import { policyLimits } from './quota/quota-policy.js';
+import { createQuotaMetrics } from './quota/quota-metrics.js';
+import { createUserQuota, type UserQuota } from './quota/user-quota.js';
+import type { RedisClient } from './store/redis.js';
 
 /** The data-server and admin-server addresses the service talks to (the simulator's when it runs in-process). */
 export interface Upstream {
@@ -96,6 +100,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   let drops: SecretDropStore;
   let oidcStores: OidcStores;
   let closeOidcStores = (): void => undefined;
+  let redisClient: RedisClient | undefined;
   if (config.redis.mode === 'memory') {
     stores = createMemoryStores({ cipher, sessionFallbackTtlSeconds: config.session.idleTimeoutSeconds });
     drops = createMemorySecretDrops();
@@ -106,6 +111,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     const redis = createRedisClient(config.redis, { logger });
     // A Redis that is down at start-up is not fatal: the client keeps reconnecting and /readyz says so.
     await connectOrGoOn(redis, logger);
+    redisClient = redis;
     stores = createRedisStores({
       redis,
       prefix: config.redis.prefix,
@@ -211,10 +217,25 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     csrfHeader: config.csrfHeader,
     forwardHeaders: config.relayForwardHeaders,
     responseHeaders: config.relayResponseHeaders,
+    guardrails: config.queryGuardrails,
+    maxResponseBytes: config.maxResponseBytes,
     metrics,
     logger,
     ...(tracing && { tracing }),
   });
+  // Off unless a QUOTA_* setting or the policy file limits something: it costs Redis calls per request.
+  const quota: UserQuota | undefined = policyLimits(config.quota)
+    ? createUserQuota({
+        policy: config.quota,
+        ...(redisClient && { redis: redisClient }),
+        prefix: config.redis.prefix,
+        mount: '/api',
+        instanceId,
+        metrics: createQuotaMetrics(metrics.registry),
+        logger,
+        now,
+      })
+    : undefined;
 
   const adminParts = createAdminParts({
     config,
@@ -276,6 +297,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(oidc && { oidc: oidc.routes }),
     ...(tracing && { tracing }),
     audit,
+    ...(quota && { quota }),
   });
 
   return {
@@ -292,6 +314,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     async close() {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
       closeOidcStores();
+      quota?.close();
       await Promise.allSettled([stores.close(), pool.close(), probePool.close(), tokenAgent.close(), api.close()]);
       // Last: the spans of the requests that just finished are flushed to the collector.
       await tracing?.shutdown();

@@ -19,6 +19,7 @@ export interface SettingDoc {
 export type SectionId =
   | 'service'
   | 'tigergraph'
+  | 'quotas'
   | 'redis'
   | 'sessions-and-cookie'
   | 'browser-security'
@@ -30,6 +31,11 @@ export type SectionId =
 export const SETTING_SECTIONS: Readonly<Record<SectionId, SettingSection>> = {
   service: { title: 'Service' },
   tigergraph: { title: 'TigerGraph' },
+  quotas: {
+    title: 'Quotas and query guardrails',
+    intro:
+      'per principal (secret, TigerGraph user or IdP subject) across every instance; quotas are off by default, see README "Quotas and query guardrails"',
+  },
   redis: {
     title: 'Redis',
     intro:
@@ -124,6 +130,43 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   RELAY_CREDENTIAL_CONCURRENCY: {
     section: 'tigergraph',
     doc: 'Relayed requests all sessions of one credential (secret, TigerGraph user or IdP subject) may have in flight together on one instance; more get 429 too_many_requests. Keep it below UPSTREAM_CONNECTIONS so one credential cannot hold the whole pool.',
+  },
+  QUOTA_RATE: {
+    section: 'quotas',
+    doc: 'Relayed requests one principal may start per QUOTA_WINDOW seconds, counted in Redis across all instances; more get 429 quota_exceeded with Retry-After. 0 = no rate quota (the default: it costs one Redis call per relayed request; see README).',
+  },
+  QUOTA_WINDOW: { section: 'quotas', doc: 'Length of the QUOTA_RATE window in seconds (fixed windows).' },
+  QUOTA_BURST: {
+    section: 'quotas',
+    doc: 'Extra requests a principal may start per QUOTA_BURST_WINDOW once its QUOTA_RATE is spent; 0 = no burst.',
+  },
+  QUOTA_BURST_WINDOW: { section: 'quotas', doc: 'Length of the QUOTA_BURST window in seconds.' },
+  QUOTA_CONCURRENCY: {
+    section: 'quotas',
+    doc: 'Relayed requests one principal may have in flight across all instances (leases in Redis that lapse after QUOTA_LEASE_MS unless renewed); more get 429 too_many_requests. 0 = no cap across instances (RELAY_CREDENTIAL_CONCURRENCY still caps each instance).',
+  },
+  QUOTA_LEASE_MS: {
+    section: 'quotas',
+    doc: "How long an in-flight lease lasts unless its instance renews it (every third of it, for requests that last that long); a killed instance's slots come back within this.",
+  },
+  QUOTA_POLICY_FILE: {
+    section: 'quotas',
+    doc: 'YAML or JSON file of per-graph and per-query overrides, read once at start-up: {rules: [{name, graph, query?, rate?, window?, burst?, burstWindow?, concurrency?}]}; see README "Quotas and query guardrails".',
+    defaultText: 'none',
+  },
+  QUERY_TIMEOUT_MAX_MS: {
+    section: 'quotas',
+    doc: 'The most GSQL-TIMEOUT (ms) a relayed request carries to TigerGraph; a browser asking for more gets this.',
+    defaultText: 'UPSTREAM_TIMEOUT_MS',
+  },
+  QUERY_TIMEOUT_DEFAULT_MS: {
+    section: 'quotas',
+    doc: "GSQL-TIMEOUT (ms) sent when the browser sends none, at most QUERY_TIMEOUT_MAX_MS; 16000 is TigerGraph's own default.",
+  },
+  RELAY_MAX_RESPONSE_BYTES: {
+    section: 'quotas',
+    doc: 'Largest relayed answer in bytes, and the most (and default) RESPONSE-LIMIT sent to TigerGraph. A declared longer answer gets 502 response_too_large; a streamed one is cut (README).',
+    defaultNote: '(64 MiB)',
   },
   RELAY_FORWARD_HEADERS: {
     section: 'tigergraph',

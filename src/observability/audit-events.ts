@@ -30,7 +30,7 @@ export type AuditEvent =
   | { event: 'secret.created' | 'secret.dropped'; alias: string; by: 'password_login' | 'admin'; user?: string }
   | {
       event: 'limiter.tripped';
-      limit: 'guess' | 'login_budget' | 'relay_concurrency';
+      limit: 'guess' | 'login_budget' | 'relay_concurrency' | 'quota';
       scope: string;
       route?: string;
       address?: string;

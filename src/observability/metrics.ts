@@ -17,7 +17,7 @@ export interface Metrics {
    * chosen by a client.
    */
   httpDuration: Histogram<'route' | 'method' | 'status_class'>;
-  /** kind = timeout | unavailable | rejected | protocol. */
+  /** kind = timeout | unavailable | rejected | protocol | too_large (an answer over RELAY_MAX_RESPONSE_BYTES). */
   upstreamErrors: Counter<'kind'>;
   redisErrors: Counter;
   /** result = ok | invalid | rate_limited | error. */

@@ -9,6 +9,8 @@ import { readRequestBody } from './body-prefix.js';
 import { HeaderPolicy, type ForwardedFor } from './header-policy.js';
 import { lingerThenClose } from './linger.js';
 import { guardRelayRequest } from './path-guard.js';
+import { queryLimits, withQueryLimits, type QueryGuardrails, type QueryLimits } from './query-guardrails.js';
+import { capBytes, declaredOverCap, ResponseCutError } from './response-cap.js';
 import { streamBody } from './stream-body.js';
 import { RelayCancel } from './relay-cancel.js';
 import { readAnswer, type UpstreamAnswer } from './upstream-answer.js';
@@ -56,6 +58,10 @@ export interface RelayOptions {
   forwardHeaders?: readonly string[];
   /** RELAY_RESPONSE_HEADERS: upstream answer headers passed to the browser besides the default allowlist. */
   responseHeaders?: readonly string[];
+  /** Caps on GSQL-TIMEOUT and RESPONSE-LIMIT, with defaults when the browser sends none; absent: passed as sent. */
+  guardrails?: QueryGuardrails;
+  /** RELAY_MAX_RESPONSE_BYTES: a longer answer is refused (declared) or cut (streamed); absent: no cap. */
+  maxResponseBytes?: number;
   metrics?: Metrics;
   logger?: Logger;
   /** Where the relay is mounted; default '/api'. */
@@ -88,6 +94,8 @@ class UndiciRelay implements Relay {
     const method = req.method ?? 'GET';
     // Path first: a refused request must never cost a token or an upstream call.
     const path = this.basePath + guardRelayRequest(this.opts.allow, method, call.url, this.mount);
+    // Then the query headers: a malformed one is 400 before it costs a token either.
+    const limits = this.opts.guardrails ? queryLimits(req.headers, this.opts.guardrails) : null;
     const started = call.arrivedAt ?? performance.now();
     const cancel = new RelayCancel();
     res.once('close', () => {
@@ -101,8 +109,9 @@ class UndiciRelay implements Relay {
       Math.max(0, started + this.opts.upstreamTimeoutMs - performance.now()),
     );
     try {
-      const { answer, token } = await cancel.race(this.exchange(req, method, call, path, cancel), discard);
+      const { answer, token } = await cancel.race(this.exchange(req, method, call, path, limits, cancel), discard);
       clearTimeout(deadline);
+      this.refuseOverCap(answer);
       this.observe(method, answer.statusCode, started);
       await this.respond(answer, res, token, call.requestId);
     } catch (err) {
@@ -125,17 +134,18 @@ class UndiciRelay implements Relay {
     method: string,
     call: RelayCall,
     path: string,
+    limits: QueryLimits | null,
     cancel: RelayCancel,
   ): Promise<{ answer: UpstreamAnswer; token: string }> {
     const { auth, requestId } = call;
     const body = await readRequestBody(req, this.opts.maxBodyBytes);
     let token = await auth.token();
-    let answer = await this.send(req, method, call, path, body, token, cancel);
+    let answer = await this.send(req, method, call, path, body, token, limits, cancel);
     if (answer.tokenRejected) {
       const fresh = await auth.rejected(token);
       if (fresh === null) throw this.tokenRejected(requestId);
       token = fresh;
-      answer = await this.send(req, method, call, path, body, token, cancel);
+      answer = await this.send(req, method, call, path, body, token, limits, cancel);
       if (answer.tokenRejected) throw this.tokenRejected(requestId);
     }
     return { answer, token };
@@ -148,13 +158,14 @@ class UndiciRelay implements Relay {
     path: string,
     body: Buffer | null,
     token: string,
+    limits: QueryLimits | null,
     signal: RelayCancel,
   ): Promise<UpstreamAnswer> {
     const tracing = this.opts.tracing;
-    if (tracing === undefined) return this.sendOnce(req, method, call, path, body, token, signal, undefined);
+    if (tracing === undefined) return this.sendOnce(req, method, call, path, body, token, limits, signal, undefined);
     return tracing.inSpan(
       'tigergraph.request',
-      (span) => this.sendOnce(req, method, call, path, body, token, signal, span),
+      (span) => this.sendOnce(req, method, call, path, body, token, limits, signal, span),
       'client',
     );
   }
@@ -166,11 +177,13 @@ class UndiciRelay implements Relay {
     path: string,
     body: Buffer | null,
     token: string,
+    limits: QueryLimits | null,
     signal: RelayCancel,
     span: TraceSpan | undefined,
   ): Promise<UpstreamAnswer> {
     const requestId = call.requestId;
-    const headers = this.policy.upstream(req.headers, token, requestId, call.forwarded, span?.traceparent());
+    const allowed = this.policy.upstream(req.headers, token, requestId, call.forwarded, span?.traceparent());
+    const headers = limits === null ? allowed : withQueryLimits(allowed, limits);
     if (span !== undefined) {
       span.set('http.request.method', method);
       span.set('server.address', this.host);
@@ -198,8 +211,20 @@ class UndiciRelay implements Relay {
     return upstreamAppError(this.fail('rejected', null, requestId), null);
   }
 
+  /** 502 response_too_large for an answer declared longer than RELAY_MAX_RESPONSE_BYTES, before anything is sent. */
+  private refuseOverCap(answer: UpstreamAnswer): void {
+    const max = this.opts.maxResponseBytes;
+    const over = max === undefined ? null : declaredOverCap(answer.headers, max);
+    if (over === null) return;
+    // Not read at all: the connection goes (destroying an unread undici body errors; nobody needs it).
+    answer.rest?.on('error', () => undefined).destroy();
+    this.opts.metrics?.upstreamErrors.inc({ kind: 'too_large' });
+    throw over;
+  }
+
   /** Headers, then the bytes already read (if any), then the rest with backpressure. */
   private async respond(answer: UpstreamAnswer, res: ServerResponse, token: string, requestId: string): Promise<void> {
+    const max = this.opts.maxResponseBytes;
     res.statusCode = answer.statusCode;
     this.policy.downstream(answer.headers, res, token);
     if (answer.rest === null) {
@@ -207,11 +232,15 @@ class UndiciRelay implements Relay {
       return;
     }
     if (answer.head !== null) res.write(answer.head);
+    if (max !== undefined) capBytes(answer.rest, max, answer.head?.length ?? 0);
     try {
       await streamBody(answer.rest, res);
     } catch (err) {
       // Bytes may be out already, so no error page is possible: the browser sees a cut connection.
-      if (!endedByClient(err)) this.fail(classifyUpstreamError(err), err, requestId);
+      if (err instanceof ResponseCutError) {
+        this.opts.metrics?.upstreamErrors.inc({ kind: 'too_large' });
+        this.opts.logger?.warn({ requestId, maxBytes: max }, 'relay answer cut at RELAY_MAX_RESPONSE_BYTES');
+      } else if (!endedByClient(err)) this.fail(classifyUpstreamError(err), err, requestId);
     }
   }
 

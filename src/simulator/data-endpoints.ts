@@ -1,5 +1,5 @@
 import { authorizeData } from './data-auth.js';
-import { DEMO_QUERIES, runDemoQuery, sendQueryResult, streamQuery } from './demo-queries.js';
+import { DEMO_QUERIES, runDemoQuery, sendQueryResult, sleepQuery, streamQuery } from './demo-queries.js';
 import { delay, sendJson } from './http-server.js';
 import { parseLenientObject } from './lenient-json.js';
 import { endpointNotFound, restppError } from './restpp-errors.js';
@@ -104,7 +104,9 @@ async function query(sim: Sim, r: SimRequest, graphName: string, name: string): 
     if (!body) return restppError(sim, r.res, 400, 'REST-30000', 'The query parameters are not a valid JSON object.'); // inferred
     Object.assign(params, body);
   }
+  // `stream` writes as it goes and honours neither GSQL-TIMEOUT nor RESPONSE-LIMIT: a test tool for relays' own caps.
   if (name === 'stream') return streamQuery(sim, r, params);
+  if (name === 'sleep') return sleepQuery(sim, r, params);
   sendQueryResult(sim, r, runDemoQuery(sim.graphs.get(graphName)!, name, params)!);
 }
 

@@ -1,6 +1,7 @@
 import { delay, sendJson } from './http-server.js';
 import type { DemoGraph } from './demo-graph.js';
 import { restppError } from './restpp-errors.js';
+import { queryTimeout, responseLimit, sendQueryTimeout, sendResponseTooLarge } from './query-limits.js';
 import type { Sim, SimRequest } from './sim-context.js';
 
 /** Installed demo queries: results as GSQL PRINT would give them, or an error to send. */
@@ -14,6 +15,7 @@ export const DEMO_QUERY_PARAMS = {
   hello: { name: 'STRING' },
   friends: { person: 'VERTEX<Person>' },
   stream: { chunks: 'INT', delayMs: 'INT', chunkBytes: 'INT' },
+  sleep: { ms: 'INT' },
 } as const satisfies Record<string, Record<string, string>>;
 
 export type DemoQuery = keyof typeof DEMO_QUERY_PARAMS;
@@ -72,5 +74,32 @@ export async function streamQuery(sim: Sim, r: SimRequest, params: Record<string
 
 export function sendQueryResult(sim: Sim, r: SimRequest, outcome: QueryResult): void {
   if ('code' in outcome) return restppError(sim, r.res, 400, outcome.code, outcome.message);
-  sendJson(r.res, 200, { version: sim.envelopeVersion, error: false, message: '', results: outcome.results });
+  // TigerGraph builds the whole result before answering, so RESPONSE-LIMIT replaces it by an error.
+  const text = JSON.stringify({ version: sim.envelopeVersion, error: false, message: '', results: outcome.results });
+  const limit = responseLimit(r);
+  const bytes = Buffer.byteLength(text);
+  if (limit !== undefined && bytes > limit) return sendResponseTooLarge(sim, r, bytes, limit);
+  sendJson(r.res, 200, text);
+}
+
+/**
+ * `sleep`: a query that runs `ms` milliseconds (at most 300 s), as a long installed query would. Like
+ * TigerGraph it stops at its time limit (GSQL-TIMEOUT, else 16 s) and answers the timeout error instead.
+ */
+export async function sleepQuery(sim: Sim, r: SimRequest, params: Record<string, unknown>): Promise<void> {
+  const ms = clampInt(params['ms'], 0, 300_000);
+  const limit = queryTimeout(r);
+  let closed = false;
+  // A client that leaves ends the wait too: no timer outlives its request (nor keeps a closing process up).
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, Math.min(ms, limit.ms));
+    r.res.once('close', () => {
+      closed = true;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  if (closed) return;
+  if (ms > limit.ms) return sendQueryTimeout(sim, r, limit);
+  sendQueryResult(sim, r, { results: [{ slept: ms }] });
 }

@@ -11,6 +11,7 @@ import { credentialOf } from '../session/session-data.js';
 import type { SessionConcurrency } from './session-concurrency.js';
 import type { DescribePrincipal } from '../session/principal.js';
 import type { Audit } from '../../observability/audit.js';
+import type { UserQuota } from '../../quota/user-quota.js';
 
 const ROUTE = `${API_MOUNT}/*`;
 
@@ -27,6 +28,8 @@ export interface ApiLaneDeps {
   /** The audit trail: a token re-minted after a refusal, an SSO session ended by the IdP's refusal. */
   audit?: Audit;
   describe?: DescribePrincipal;
+  /** Per-principal quotas across all instances (QUOTA_*); absent when none is set. */
+  quota?: UserQuota;
 }
 
 /** The /api handler, after the pipeline: session, per-session and per-credential concurrency, token, relay. */
@@ -51,10 +54,12 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
     concurrency.enter(sid);
     let closed = false;
     let credential: string | undefined;
+    let endQuota: (() => void) | undefined;
     res.once('close', () => {
       closed = true;
       concurrency.leave(sid);
       if (credential !== undefined) credentialConcurrency.leave(credential);
+      endQuota?.();
     });
     const live = await ctx.session.live();
     const id = credentialOf(deps.credentialIds, live.tg, live.secret);
@@ -62,6 +67,19 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
     // A client gone while the session loaded has already left: its count must not outlive it.
     if (closed) credentialConcurrency.leave(id);
     else credential = id;
+    if (deps.quota) {
+      const end = await deps.quota.admit(id, ctx.url).catch((err: unknown) => {
+        if (err instanceof AppError && err.status === 429)
+          deps.audit?.emit({
+            event: 'limiter.tripped',
+            limit: 'quota',
+            scope: err.code === 'quota_exceeded' ? 'rate' : 'concurrency',
+          });
+        throw err;
+      });
+      if (closed) end();
+      else endQuota = end;
+    }
     const oidc = live.tg.oidc !== undefined;
     const source = oidc ? deps.oidcBroker : broker;
     // An OIDC session without OIDC configured (settings changed since login) has nothing to renew with.

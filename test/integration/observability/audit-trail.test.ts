@@ -110,6 +110,25 @@ describe('the audit trail through the app', () => {
   });
 });
 
+describe('the audit trail with quotas on', () => {
+  let rig: Rig;
+  beforeAll(async () => {
+    rig = await startRig({ label: 'audit-quota', env: { QUOTA_RATE: '2', QUOTA_WINDOW: '60', QUOTA_BURST: '0' } });
+  });
+  afterAll(() => rig.close());
+
+  test('when a user spends the quota, then the refusal is a limiter.tripped event that matches the schema', async () => {
+    const agent = await rig.login();
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await agent.get('/api/echo')).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(schema.problems(rig.audit())).toEqual([]);
+    expect(schema.events(rig.audit()).filter((e) => e.event === 'limiter.tripped')).toEqual([
+      expect.objectContaining({ limit: 'quota', scope: 'rate' }),
+    ]);
+  });
+});
+
 describe('the audit trail of a service process', () => {
   test('when AUDIT_LOG_FILE is set, then config.loaded and the login events go to that file, naming settings but no values', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tgbff-audit-'));

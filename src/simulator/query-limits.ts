@@ -1,0 +1,63 @@
+import { restppError } from './restpp-errors.js';
+import type { Sim, SimRequest } from './sim-context.js';
+
+/** RESTPP.Factory.DefaultQueryTimeout: a query without GSQL-TIMEOUT stops after 16 s (docs: API, "Size and time limits"). */
+export const DEFAULT_QUERY_TIMEOUT_MS = 16_000;
+
+const WHOLE = /^[0-9]{1,15}$/;
+
+function headerNumber(r: SimRequest, name: string): number | undefined {
+  const raw = r.req.headers[name];
+  if (typeof raw !== 'string' || !WHOLE.test(raw.trim())) return undefined;
+  const n = Number(raw.trim());
+  return n > 0 ? n : undefined;
+}
+
+/** The query's time limit: GSQL-TIMEOUT in ms when the request sends one, else the server default. */
+export function queryTimeout(r: SimRequest): { ms: number; fromHeader: boolean } {
+  const ms = headerNumber(r, 'gsql-timeout');
+  return ms === undefined ? { ms: DEFAULT_QUERY_TIMEOUT_MS, fromHeader: false } : { ms, fromHeader: true };
+}
+
+/**
+ * The answer of a query that ran past its limit. Codes from TigerGraph's return-code table: REST-3000 for
+ * a limit the GSQL-TIMEOUT header set, REST-3002 for the system default; the REST-3002 text is the one
+ * TigerGraph gives (seen in public logs), REST-3000's is modelled on it. The HTTP status is inferred (504:
+ * clients of TigerGraph handle this code inside 5xx answers).
+ */
+export function sendQueryTimeout(sim: Sim, r: SimRequest, limit: { ms: number; fromHeader: boolean }): void {
+  const s = Math.round(limit.ms / 100) / 10;
+  const hint = limit.fromHeader
+    ? 'Try a larger GSQL-TIMEOUT header value.'
+    : 'Try increase RESTPP.Factory.DefaultQueryTimeoutSec or add header GSQL-TIMEOUT to override default system timeout. ';
+  restppError(
+    sim,
+    r.res,
+    504,
+    limit.fromHeader ? 'REST-3000' : 'REST-3002',
+    `The query didn't finish because it exceeded the query timeout threshold (${s} seconds). Please check GSE log for license expiration and RESTPP/GPE log with request id for details. ${hint}`,
+  );
+}
+
+/** RESPONSE-LIMIT in bytes, when the request sends one. */
+export function responseLimit(r: SimRequest): number | undefined {
+  return headerNumber(r, 'response-limit');
+}
+
+const size = (bytes: number): string =>
+  bytes >= 1_048_576
+    ? `${Math.round(bytes / 1_048_576)}MB`
+    : bytes >= 1024
+      ? `${Math.round(bytes / 1024)}KB`
+      : `${bytes}B`;
+
+/** TigerGraph's answer instead of a result over RESPONSE-LIMIT (docs sample; units below 1 MB inferred). */
+export function sendResponseTooLarge(sim: Sim, r: SimRequest, bytes: number, limit: number): void {
+  restppError(
+    sim,
+    r.res,
+    200,
+    'REST-4000',
+    `The query response size is ${size(bytes)}, which exceeds limit ${size(limit)}.`,
+  );
+}

@@ -1,0 +1,121 @@
+import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { login } from '../multi-instance/cluster.js';
+import { openStream } from '../multi-instance/stream-client.js';
+
+// GSQL-TIMEOUT (ms) and RESPONSE-LIMIT (bytes), TigerGraph's per-request query knobs, are capped on their
+// way upstream, defaulted when absent, and the relay caps the answer it streams back.
+describe('query guardrails on the relay', () => {
+  let rig: Rig;
+  let base: string;
+  let cookie: string;
+  // Over the demo graph's Person listing (778 bytes), under TigerGraph's timeout error (about 330).
+  const MAX_BYTES = 512;
+  beforeAll(async () => {
+    rig = await startRig({
+      label: 'guardrails',
+      env: {
+        QUERY_TIMEOUT_MAX_MS: '2000',
+        QUERY_TIMEOUT_DEFAULT_MS: '1500',
+        RELAY_MAX_RESPONSE_BYTES: String(MAX_BYTES),
+        UPSTREAM_TIMEOUT_MS: '5000',
+      },
+    });
+    base = await rig.listen();
+    cookie = await login(base, rig.secret);
+  });
+  afterAll(() => rig.close());
+
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, { headers: { 'X-Requested-With': 'XMLHttpRequest', Cookie: cookie, ...headers } });
+  const upstreamHeaders = (from: number, path: string) => {
+    const seen = rig.sim
+      .seen()
+      .slice(from)
+      .filter((r) => r.path === path);
+    expect(seen).toHaveLength(1);
+    return seen[0]!.headers;
+  };
+
+  test('when the browser sends no GSQL-TIMEOUT or RESPONSE-LIMIT, then TigerGraph gets the defaults', async () => {
+    const from = rig.sim.seen().length;
+    expect((await get('/api/query/social/hello')).status).toBe(200);
+    const headers = upstreamHeaders(from, '/query/social/hello');
+    expect([headers['gsql-timeout'], headers['response-limit']]).toEqual(['1500', String(MAX_BYTES)]);
+  });
+
+  test('when the browser asks for more than the caps, then TigerGraph gets the caps; less passes as asked', async () => {
+    let from = rig.sim.seen().length;
+    expect(
+      (await get('/api/query/social/hello', { 'GSQL-TIMEOUT': '7200000', 'RESPONSE-LIMIT': '1000000000' })).status,
+    ).toBe(200);
+    let headers = upstreamHeaders(from, '/query/social/hello');
+    expect([headers['gsql-timeout'], headers['response-limit']]).toEqual(['2000', String(MAX_BYTES)]);
+    from = rig.sim.seen().length;
+    expect((await get('/api/query/social/hello', { 'gsql-timeout': '700', 'response-limit': '300' })).status).toBe(200);
+    headers = upstreamHeaders(from, '/query/social/hello');
+    expect([headers['gsql-timeout'], headers['response-limit']]).toEqual(['700', '300']);
+  });
+
+  test('when a header is not a whole positive number, then 400 invalid_request names it and nothing goes upstream', async () => {
+    const from = rig.sim.seen().length;
+    for (const [name, value] of [
+      ['GSQL-TIMEOUT', '0'],
+      ['GSQL-TIMEOUT', '10s'],
+      ['RESPONSE-LIMIT', '-1'],
+    ] as const) {
+      const res = await get('/api/query/social/hello', { [name]: value });
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect([res.status, body.error.code]).toEqual([400, 'invalid_request']);
+      expect(body.error.message).toMatch(new RegExp(`^${name}: must be a whole number`));
+    }
+    expect(rig.sim.seen().slice(from)).toEqual([]);
+  });
+
+  test("when a query runs past the capped GSQL-TIMEOUT, then the browser gets TigerGraph's timeout error at the cap, not later", async () => {
+    const started = Date.now();
+    const res = await get('/api/query/social/sleep?ms=4000', { 'GSQL-TIMEOUT': '60000' });
+    const elapsed = Date.now() - started;
+    const body = (await res.json()) as { error: boolean; code: string; message: string };
+    expect([res.status, body.error, body.code]).toEqual([504, true, 'REST-3000']);
+    expect(body.message).toMatch(/exceeded the query timeout threshold \(2 seconds\)/);
+    // TigerGraph stopped at the 2 s cap; the 4 s the query wanted (and the relay's 5 s deadline) never ran out.
+    expect(elapsed).toBeLessThan(4000);
+  });
+
+  test('when TigerGraph declares an answer longer than RELAY_MAX_RESPONSE_BYTES, then 502 response_too_large and nothing of it', async () => {
+    // Vertex listings are not queries: RESPONSE-LIMIT does not bound them, the relay's cap does.
+    const res = await get('/api/graph/social/vertices/Person');
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect([res.status, body.error.code]).toEqual([502, 'response_too_large']);
+    expect(body.error.message).toMatch(
+      /^The data server's answer \(\d+ bytes\) is larger than this service relays \(512 bytes\)/,
+    );
+    // The set-up holds: the same listing is 200 when asked without the relay's cap in the way.
+    const direct = await fetch(`${rig.restppUrl}/graph/social/vertices/Person`, {
+      headers: { Authorization: String(rig.sim.seen().at(-1)!.headers.authorization) },
+    });
+    expect([direct.status, Number(direct.headers.get('content-length')) > MAX_BYTES]).toEqual([200, true]);
+  });
+
+  test('when an answer streams past RELAY_MAX_RESPONSE_BYTES without a length, then the connection is cut: never a complete-looking body', async () => {
+    // 20 chunks of 100 bytes: over 2 KB, four times the cap, streamed without Content-Length.
+    const stream = openStream(base, '/api/query/social/stream?chunks=20&delayMs=5&chunkBytes=100', cookie);
+    const outcome = await stream.done;
+    expect(outcome.status).toBe(200);
+    expect(outcome.complete).toBe(false);
+    expect(outcome.body.length).toBeGreaterThan(0);
+    expect(outcome.body.length).toBeLessThan(20 * 100);
+    expect(outcome.body.endsWith(']}')).toBe(false);
+    expect(rig.logs()).toContain('relay answer cut at RELAY_MAX_RESPONSE_BYTES');
+    const metrics = await rig.service.metrics.registry.getSingleMetricAsString('tgbff_upstream_errors_total');
+    expect(metrics).toMatch(/kind="too_large"} [1-9]/);
+    // The session and the relay carry on.
+    expect((await get('/api/echo')).status).toBe(200);
+  });
+
+  test('when a small answer streams under the cap, then it arrives whole', async () => {
+    const stream = openStream(base, '/api/query/social/stream?chunks=2&delayMs=5&chunkBytes=50', cookie);
+    const outcome = await stream.done;
+    expect([outcome.status, outcome.complete, outcome.body.endsWith(']}')]).toEqual([200, true, true]);
+  });
+});
