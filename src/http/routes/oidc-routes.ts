@@ -50,7 +50,7 @@ export interface OidcRoutesDeps {
   /** Where login records each session, so its IdP tokens are revoked however the session ends. */
   sessionEnds: SessionEnds;
   /** Ends the request's current session (whatever its login) before a new one replaces it. */
-  endCurrent(sid: string, tg: TgSession): Promise<void>;
+  endCurrent(sid: string, tg: TgSession, reason?: 'logout' | 'replaced'): Promise<void>;
   /** Callbacks per address (each one costs an IdP code exchange), successful ones included. */
   budget: LoginBudget;
   /** Live sessions per IdP subject. */
@@ -120,7 +120,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
       const createdAt = deps.now();
       const current = await session.load();
       const oldSid = session.sid();
-      if (current?.tg && oldSid !== null) await deps.endCurrent(oldSid, current.tg);
+      if (current?.tg && oldSid !== null) await deps.endCurrent(oldSid, current.tg, 'replaced');
       const sid = await session.regenerate();
       const credential = deps.credentialIds('oidc', signOn.sub);
       const tg: TgSession = {
