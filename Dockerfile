@@ -7,11 +7,16 @@
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 # Compiles TypeScript; needs the dev dependencies, none of which reach the final image.
+# The client library is an npm workspace (packages/client, @tigergraph-bff/client): its package.json goes in
+# before `npm ci`, which links it into node_modules; the build compiles it first, then the service.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY packages/client/tsconfig.build.json ./packages/client/
+COPY packages/client/src ./packages/client/src
 COPY scripts/build.mjs ./scripts/
 COPY src ./src
 COPY public ./public
@@ -21,6 +26,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
@@ -35,6 +41,9 @@ ENV NODE_ENV=production \
 WORKDIR /app
 # Owned by root and read-only to the `node` user, so a compromised process cannot rewrite its own code.
 COPY --from=deps /app/node_modules ./node_modules
+# node_modules/@tigergraph-bff/client is a link to here.
+COPY --from=build /app/packages/client/package.json ./packages/client/package.json
+COPY --from=build /app/packages/client/dist ./packages/client/dist
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/public ./public
 # Read only with OPENAPI_ROUTE=true in production (GET /openapi.json).

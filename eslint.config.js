@@ -8,7 +8,15 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'dist-bench/', 'coverage/', 'bench/results/', 'test-results/', 'test/fixtures/'],
+    ignores: [
+      'dist/',
+      'packages/*/dist/',
+      'dist-bench/',
+      'coverage/',
+      'bench/results/',
+      'test-results/',
+      'test/fixtures/',
+    ],
   },
   js.configs.recommended,
   {

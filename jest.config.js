@@ -10,7 +10,11 @@ const project = (name, extra = {}) => ({
   displayName: name,
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // The client package by its name, from its sources (as tsconfig.json's paths): no build before a unit test.
+  moduleNameMapper: {
+    '^@tigergraph-bff/client$': '<rootDir>/packages/client/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
   // tsconfig.json has isolatedModules, so ts-jest transpiles file by file; `npm run lint` type-checks.
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
   testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],

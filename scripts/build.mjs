@@ -1,4 +1,6 @@
-// `npm run build`: compiles src/ into a fresh directory, then swaps it in for dist/.
+// `npm run build`: compiles the client package (packages/client, which the service imports as
+// @tigergraph-bff/client) and then the service, each into a fresh directory that is swapped in for its dist/.
+// `node scripts/build.mjs client` builds the client package alone (its own `npm run build`).
 //
 // Never in place: a service, simulator or CLI running from this checkout keeps its files until the new tree
 // is complete (a wipe-then-compile pulled them from under it, and left nothing when tsc failed), and no stale
@@ -7,22 +9,32 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const OUT = 'dist';
-const fresh = `.dist-build-${process.pid}`;
-const retired = `.dist-old-${process.pid}`;
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
-rmSync(fresh, { recursive: true, force: true });
-try {
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', fresh], { stdio: 'inherit' });
-} catch {
+/** Compiles `project` into a fresh sibling of `out`, then swaps it in; `dist/` is left as it was on failure. */
+function build(project, out, after = () => {}) {
+  const fresh = join(dirname(out), `.dist-build-${process.pid}`);
+  const retired = join(dirname(out), `.dist-old-${process.pid}`);
   rmSync(fresh, { recursive: true, force: true });
-  console.error(`build failed: ${OUT}/ is left as it was`);
-  process.exit(1);
+  try {
+    execFileSync(process.execPath, [tsc, '-p', project, '--outDir', fresh], { stdio: 'inherit' });
+  } catch {
+    rmSync(fresh, { recursive: true, force: true });
+    console.error(`build failed: ${out} is left as it was`);
+    process.exit(1);
+  }
+  after(fresh);
+  // Two renames: the window without a dist/ lasts as long as one rename; the old tree goes after.
+  if (existsSync(out)) renameSync(out, retired);
+  renameSync(fresh, out);
+  rmSync(retired, { recursive: true, force: true });
 }
-chmodSync(`${fresh}/cli/main.js`, 0o755);
-// Two renames: the window without a dist/ lasts as long as one rename; the old tree goes after.
-if (existsSync(OUT)) renameSync(OUT, retired);
-renameSync(fresh, OUT);
-rmSync(retired, { recursive: true, force: true });
+
+build(join(ROOT, 'packages/client/tsconfig.build.json'), join(ROOT, 'packages/client/dist'));
+if (process.argv[2] !== 'client') {
+  build(join(ROOT, 'tsconfig.build.json'), join(ROOT, 'dist'), (fresh) => chmodSync(join(fresh, 'cli/main.js'), 0o755));
+}

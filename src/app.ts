@@ -6,31 +6,28 @@ import type { Tracing } from './observability/tracing.js';
 import type { Audit } from './observability/audit.js';
 import type { Relay } from './relay/relay.js';
 import type { Cipher, Stores } from './store/types.js';
-import type { TokenBroker } from './tokens/token-broker.js';
-import { sessionEndsOver } from './tokens/session-ends.js';
+import type { SessionLifecycle } from './sessions/lifecycle.js';
 import type { SessionSecrets } from './admin/session-secrets.js';
 import { adminRoutes, type AdminRoutesDeps } from './http/routes/admin-routes.js';
 import { createApiLane } from './http/routes/api-lane.js';
 import type { UserQuota } from './quota/user-quota.js';
 import { authRoutes } from './http/routes/auth-routes.js';
-import { createGuessLimiter, type GuessLimits } from './http/routes/guess-limiter.js';
-import { createLoginBudget } from './http/routes/login-budget.js';
-import { sessionCap } from './http/routes/session-cap.js';
-import { sessionEnding } from './http/routes/session-end.js';
+import { createGuessLimiter, type GuessLimits } from './http/limits/guess-limiter.js';
+import { createLoginBudget } from './http/limits/login-budget.js';
 import { addressKeyer } from './http/pipeline/address-key.js';
-import { credentialIds } from './store/credential-id.js';
+import { credentialIds } from './crypto/credential-id.js';
 import { errorHandler, notFoundHandler } from './http/pipeline/error-handler.js';
 import { opsRoutes, type ReadinessCheck } from './http/routes/ops-routes.js';
 import { openapiRoute } from './http/routes/openapi-route.js';
 import { createPipeline } from './http/pipeline/pipeline.js';
-import { applyRouting } from './http/routes/routing.js';
+import { applyRouting } from './http/route-helpers/routing.js';
 import { frontDoor, type FrontDoor } from './http/server/front-door.js';
-import { sessionGate } from './http/session/require-session.js';
-import { describePrincipal } from './http/session/principal.js';
+import { sessionGate } from './http/session/session-gate.js';
+import { sessionConcurrency } from './http/limits/session-concurrency.js';
+import { describePrincipal, type DescribePrincipal } from './http/session/principal.js';
 import { logIds } from './observability/log-ids.js';
-import { sessionConcurrency } from './http/routes/session-concurrency.js';
 import { sessionLookup } from './http/session/session-lookup.js';
-import { logoutClearsCookie } from './http/routes/logout-clears-cookie.js';
+import { logoutClearsCookie } from './http/route-helpers/logout-clears-cookie.js';
 import { BACKCHANNEL_LOGOUT_PATH, oidcRoutes, type OidcRoutesDeps } from './http/routes/oidc-routes.js';
 
 export interface AppSettings {
@@ -54,8 +51,6 @@ export interface AppSettings {
   clientIpv6Prefix: number;
   /** Logins per address and per credential per window (the guess limits' window), successful ones included. */
   loginBudget: { perAddress: number; perCredential: number };
-  /** Live sessions per credential; a login beyond ends the credential's oldest. */
-  sessionsPerCredential: number;
   /** Access lines name users by a keyed hash instead of by name (LOG_USER_NAMES=hashed). */
   hashUserNames?: boolean;
   /** Folder of the demo page; null serves none. */
@@ -70,7 +65,10 @@ export interface AppDeps {
   metrics: Metrics;
   stores: Stores;
   cipher: Cipher;
-  broker: TokenBroker;
+  /** Secret and password logins check their credential with it (a token mint). */
+  broker: import('./tokens/token-broker.js').TokenBroker;
+  /** How sessions start and end (src/sessions/), built by the composition root. */
+  lifecycle: SessionLifecycle;
   relay: Relay;
   readinessChecks: ReadinessCheck[];
   isDraining: () => boolean;
@@ -81,12 +79,14 @@ export interface AppDeps {
   admin?: AdminRoutesDeps;
   /** The audit trail (observability/audit.ts); absent means events are dropped. */
   audit?: Audit;
+  /** How access lines and audit events name a session (service.ts shares its own); absent: made here. */
+  describe?: DescribePrincipal;
   /** OpenTelemetry (OTEL_*): a span per request; absent means tracing is off. */
   tracing?: Tracing;
   /** QUOTA_*: per-principal quotas on relayed requests across instances; absent when none is set. */
   quota?: UserQuota;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
-  oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'broker' | 'postLoginPath'>;
+  oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'postLoginPath'>;
 }
 
 export const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
@@ -105,9 +105,11 @@ export function createApp(deps: AppDeps): FrontDoor {
     now,
   };
   // One describer for access lines and audit events alike: the same session hash in both.
-  const describe = describePrincipal(logIds(settings.sessionSecrets[0] ?? ''), {
-    hashUserNames: settings.hashUserNames === true,
-  });
+  const describe =
+    deps.describe ??
+    describePrincipal(logIds(settings.sessionSecrets[0] ?? ''), {
+      hashUserNames: settings.hashUserNames === true,
+    });
   const audit = deps.audit;
   const audited = audit && { audit, describe };
   const pipeline = createPipeline({
@@ -152,49 +154,22 @@ export function createApp(deps: AppDeps): FrontDoor {
     ...(audit && { audit }),
   });
   const credentialIdsOf = credentialIds(settings.sessionSecrets[0] ?? '');
-  const sessionEnds = sessionEndsOver(stores.sessionEnds);
-  const ending = sessionEnding({
-    broker: deps.broker,
-    tokens: stores.tokens,
-    tombstones: stores.tombstones,
-    sessionStore: stores.sessionStore,
-    credentialSessions: stores.credentialSessions,
-    cipher: deps.cipher,
-    logger,
-    absoluteTimeoutSec: settings.absoluteTimeoutSec,
-    sessionEnds,
-    now,
-    ...(deps.passwords && { passwords: deps.passwords }),
-    ...(deps.oidc && { oidc: deps.oidc.sessions }),
-    ...audited,
-  });
-  const cap = sessionCap({
-    sessions: stores.credentialSessions,
-    cap: settings.sessionsPerCredential,
-    ttlMs: settings.absoluteTimeoutSec * 1000,
-    remainingMs: stores.sessionRemainingMs,
-    evict: ending.evict,
-    metrics,
-    logger,
-  });
   const auth = authRoutes({
     ...sessionDeps,
     broker: deps.broker,
     tokens: stores.tokens,
     guesses,
     budget,
-    cap,
     credentialIds: credentialIdsOf,
-    ending,
+    lifecycle: deps.lifecycle,
     logger,
     metrics,
     cookieName: settings.cookieName,
     cookieSecure: settings.cookieSecure,
     loopbackIsSecure: settings.loopbackIsSecure === true,
     idleTimeoutSec: settings.idleTimeoutSec,
-    sessionEnds,
     ...(deps.passwords && { passwords: deps.passwords }),
-    ...(deps.oidc && { oidc: deps.oidc.sessions }),
+    oidc: deps.oidc !== undefined,
     ...audited,
   });
   app.use('/auth', auth);
@@ -203,19 +178,14 @@ export function createApp(deps: AppDeps): FrontDoor {
       '/auth',
       oidcRoutes({
         ...deps.oidc,
-        cipher: deps.cipher,
+        lifecycle: deps.lifecycle,
         logger,
         metrics,
         cookieName: settings.cookieName,
         cookieSecure: settings.cookieSecure,
         loopbackIsSecure: settings.loopbackIsSecure === true,
-        absoluteTimeoutSec: settings.absoluteTimeoutSec,
-        idleTimeoutSec: settings.idleTimeoutSec,
-        sessionEnds,
         now,
-        endCurrent: ending.end,
         budget,
-        cap,
         credentialIds: credentialIdsOf,
         ...audited,
       }),
@@ -232,12 +202,11 @@ export function createApp(deps: AppDeps): FrontDoor {
 
   const lane = createApiLane({
     logger,
-    broker: deps.broker,
+    lifecycle: deps.lifecycle,
     relay: deps.relay,
     concurrency: sessionConcurrency(settings.relaySessionConcurrency, 'session', metrics, audit),
     credentialConcurrency: sessionConcurrency(settings.relayCredentialConcurrency, 'credential', metrics, audit),
     credentialIds: credentialIdsOf,
-    ...(deps.oidc && { oidcBroker: deps.oidc.broker }),
     ...audited,
     ...(deps.quota && { quota: deps.quota }),
   });

@@ -34,12 +34,13 @@ import { otlpUrl, ratio, TRACE_SAMPLERS, tracingFrom } from './config/tracing.js
 import type { TracingSettings } from './observability/tracing.js';
 import { policyFile, quotaFrom, quotaRules, type QuotaConfig } from './config/quota.js';
 import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
+import { relayAllowSpec } from './config/relay-allow.js';
 
 export type { EncryptionKey, HostPort, KeyIssue, OidcConfig, QuotaConfig, RedisConfig, TrustProxy };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** Every key the service reads, with its parser and default (DESIGN §2; documented in .env.example). */
+/** Every key the service reads, with its parser and default (documented in .env.example and docs/configuration.md). */
 const FIELDS = {
   NODE_ENV: withDefault(nodeEnv, 'development'),
   PORT: withDefault(integer(0, 65535), 8080),
@@ -71,7 +72,7 @@ const FIELDS = {
   COOKIE_NAME: optional(cookieName),
   ALLOWED_ORIGINS: withDefault(list(origin), []),
   CSRF_HEADER: withDefault(headerName, 'x-requested-with'),
-  RELAY_ALLOW: optional(text),
+  RELAY_ALLOW: optional(relayAllowSpec),
   UPSTREAM_TIMEOUT_MS: withDefault(integer(1), 30_000),
   MAX_BODY_BYTES: withDefault(integer(1), 1_048_576),
   UPSTREAM_CONNECTIONS: withDefault(integer(1, 65_535), 128),
@@ -183,7 +184,7 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   /** Every IPv6 client address of one prefix of this length counts as one address for per-address limits. */
   readonly clientIpv6Prefix: number;
-  /** Raw RELAY_ALLOW; the relay parses it. Undefined when unset. */
+  /** RELAY_ALLOW as written, checked by the loader (config/relay-allow.ts); the relay parses it. Undefined when unset. */
   readonly relayAllow?: string;
   /** From a relayed request's arrival to the answer's headers, queue wait included. */
   readonly upstreamTimeoutMs: number;

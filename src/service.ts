@@ -13,30 +13,27 @@ import type { Logger } from './observability/logger.js';
 import type { Tracing } from './observability/tracing.js';
 import { silentAudit, type Audit } from './observability/audit.js';
 import { logIds } from './observability/log-ids.js';
+import { describePrincipal } from './http/session/principal.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { DEFAULT_RELAY_ALLOW, parseRelayAllow } from './relay/allowlist.js';
 import { createRelay } from './relay/relay.js';
 import { reachable } from './relay/upstream-reachable.js';
-import { createCipher } from './store/crypto.js';
-import { createMemoryStores, createRedisStores } from './store/create-stores.js';
-import { DEFAULT_SESSION_HOT_PATH } from './store/session-hot-path.js';
-import { createRedisClient } from './store/redis.js';
-import { connectOrGoOn } from './store/redis-startup.js';
-import { createMemorySecretDrops } from './store/memory-secret-drops.js';
-import { createRedisSecretDrops } from './store/redis-secret-drops.js';
-import type { SecretDropStore } from './store/secret-drops.js';
-import { createGuard } from './store/store-error.js';
+import { createCipher } from './crypto/crypto.js';
+import { createStores } from './store/create-stores.js';
 import type { Stores } from './store/types.js';
-import { createTokenApi } from './tigergraph/restpp-client.js';
+import { createTokenApi } from '@tigergraph-bff/client';
 import { trustAlso } from './tls-trust.js';
 import { createSessionEndSweeper, tokenStateGraceMs, type SessionEndSweeper } from './tokens/session-end-sweeper.js';
 import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from './tokens/token-broker.js';
-import { createMemoryOidcStores, createRedisOidcStores, type OidcStores } from './store/oidc-stores.js';
 import type { OidcParts } from './oidc/oidc-parts.js';
 import { policyLimits } from './quota/quota-policy.js';
 import { createQuotaMetrics } from './quota/quota-metrics.js';
 import { createUserQuota, type UserQuota } from './quota/user-quota.js';
-import type { RedisClient } from './store/redis.js';
+import { createSessionLifecycle } from './sessions/lifecycle.js';
+import { oidcStrategy } from './sessions/kinds/oidc.js';
+import { passwordStrategy } from './sessions/kinds/password.js';
+import { secretStrategy } from './sessions/kinds/secret.js';
+import { sessionEndsOver } from './tokens/session-ends.js';
 
 /** The data-server and admin-server addresses the service talks to (the simulator's when it runs in-process). */
 export interface Upstream {
@@ -87,6 +84,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const metrics = options.metrics ?? createMetrics();
   const audit = options.audit ?? silentAudit();
   const sessionIds = logIds(config.session.secrets[0] ?? '');
+  // How access lines and audit events name a session and its user: one describer, the same hashes in both.
+  const describe = describePrincipal(sessionIds, { hashUserNames: config.logUserNames === 'hashed' });
   const now = options.now ?? Date.now;
   const cipher = createCipher([...config.session.encryptionKeys]);
 
@@ -96,34 +95,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     : undefined;
 
   const instanceId = options.instanceId ?? randomUUID();
-  let stores: Stores;
-  let drops: SecretDropStore;
-  let oidcStores: OidcStores;
-  let closeOidcStores = (): void => undefined;
-  let redisClient: RedisClient | undefined;
-  if (config.redis.mode === 'memory') {
-    stores = createMemoryStores({ cipher, sessionFallbackTtlSeconds: config.session.idleTimeoutSeconds });
-    drops = createMemorySecretDrops();
-    const memory = createMemoryOidcStores();
-    oidcStores = memory;
-    closeOidcStores = () => memory.close();
-  } else {
-    const redis = createRedisClient(config.redis, { logger });
-    // A Redis that is down at start-up is not fatal: the client keeps reconnecting and /readyz says so.
-    await connectOrGoOn(redis, logger);
-    redisClient = redis;
-    stores = createRedisStores({
-      redis,
-      prefix: config.redis.prefix,
-      cipher,
-      metrics,
-      logger,
-      sessionFallbackTtlSeconds: config.session.idleTimeoutSeconds,
-      sessionHotPath: DEFAULT_SESSION_HOT_PATH,
-    });
-    drops = createRedisSecretDrops({ redis, prefix: config.redis.prefix, guard: createGuard(metrics) });
-    oidcStores = createRedisOidcStores({ redis, prefix: config.redis.prefix, guard: createGuard(metrics) });
-  }
+  const stores = await createStores(
+    { redis: config.redis, idleTimeoutSeconds: config.session.idleTimeoutSeconds },
+    { cipher, metrics, logger },
+  );
 
   const tls = config.tigergraph.ca ? trustAlso(config.tigergraph.ca) : undefined;
   const restppOrigin = new URL(upstream.restppUrl).origin;
@@ -172,7 +147,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         settings: config.oidc,
         allowHttp: !config.production,
         stores,
-        oidcStores,
         cipher,
         logger,
         metrics,
@@ -183,20 +157,48 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         stateGraceMs: tokenStateGraceMs(config.tigergraph.sweepIntervalMs),
       })
     : undefined;
+  const adminParts = createAdminParts({
+    config,
+    upstream,
+    drops: stores.secretDrops,
+    leases: stores.leases,
+    cipher,
+    dispatcher: tokenAgent,
+    now,
+    instanceId,
+    logger,
+    audit,
+    ...(options.secretSweep && { sweep: options.secretSweep }),
+  });
+
+  // How every session starts and ends; one strategy per login kind (src/sessions/kinds/).
+  const lifecycle = createSessionLifecycle({
+    tokens: stores.tokens,
+    tombstones: stores.tombstones,
+    sessionStore: stores.sessionStore,
+    credentialSessions: stores.credentialSessions,
+    sessionRemainingMs: stores.sessionRemainingMs,
+    sessionEnds: sessionEndsOver(stores.sessionEnds),
+    strategies: {
+      secret: secretStrategy({ broker, tokens: stores.tokens, logger }),
+      password: passwordStrategy({ broker, tokens: stores.tokens, logger, passwords: adminParts.passwords }),
+      oidc: oidcStrategy({ sessions: oidc?.routes.sessions, tokens: stores.tokens, cipher, logger }),
+    },
+    cipher,
+    sessionsPerCredential: config.sessionsPerCredential,
+    idleTimeoutSec: config.session.idleTimeoutSeconds,
+    absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,
+    now,
+    metrics,
+    logger,
+    audit: { audit, describe, sessionHash: (sid) => sessionIds('session', sid) },
+  });
   const sweepMs = config.tigergraph.sweepIntervalMs;
   const tokenSweeper = createSessionEndSweeper({
     queue: stores.sessionEnds,
     sessionRemainingMs: stores.sessionRemainingMs,
     // An OIDC session's secret is an IdP refresh token: it goes to the IdP, never to TigerGraph.
-    revoke: (sid, secret, kind) => {
-      // Sessions the sweeper finishes ended without a logout: idle or absolute timeout, or an IdP refusal.
-      audit.emit({ event: 'session.ended', reason: 'expired', session: sessionIds('session', sid) });
-      return kind === 'oidc'
-        ? oidc
-          ? oidc.routes.sessions.revokeEnded(sid, secret)
-          : Promise.resolve(false)
-        : broker.revoke(sid, secret, { keepOnFailure: true });
-    },
+    revoke: (end, credential) => lifecycle.sweep(end, credential),
     cipher,
     leases: stores.leases,
     intervalMs: sweepMs,
@@ -227,7 +229,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const quota: UserQuota | undefined = policyLimits(config.quota)
     ? createUserQuota({
         policy: config.quota,
-        ...(redisClient && { redis: redisClient }),
+        ...(stores.redis && { redis: stores.redis }),
         prefix: config.redis.prefix,
         mount: '/api',
         instanceId,
@@ -236,20 +238,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         now,
       })
     : undefined;
-
-  const adminParts = createAdminParts({
-    config,
-    upstream,
-    drops,
-    leases: stores.leases,
-    cipher,
-    dispatcher: tokenAgent,
-    now,
-    instanceId,
-    logger,
-    audit,
-    ...(options.secretSweep && { sweep: options.secretSweep }),
-  });
 
   let draining = false;
   const app = createApp({
@@ -274,7 +262,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       relayCredentialConcurrency: config.relayCredentialConcurrency,
       clientIpv6Prefix: config.clientIpv6Prefix,
       loginBudget: config.loginBudget,
-      sessionsPerCredential: config.sessionsPerCredential,
       openapiFile: openapiFileFor(config.openapiRoute),
       hashUserNames: config.logUserNames === 'hashed',
     },
@@ -283,6 +270,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     stores,
     cipher,
     broker,
+    lifecycle,
     relay,
     readinessChecks: [
       { name: 'store', check: () => stores.ping() },
@@ -297,6 +285,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(oidc && { oidc: oidc.routes }),
     ...(tracing && { tracing }),
     audit,
+    describe,
     ...(quota && { quota }),
   });
 
@@ -313,7 +302,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     },
     async close() {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
-      closeOidcStores();
       quota?.close();
       await Promise.allSettled([stores.close(), pool.close(), probePool.close(), tokenAgent.close(), api.close()]);
       // Last: the spans of the requests that just finished are flushed to the collector.

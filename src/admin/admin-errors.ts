@@ -1,6 +1,6 @@
 import { AppError, isAppError } from '../errors.js';
 import { failureOfKind, upstreamFailure } from '../errors/upstream.js';
-import { TigerGraphError } from '../tigergraph/errors.js';
+import { TigerGraphError } from '@tigergraph-bff/client';
 
 /**
  * Admin-server failures in the service's vocabulary, switching on `kind` only. Messages are public, so
@@ -18,9 +18,9 @@ export function mapAdminError(err: unknown): unknown {
       return new AppError('secret_exists', cause);
     case 'bad_request':
       return new AppError('invalid_request', 'The admin server refused the request', cause);
+    case 'graph_not_found':
+      return new AppError('forbidden', cause);
     default:
       return upstreamFailure(failureOfKind(err.kind) ?? 'protocol', 'admin', err);
   }
 }
-
-export const forbiddenGraph = (): AppError => new AppError('forbidden');

@@ -1,11 +1,9 @@
 import type { Config } from '../config.js';
-import type { AdminRoutesDeps } from '../http/routes/admin-routes.js';
 import type { Logger } from '../observability/logger.js';
 import type { Audit } from '../observability/audit.js';
 import type { SecretDropStore } from '../store/secret-drops.js';
 import type { Cipher, LeaseStore } from '../store/types.js';
-import { createSecretApi } from '../tigergraph/secret-api.js';
-import { wireEraOf } from '../tigergraph/version.js';
+import { createSecretApi, capabilitiesOf, type SecretClient } from '@tigergraph-bff/client';
 import type { Dispatcher } from 'undici';
 import { createSecretDropper } from './secret-dropper.js';
 import { createSecretSweeper, type SecretSweeper } from './secret-sweeper.js';
@@ -18,9 +16,16 @@ export interface SweepOptions {
   claimMs?: number;
 }
 
+/** The admin server as the /admin routes use it (http/routes/admin-routes.ts). */
+export interface AdminSurface {
+  secrets: SecretClient;
+  /** 3.x secrets belong to a graph, so every call there must name one. */
+  graphRequired: boolean;
+}
+
 export interface AdminParts {
   passwords?: SessionSecrets;
-  admin?: AdminRoutesDeps;
+  admin?: AdminSurface;
   sweeper?: SecretSweeper;
 }
 
@@ -53,7 +58,8 @@ export function createAdminParts(deps: AdminPartsDeps): AdminParts {
     dispatcher: deps.dispatcher,
     timeoutMs: Math.min(config.upstreamTimeoutMs, 10_000),
   });
-  const graphRequired = wireEraOf(upstream.version) !== 'jwt';
+  // Secrets belong to a graph before 4.1, so a password login must name one there.
+  const graphRequired = capabilitiesOf(upstream.version).secretsApi === 'gsql';
   const parts: AdminParts = config.adminRoutes
     ? { admin: { secrets, graphRequired, ...(deps.audit && { audit: deps.audit }) } }
     : {};

@@ -1,8 +1,7 @@
-import { sealedAs } from '../store/crypto.js';
+import { sealedAs } from '../crypto/crypto.js';
 import type { Cipher } from '../store/types.js';
 import type { SecretDrop } from '../store/secret-drops.js';
-import { TigerGraphError } from '../tigergraph/errors.js';
-import type { SecretApi } from '../tigergraph/types.js';
+import { TigerGraphError, type SecretApi } from '@tigergraph-bff/client';
 
 /**
  * - dropped: the admin server dropped it now.

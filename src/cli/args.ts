@@ -6,7 +6,9 @@ import { commandHelp, groupHelp, topHelp } from './help.js';
 export type OptionValues = Record<string, string | boolean | undefined>;
 
 export type CommandLine =
-  { kind: 'help'; text: string } | { kind: 'run'; spec: CommandSpec; values: OptionValues; positionals: string[] };
+  | { kind: 'help'; text: string }
+  | { kind: 'version' }
+  | { kind: 'run'; spec: CommandSpec; values: OptionValues; positionals: string[] };
 
 const isHelp = (arg: string | undefined): boolean => arg === '--help' || arg === '-h' || arg === 'help';
 
@@ -15,6 +17,8 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   const [first, second] = argv;
   if (first === undefined) throw usageError(`a command is required\n\n${topHelp()}`);
   if (isHelp(first)) return { kind: 'help', text: topHelp() };
+  // Only in first place: after a command, --version is TigerGraph's version (`tgbff sim --version 4.1.0`).
+  if (first === '--version' || first === '-V') return { kind: 'version' };
 
   if ((GROUPS as readonly string[]).includes(first)) {
     if (isHelp(second)) return { kind: 'help', text: groupHelp(first) };

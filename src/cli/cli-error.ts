@@ -15,6 +15,8 @@ export const ExitCode = {
   authDisabled: 5,
   /** The server did not answer: refused, unresolvable, or too slow. */
   unreachable: 6,
+  /** The graph named (--graph / TG_GRAPH) does not exist, or the user may not use it. */
+  graphNotFound: 7,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AdminCredentials } from '../tigergraph/types.js';
+import type { AdminCredentials } from '@tigergraph-bff/client';
 import { CliError, ExitCode } from './cli-error.js';
 import type { LoadedConfig, TgbffConfig } from './config-file.js';
 import { findNetrcEntry, parseNetrc } from './netrc.js';
@@ -113,12 +113,17 @@ export async function resolveCredentials(inputs: CredentialInputs): Promise<Reso
   const found = (await fromNetrc(inputs, skipped)) ?? fromConfig(inputs, skipped) ?? (await fromPrompt(inputs));
   if (found) return { ...found, skipped };
 
-  const hints = [
-    password && inputs.user === undefined ? 'TG_PASSWORD is set but needs --user' : '--user NAME with TG_PASSWORD',
+  const ways = [
+    '--user NAME with TG_PASSWORD',
     `a netrc entry for machine ${inputs.host}`,
     `a config file (mode 600) for ${inputs.host}`,
-    'or run in a terminal to be asked',
+    'a terminal, to be asked',
   ];
+  // The half-given way first, as its own sentence: it is almost always the one the user meant.
+  const half = password && inputs.user === undefined ? 'TG_PASSWORD is set, but it needs --user NAME. ' : '';
   const passed = skipped.length > 0 ? `; not used for ${new URL(inputs.server).origin}: ${skipped.join('; ')}` : '';
-  throw setupError('no_credentials', `no admin credentials found; use ${hints.join(', ')}${passed}`);
+  throw setupError(
+    'no_credentials',
+    `no admin credentials found. ${half}Give them one of these ways: ${ways.join(', ')}${passed}`,
+  );
 }

@@ -1,4 +1,4 @@
-import { maskSecret, TigerGraphError } from '../tigergraph/errors.js';
+import { maskSecret, TigerGraphError } from '@tigergraph-bff/client';
 import { CliError, ExitCode } from './cli-error.js';
 
 /** What the failed call was, so the message can say which server, whose credentials and what to try. */
@@ -70,6 +70,15 @@ export function explain(err: unknown, where: Situation): CliError {
     }
     case 'secret_not_found':
       return make(ExitCode.notFound, 'not_found', err.message);
+    case 'graph_not_found': {
+      const graph = where.server === 'admin' ? where.graph : undefined;
+      const who = where.server === 'admin' ? `user '${where.user}'` : 'this secret';
+      return make(
+        ExitCode.graphNotFound,
+        'graph_not_found',
+        `graph '${graph ?? '?'}' does not exist on ${server}, or ${who} may not use it: check --graph / TG_GRAPH`,
+      );
+    }
     case 'secret_exists':
       return make(
         ExitCode.other,

@@ -3,7 +3,8 @@ import { COMMANDS, type CommandSpec } from './command-specs.js';
 
 const EXIT_CODES =
   'Exit codes: 0 ok, 1 other failure, 2 usage or local setup, 3 bad credentials, 4 not found (--strict),\n' +
-  '5 authentication disabled on the data server, 6 server unreachable or timed out.';
+  '5 authentication disabled on the data server, 6 server unreachable or timed out,\n' +
+  '7 the graph does not exist (or the user may not use it).';
 
 const CREDENTIALS =
   'Admin credentials, first found wins: --user with TG_PASSWORD; a netrc file (NETRC or ~/.netrc,\n' +
@@ -24,7 +25,7 @@ export function topHelp(): string {
     'Commands:',
     commandList(COMMANDS),
     '',
-    "Run 'tgbff <command> --help' for a command's options.",
+    "Run 'tgbff <command> --help' for a command's options; 'tgbff --version' (or -V) prints the release.",
     '',
     CREDENTIALS,
     '',

@@ -1,4 +1,4 @@
-import { redact } from '../tigergraph/redact.js';
+import { redact } from '@tigergraph-bff/client';
 import type { CliError } from './cli-error.js';
 
 export interface Output {

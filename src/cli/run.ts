@@ -7,6 +7,7 @@ import { deleteToken, getToken, refreshToken } from './commands/token.js';
 import type { CommandContext, CommandRunner } from './context.js';
 import { withEnvFile } from './dotenv-option.js';
 import { createOutput } from './output.js';
+import { packageVersion } from '../observability/version.js';
 import { terminalPrompter, type TerminalInput } from './prompt.js';
 
 const RUNNERS: Record<string, CommandRunner> = {
@@ -41,6 +42,10 @@ export async function runCli(proc: CliProcess): Promise<number> {
     const line = parseCommandLine(proc.argv);
     if (line.kind === 'help') {
       proc.stdout.write(`${line.text}\n`);
+      return ExitCode.ok;
+    }
+    if (line.kind === 'version') {
+      proc.stdout.write(json ? `${JSON.stringify({ version: packageVersion() })}\n` : `tgbff ${packageVersion()}\n`);
       return ExitCode.ok;
     }
     const envFile = typeof line.values.dotenv === 'string' ? line.values.dotenv : undefined;

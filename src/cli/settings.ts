@@ -1,7 +1,7 @@
 import { positiveInt, type OptionValues } from './args.js';
 import { usageError } from './cli-error.js';
 import type { TgbffConfig } from './config-file.js';
-import { isName } from '../tigergraph/names.js';
+import { capabilitiesOf, isName } from '@tigergraph-bff/client';
 
 export interface ConnectionSettings {
   gsqlUrl: string;
@@ -39,12 +39,6 @@ const trimSlash = (u: string): string => u.replace(/\/+$/, '');
 /** netrc and config files name IPv6 hosts without brackets; URL keeps them. */
 export const bareHost = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '');
 
-/** 4.1+ serves the data API under the admin port's /restpp prefix; port 9000 is gone. */
-function isRestppUnderGsql(version: string): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return major > 4 || (major === 4 && minor >= 1);
-}
-
 /** The first value set, and a name for where it came from. */
 function pick(candidates: ReadonlyArray<readonly [string | undefined, string]>): { value: string; from: string } {
   for (const [value, from] of candidates) if (value !== undefined) return { value, from };
@@ -53,9 +47,17 @@ function pick(candidates: ReadonlyArray<readonly [string | undefined, string]>):
 
 /** Flags win over env, env over the config file, the config file over defaults. */
 export function resolveSettings(values: OptionValues, env: Env, config: TgbffConfig | undefined): ConnectionSettings {
-  const version = str(values.version) ?? env.TG_VERSION ?? config?.version ?? DEFAULT_VERSION;
-  if (!/^\d+\.\d+(\.\d+)?$/.test(version)) throw usageError(`version must look like 3.9.3, got '${version}'`);
+  const { value: version, from: versionFrom } = pick([
+    [str(values.version), '--version'],
+    [env.TG_VERSION, 'TG_VERSION'],
+    [config?.version, 'the config file\'s "version"'],
+    [DEFAULT_VERSION, 'default'],
+  ]);
+  if (!/^\d+\.\d+(\.\d+)?$/.test(version))
+    throw usageError(`${versionFrom} must be a TigerGraph version like 3.9.3 or 4.1.0, got '${version}'`);
 
+  // 4.1+ serves the data API under the admin port's /restpp prefix; port 9000 is gone.
+  const { restppUnderAdmin } = capabilitiesOf(version);
   const host = config?.host ?? DEFAULT_HOST;
   const gsqlRaw = pick([
     [str(values['gsql-url']), '--gsql-url'],
@@ -67,18 +69,14 @@ export function resolveSettings(values: OptionValues, env: Env, config: TgbffCon
     gsqlRaw.value,
     gsqlRaw.from === '--gsql-url' || gsqlRaw.from === 'TG_GSQL_URL' ? gsqlRaw.from : 'gsqlUrl',
   );
-  const restppDefault = isRestppUnderGsql(version) ? `${trimSlash(gsql.href)}/restpp` : `http://${host}:9000`;
+  const restppDefault = restppUnderAdmin ? `${trimSlash(gsql.href)}/restpp` : `http://${host}:9000`;
   const restppRaw = pick([
     [str(values['restpp-url']), '--restpp-url'],
     [env.TG_RESTPP_URL, 'TG_RESTPP_URL'],
     [config?.restppUrl, 'config file'],
     [
       restppDefault,
-      isRestppUnderGsql(version)
-        ? 'admin server URL + /restpp'
-        : config?.host === undefined
-          ? 'default'
-          : 'config file host',
+      restppUnderAdmin ? 'admin server URL + /restpp' : config?.host === undefined ? 'default' : 'config file host',
     ],
   ]);
   checkedUrl(
@@ -89,8 +87,12 @@ export function resolveSettings(values: OptionValues, env: Env, config: TgbffCon
   const timeoutFlag = str(values['timeout-ms']);
   const timeoutMs =
     positiveInt(timeoutFlag ?? env.TG_TIMEOUT_MS, timeoutFlag ? '--timeout-ms' : 'TG_TIMEOUT_MS') ?? 10_000;
-  const graph = str(values.graph) ?? env.TG_GRAPH ?? 'social';
-  if (!isName(graph)) throw usageError(`graph must be a plain name, got '${graph}'`);
+  const { value: graph, from: graphFrom } = pick([
+    [str(values.graph), '--graph'],
+    [env.TG_GRAPH, 'TG_GRAPH'],
+    ['social', 'default'],
+  ]);
+  if (!isName(graph)) throw usageError(`${graphFrom} must be a plain name, got '${graph}'`);
 
   return {
     gsqlUrl: trimSlash(gsqlRaw.value),

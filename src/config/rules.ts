@@ -1,6 +1,7 @@
 import type { KeyIssue } from './fields.js';
 import { bytesOf, charsOf, weakness } from './key-strength.js';
-import type { EncryptionKey } from '../store/crypto.js';
+import type { EncryptionKey } from '../crypto/crypto.js';
+import { capabilitiesOf } from '@tigergraph-bff/client';
 
 /** The parsed env values rules look at (a subset of the schema's output). */
 export interface RuleValues {
@@ -39,11 +40,6 @@ export interface Rule {
   keys: readonly (keyof RuleValues)[];
   check(v: RuleValues): KeyIssue[];
 }
-
-const atLeast41 = (version: string) => {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return major > 4 || (major === 4 && minor >= 1);
-};
 
 function inProduction(keys: (keyof RuleValues)[], check: Rule['check']): Rule {
   return { keys: ['NODE_ENV', ...keys], check: (v) => (v.NODE_ENV === 'production' ? check(v) : []) };
@@ -101,7 +97,9 @@ export const RULES: readonly Rule[] = [
     keys: ['TG_VERSION', 'TG_RESTPP_URL', 'TG_GSQL_URL'],
     check: (v) =>
       when(
-        atLeast41(v.TG_VERSION) && v.TG_RESTPP_URL !== undefined && v.TG_GSQL_URL === undefined,
+        capabilitiesOf(v.TG_VERSION).tokenEndpoint === 'gsql' &&
+          v.TG_RESTPP_URL !== undefined &&
+          v.TG_GSQL_URL === undefined,
         'TG_GSQL_URL',
         'is required with TG_RESTPP_URL when TG_VERSION is 4.1 or later',
       ),

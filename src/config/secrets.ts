@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { parseEncryptionKeys, type EncryptionKey } from '../store/crypto.js';
+import { parseEncryptionKeys, type EncryptionKey } from '../crypto/crypto.js';
 import { Invalid, list } from './fields.js';
 
 export type { EncryptionKey };

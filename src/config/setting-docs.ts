@@ -34,7 +34,7 @@ export const SETTING_SECTIONS: Readonly<Record<SectionId, SettingSection>> = {
   quotas: {
     title: 'Quotas and query guardrails',
     intro:
-      'per principal (secret, TigerGraph user or IdP subject) across every instance; quotas are off by default, see README "Quotas and query guardrails"',
+      'per principal (secret, TigerGraph user or IdP subject) across every instance; quotas are off by default, see docs/quotas.md',
   },
   redis: {
     title: 'Redis',
@@ -151,7 +151,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   QUOTA_POLICY_FILE: {
     section: 'quotas',
-    doc: 'YAML or JSON file of per-graph and per-query overrides, read once at start-up: {rules: [{name, graph, query?, rate?, window?, burst?, burstWindow?, concurrency?}]}; see README "Quotas and query guardrails".',
+    doc: 'YAML or JSON file of per-graph and per-query overrides, read once at start-up: {rules: [{name, graph, query?, rate?, window?, burst?, burstWindow?, concurrency?}]}; see docs/quotas.md.',
     defaultText: 'none',
   },
   QUERY_TIMEOUT_MAX_MS: {
@@ -165,7 +165,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   RELAY_MAX_RESPONSE_BYTES: {
     section: 'quotas',
-    doc: 'Largest relayed answer in bytes, and the most (and default) RESPONSE-LIMIT sent to TigerGraph. A declared longer answer gets 502 response_too_large; a streamed one is cut (README).',
+    doc: 'Largest relayed answer in bytes, and the most (and default) RESPONSE-LIMIT sent to TigerGraph. A declared longer answer gets 502 response_too_large; a streamed one is cut (docs/quotas.md).',
     defaultNote: '(64 MiB)',
   },
   RELAY_FORWARD_HEADERS: {

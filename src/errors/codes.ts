@@ -1,11 +1,12 @@
 /**
  * Every error code the service answers with, its one HTTP status and its public default message. This
- * table is the vocabulary: AppError takes only its keys, docs/openapi.yaml and README's error table are
+ * table is the vocabulary: AppError takes only its keys, docs/openapi.yaml and docs/api.md's error table are
  * tested against it, so a new code is added here first or it does not compile.
  */
 export const ERROR_CODES = {
   invalid_request: { status: 400, message: 'Invalid request' },
   invalid_path: { status: 400, message: 'The relay path is malformed or uses forbidden encodings' },
+  graph_not_found: { status: 400, message: 'That graph does not exist, or this secret is not for it' },
   request_aborted: { status: 400, message: 'Request was aborted' },
   not_authenticated: { status: 401, message: 'Not logged in' },
   invalid_credentials: { status: 401, message: 'The credentials were not accepted' },

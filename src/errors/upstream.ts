@@ -1,9 +1,8 @@
 import { AppError } from '../errors.js';
-import type { TigerGraphErrorKind } from '../tigergraph/errors.js';
-import type { TransportFailure } from '../tigergraph/transport-failure.js';
+import type { TigerGraphErrorKind, TransportFailure } from '@tigergraph-bff/client';
 import type { ErrorCode } from './codes.js';
 
-/** The one mapping from a failed TigerGraph call to the service's codes (README, DESIGN.md §4). */
+/** The one mapping from a failed TigerGraph call to the service's codes (docs/api.md). */
 export const UPSTREAM_FAILURE_CODES = {
   timeout: 'upstream_timeout',
   unavailable: 'upstream_unavailable',

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { packageVersion } from './version.js';
 
 /** The service's metrics, in their own registry (no global default registry: tests build many apps). */
 export interface Metrics {
@@ -41,6 +42,15 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  // The release answering, as Prometheus' usual build-info gauge: always 1, the version in a label.
+  new Gauge({
+    name: 'tgbff_build_info',
+    help: 'The tgbff release running (value 1)',
+    labelNames: ['version'],
+    registers,
+  })
+    .labels(packageVersion())
+    .set(1);
   return {
     registry,
     tokenCalls: new Counter({

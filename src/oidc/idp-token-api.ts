@@ -1,6 +1,6 @@
 import * as client from 'openid-client';
 import { AppError } from '../errors.js';
-import type { TokenApi } from '../tigergraph/types.js';
+import type { TokenApi } from '@tigergraph-bff/client';
 import type { RenewableGrant } from '../tokens/refresh-policy.js';
 import { idpUnavailable, isIdpOutage, type Idp } from './idp.js';
 import { accessClaims } from './jwt-claims.js';
@@ -9,7 +9,7 @@ import { accessClaims } from './jwt-claims.js';
 const DEFAULT_LIFETIME_SEC = 300;
 
 /**
- * The token broker's upstream for OIDC sessions: the "secret" is the IdP refresh token and a "token" the
+ * The token broker's upstream for OIDC sessions: the credential (TokenApi's `secret` parameter) is the IdP refresh token and a "token" the
  * IdP access token (a JWT TigerGraph verifies). Minting and refreshing are both a refresh_token grant, so
  * the broker's single-flight lease (src/tokens) keeps it to one grant per session across instances. A
  * rotated refresh token comes back as `renewWith` and is kept, sealed, with the token state.
@@ -34,11 +34,11 @@ export function createIdpTokenApi(deps: { idp: Idp; now: () => number }): TokenA
 
   return {
     era: 'jwt',
-    requestToken: (secret) => grant(secret),
-    refreshToken: (secret) => grant(secret),
+    requestToken: (refreshToken) => grant(refreshToken),
+    refreshToken: (refreshToken) => grant(refreshToken),
     // Only the access token: a replaced or superseded access token must not take the refresh token with it.
     // Logout revokes the refresh token itself (oidc-sessions.ts, end and revokeEnded).
-    async deleteToken(_secret, token) {
+    async deleteToken(_refreshToken, token) {
       await revokeAtIdp(idp, token, 'access_token');
     },
   };

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as client from 'openid-client';
 import { AppError } from '../errors.js';
 import { isSameOriginPath } from '../config/same-origin-path.js';
-import { sealedAs } from '../store/crypto.js';
+import { sealedAs } from '../crypto/crypto.js';
 import type { OidcStores } from '../store/oidc-stores.js';
 import type { Cipher } from '../store/types.js';
 import { grantOf } from './idp-token-api.js';

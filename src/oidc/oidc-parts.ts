@@ -1,9 +1,8 @@
 import type { OidcConfig } from '../config/oidc.js';
 import { ssoLogger, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { OidcStores } from '../store/oidc-stores.js';
 import type { Cipher, Stores } from '../store/types.js';
-import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from '../tokens/token-broker.js';
+import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS } from '../tokens/token-broker.js';
 import { createIdp, type Idp } from './idp.js';
 import { createIdpTokenApi } from './idp-token-api.js';
 import { createLoginFlow, type LoginFlow } from './login-flow.js';
@@ -16,7 +15,6 @@ export interface OidcParts {
     flow: LoginFlow;
     sessions: OidcSessions;
     verifyLogoutToken: LogoutTokenVerifier;
-    broker: TokenBroker;
     postLoginPath: string;
   };
 }
@@ -30,7 +28,6 @@ export function createOidcParts(deps: {
   settings: OidcConfig;
   allowHttp: boolean;
   stores: Stores;
-  oidcStores: OidcStores;
   cipher: Cipher;
   logger: Logger;
   metrics: Metrics;
@@ -63,9 +60,7 @@ export function createOidcParts(deps: {
     idp,
     broker,
     tokens: stores.tokens,
-    tombstones: stores.tombstones,
-    sessionStore: stores.sessionStore,
-    stores: deps.oidcStores,
+    stores: stores.oidc,
     cipher,
     absoluteTimeoutSec: deps.absoluteTimeoutSec,
     logger,
@@ -73,10 +68,9 @@ export function createOidcParts(deps: {
   return {
     idp,
     routes: {
-      flow: createLoginFlow({ idp, stores: deps.oidcStores, cipher, now }),
+      flow: createLoginFlow({ idp, stores: stores.oidc, cipher, now }),
       sessions,
-      verifyLogoutToken: createLogoutTokenVerifier({ idp, stores: deps.oidcStores }),
-      broker,
+      verifyLogoutToken: createLogoutTokenVerifier({ idp, stores: stores.oidc }),
       postLoginPath: settings.postLoginPath,
     },
   };

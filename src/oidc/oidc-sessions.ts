@@ -1,32 +1,40 @@
 import * as client from 'openid-client';
 import type { Logger } from '../observability/logger.js';
-import { sealedAs } from '../store/crypto.js';
+import { sealedAs } from '../crypto/crypto.js';
 import type { OidcStores } from '../store/oidc-stores.js';
-import type { SessionStore } from '../store/session-store.js';
-import type { Cipher, TokenStore, TombstoneStore } from '../store/types.js';
+import type { Cipher, TokenStore } from '../store/types.js';
+import type { TokenGrant } from '@tigergraph-bff/client';
 import type { TokenBroker } from '../tokens/token-broker.js';
 import type { Idp } from './idp.js';
 import { revokeAtIdp } from './idp-token-api.js';
 import { indexKeys } from './login-flow.js';
 import type { LogoutSubject } from './logout-token.js';
 
-/** The OIDC part of a stored session (what logout needs of it). */
+/** The OIDC part of a stored session (what its end needs of it). */
 export interface OidcSessionView {
-  secret: string;
-  createdAt: number;
   oidc?: { sub: string; idpSid?: string; idToken?: string };
 }
 
+/** A verified SSO login, as the lifecycle hands it over when the login failed part way. */
+export interface OidcLoginView {
+  refreshToken: string;
+  grant: TokenGrant;
+  sub: string;
+  idpSid?: string;
+}
+
+const codeOf = (err: unknown) => ({ code: (err as { code?: string }).code, name: (err as Error).name });
+
 /**
- * How OIDC sessions end: locally always (tombstone, token state), at the IdP where it offers revocation
- * (access and refresh token), and from the IdP by back-channel logout, on whichever instance it lands.
+ * The IdP's side of OIDC sessions: the back-channel index, revocation of access and refresh tokens where
+ * the IdP offers it, RP-initiated logout, and which sessions a logout token names. When a session starts
+ * and ends, and in which order, is the session lifecycle's (src/sessions/); this is its OIDC strategy's
+ * toolbox (src/sessions/kinds/oidc.ts).
  */
 export function createOidcSessions(deps: {
   idp: Idp;
   broker: TokenBroker;
   tokens: TokenStore;
-  tombstones: TombstoneStore;
-  sessionStore: SessionStore;
   stores: OidcStores;
   cipher: Cipher;
   absoluteTimeoutSec: number;
@@ -37,40 +45,61 @@ export function createOidcSessions(deps: {
   const keysOf = (tg: OidcSessionView) => (tg.oidc ? indexKeys(idp.settings.issuer, tg.oidc.sub, tg.oidc.idpSid) : []);
 
   return {
+    /** The OIDC token broker (IdP access tokens, renewed with the IdP refresh token). */
+    broker: deps.broker,
+
     /** Back-channel index entries for a fresh session (they expire with the longest session). */
     index: (sid: string, tg: OidcSessionView) => deps.stores.sessionIndex.add(keysOf(tg), sid, tombstoneMs),
 
-    /** Logout of this session: nothing here throws for the IdP's sake; the local end always happens. */
-    async end(sid: string, tg: OidcSessionView): Promise<void> {
-      await deps.tombstones.mark(sid, tombstoneMs);
-      const refresh = deps.cipher.decrypt(tg.secret, sealedAs.sessionSecret(sid));
-      const state = await deps.tokens.get(sid).catch(() => null);
-      try {
-        // Revokes the access token (when still live) and deletes the state, under the refresh lease.
-        await deps.broker.revoke(sid, refresh);
-      } catch (err) {
-        logger.warn({ err: { code: (err as { code?: string }).code } }, 'access token revocation at logout failed');
-        await deps.tokens.delete(sid).catch(() => undefined);
-      }
-      await revokeAtIdp(idp, state?.renewWith ?? refresh, 'refresh_token').catch((err: unknown) =>
-        logger.warn(
-          { err: { code: (err as { code?: string }).code, name: (err as Error).name } },
-          'refresh token revocation at logout failed',
-        ),
-      );
-      await deps.stores.sessionIndex.remove(keysOf(tg), sid).catch(() => undefined);
-    },
+    unindex: (sid: string, tg: OidcSessionView) => deps.stores.sessionIndex.remove(keysOf(tg), sid),
 
     /**
-     * The session-end sweeper's part for an OIDC session that ended without a logout (idle or absolute
-     * timeout): revoke its tokens at the IdP and drop the token state. True when something was revoked.
+     * Revokes an ended session's access token and (`atIdp`) its refresh token at the IdP, and drops its token
+     * state. `retry` (the session-end sweeper): an outage rejects, the state stays for the retry, the refresh
+     * token first (the long-lived one). Otherwise (logout): nothing here throws for the IdP's sake.
      */
-    async revokeEnded(sid: string, refresh: string): Promise<boolean> {
-      const state = await deps.tokens.get(sid);
-      // The refresh token first: it is the long-lived one. An outage rejects, and the sweeper retries.
-      const refreshRevoked = await revokeAtIdp(idp, state?.renewWith ?? refresh, 'refresh_token');
-      const accessRevoked = await deps.broker.revoke(sid, refresh, { keepOnFailure: true });
-      return accessRevoked || refreshRevoked;
+    async revoke(sid: string, refreshToken: string, options: { retry: boolean; atIdp: boolean }): Promise<boolean> {
+      if (options.retry) {
+        const state = await deps.tokens.get(sid);
+        const refreshRevoked = options.atIdp
+          ? await revokeAtIdp(idp, state?.renewWith ?? refreshToken, 'refresh_token')
+          : false;
+        const accessRevoked = await deps.broker.revoke(sid, refreshToken, { keepOnFailure: true });
+        return accessRevoked || refreshRevoked;
+      }
+      const state = await deps.tokens.get(sid).catch(() => null);
+      if (!options.atIdp) {
+        await deps.tokens.delete(sid).catch(() => undefined);
+        return false;
+      }
+      let accessRevoked = false;
+      try {
+        // Revokes the access token (when still live) and deletes the state, under the refresh lease.
+        accessRevoked = await deps.broker.revoke(sid, refreshToken);
+      } catch (err) {
+        logger.warn({ err: codeOf(err) }, 'access token revocation at logout failed');
+        await deps.tokens.delete(sid).catch(() => undefined);
+      }
+      await revokeAtIdp(idp, state?.renewWith ?? refreshToken, 'refresh_token').catch((err: unknown) =>
+        logger.warn({ err: codeOf(err) }, 'refresh token revocation at logout failed'),
+      );
+      return accessRevoked;
+    },
+
+    /** A login that failed part way: its access token and refresh token revoked, its index entries gone. */
+    async abandon(sid: string | undefined, login: OidcLoginView): Promise<void> {
+      const results = await Promise.allSettled([
+        deps.broker.discard(login.refreshToken, login.grant),
+        revokeAtIdp(idp, login.refreshToken, 'refresh_token'),
+        sid === undefined
+          ? Promise.resolve()
+          : deps.stores.sessionIndex.remove(
+              keysOf({ oidc: { sub: login.sub, ...(login.idpSid !== undefined && { idpSid: login.idpSid }) } }),
+              sid,
+            ),
+      ]);
+      for (const r of results)
+        if (r.status === 'rejected') logger.warn({ err: codeOf(r.reason) }, 'failed login: an IdP token not revoked');
     },
 
     /**
@@ -100,22 +129,19 @@ export function createOidcSessions(deps: {
       }).href;
     },
 
-    /** Back-channel logout: ends every session of that IdP session or subject; how many it found. */
-    async endFromIdp(subject: LogoutSubject): Promise<number> {
+    /**
+     * Back-channel logout: the sessions a logout token names (its IdP session, or every session of its
+     * subject), each with what removes its index entry once the lifecycle has ended it.
+     */
+    async sessionsOf(subject: LogoutSubject): Promise<Array<{ sid: string; unindex(): Promise<void> }>> {
       const keys = subject.sid
         ? indexKeys(idp.settings.issuer, '', subject.sid).slice(1)
         : indexKeys(idp.settings.issuer, subject.sub ?? '', undefined);
-      let ended = 0;
-      for (const key of keys) {
-        for (const sid of await deps.stores.sessionIndex.members(key)) {
-          await deps.tombstones.mark(sid, tombstoneMs);
-          await deps.sessionStore.destroy(sid);
-          await deps.tokens.delete(sid);
-          await deps.stores.sessionIndex.remove([key], sid);
-          ended++;
-        }
-      }
-      return ended;
+      const found: Array<{ sid: string; unindex(): Promise<void> }> = [];
+      for (const key of keys)
+        for (const sid of await deps.stores.sessionIndex.members(key))
+          found.push({ sid, unindex: () => deps.stores.sessionIndex.remove([key], sid) });
+      return found;
     },
   };
 }

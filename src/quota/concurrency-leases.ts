@@ -1,5 +1,5 @@
-import type { RedisClient } from '../store/redis.js';
-import { redisScript } from '../store/redis-script.js';
+import type { RedisClient } from '../store/redis/client.js';
+import { redisScript } from '../store/redis/script.js';
 
 /** One counter to enter: its Redis key (or memory name) and its cap. */
 export interface LeaseCounter {

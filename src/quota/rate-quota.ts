@@ -5,7 +5,7 @@ import {
   RateLimiterRes,
   type IRateLimiterOptions,
 } from 'rate-limiter-flexible';
-import type { RedisClient } from '../store/redis.js';
+import type { RedisClient } from '../store/redis/client.js';
 import type { QuotaLimits } from './quota-policy.js';
 
 /** The answer of one rate check: allowed, or refused with how long until a request would pass. */

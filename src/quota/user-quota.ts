@@ -1,6 +1,6 @@
 import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import type { RedisClient } from '../store/redis.js';
+import type { RedisClient } from '../store/redis/client.js';
 import {
   createMemoryLeases,
   createRedisLeases,

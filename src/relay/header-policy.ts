@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 
 /**
- * DESIGN §4, both ways. Runs on every relayed request, so lookups are Set/startsWith, never a regex.
+ * Headers cross the relay by allowlist only, both ways (README, "Routes": `ANY /api/<path>`). Runs on every relayed request, so lookups are Set/startsWith, never a regex.
  *
  * Upstream gets only an allowlist of the browser's headers (DEFAULT_FORWARD_HEADERS plus the operator's
  * RELAY_FORWARD_HEADERS), then the BFF's own: Authorization (the token), X-Request-Id and X-Forwarded-*
@@ -70,7 +70,7 @@ export const NEVER_FORWARDED: readonly string[] = [
 ];
 /**
  * Upstream answer headers the browser gets. TigerGraph documents no informative headers of its own (RESTPP
- * answers JSON through nginx; tigergraph-wire.md has none, the simulator sends only Content-Type and
+ * answers JSON through nginx; docs/tigergraph-wire.md §5 names none, the simulator sends only Content-Type and
  * Content-Length), so this is the generic list: the body's type, size, encoding, language and range, a
  * download's file name, caching and validators, and Retry-After. RELAY_RESPONSE_HEADERS adds to it.
  */

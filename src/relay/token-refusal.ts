@@ -3,7 +3,7 @@
  * the token is fine but may not do this (so a new token from the same secret would be refused too)?
  *
  * RESTPP shares REST-10016 between both: "…input token = 'x****y' is invalid." and
- * "…input token = 'x****y' has no access to graph 'g'." (tigergraph-wire.md §5, §6). So: the code
+ * "…input token = 'x****y' has no access to graph 'g'." (docs/tigergraph-wire.md §5, §6). So: the code
  * decides first (REST-10018 rejected and REST-10019 expired are always about the token; other codes
  * never are), and only within REST-10016 does the message's reason decide. Anything naming a graph,
  * privilege or permission is about scope, which a re-mint cannot change. A 401 with no readable code

@@ -1,10 +1,6 @@
 import { AppError } from '../errors.js';
 import { upstreamFailure } from '../errors/upstream.js';
-import {
-  classifyTransportFailure,
-  transportErrorCode,
-  type TransportFailure,
-} from '../tigergraph/transport-failure.js';
+import { classifyTransportFailure, transportErrorCode, type TransportFailure } from '@tigergraph-bff/client';
 
 /** Same labels as metrics.upstreamErrors. */
 export type UpstreamErrorKind = TransportFailure | 'rejected';

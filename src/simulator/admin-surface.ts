@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import { sendJson } from './http-server.js';
 import { parseLenientObject } from './lenient-json.js';
-import type { Sim, SimRequest } from './sim-context.js';
+import type { AdminAccess, Sim, SimRequest } from './sim-context.js';
 import type { SimulatorFaults } from './types.js';
 
 export interface AdminActions {
@@ -10,13 +10,6 @@ export interface AdminActions {
   revokeToken(token: string): void;
   setFaults(faults: SimulatorFaults): void;
 }
-
-/**
- * Who may use /__sim/: anyone who can connect (`open`: the simulator listens on loopback only and has no
- * key), holders of the key (`key`), or nobody (`off`: it listens beyond loopback without a key). The surface
- * hands out live tokens, creates secrets and injects faults, so on a network it must not be open.
- */
-export type AdminAccess = { mode: 'open' } | { mode: 'key'; key: Buffer } | { mode: 'off'; host: string };
 
 /** 127.0.0.0/8, ::1, IPv4-mapped loopback and the name localhost; 0.0.0.0 and :: (every interface) are not. */
 export function isLoopbackBind(host: string): boolean {

@@ -5,7 +5,7 @@ import type { SimulatorJwtOptions } from './types.js';
 /**
  * Verification of JWTs minted by someone else (an OIDC provider), as RESTPP does it when
  * `Security.JWT.RSA.PublicKey` / `Security.JWT.HMAC.Secret` (and optionally `Security.JWT.Issuer`,
- * `Security.JWT.Audience`) are set: tigergraph-wire.md §6. Algorithms HS256/384/512 and RS256/384/512
+ * `Security.JWT.Audience`) are set: docs/tigergraph-wire.md §6. Algorithms HS256/384/512 and RS256/384/512
  * only; an HS token is checked with the HMAC secret only and an RS token with the RSA key only, so `alg:
  * none` and HS-signed-with-the-public-key (alg confusion) are refused. The user and graph checks need
  * the simulator's state and live in data-auth.ts.

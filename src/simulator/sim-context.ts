@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AdminAccess } from './admin-surface.js';
 import type { DemoGraph } from './demo-graph.js';
 import type { ExternalJwtVerifier } from './external-jwt.js';
 import type { JwtSigner } from './jwt.js';
@@ -7,6 +6,13 @@ import type { Recorder } from './recorder.js';
 import type { SimState } from './state.js';
 import type { SeenRequest, SimulatorFaults } from './types.js';
 import type { SimVersion } from './version.js';
+
+/**
+ * Who may use /__sim/: anyone who can connect (`open`: the simulator listens on loopback only and has no
+ * key), holders of the key (`key`), or nobody (`off`: it listens beyond loopback without a key). The surface
+ * hands out live tokens, creates secrets and injects faults, so on a network it must not be open.
+ */
+export type AdminAccess = { mode: 'open' } | { mode: 'key'; key: Buffer } | { mode: 'off'; host: string };
 
 /** Everything the handlers of one simulator share. */
 export interface Sim {

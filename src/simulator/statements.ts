@@ -1,5 +1,5 @@
 import { gsqlDateString } from './dates.js';
-import { maskSecret } from '../tigergraph/errors.js';
+import { maskSecret } from '@tigergraph-bff/client';
 import type { Sim } from './sim-context.js';
 import type { Principal } from './token-ops.js';
 

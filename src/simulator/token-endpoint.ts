@@ -46,7 +46,7 @@ export async function handleRequestToken(sim: Sim, r: SimRequest): Promise<void>
 }
 
 /**
- * ≤3.4, strict: only what 3.4 documented (tigergraph-wire.md §1.1). GET with `secret`/`lifetime` (or
+ * ≤3.4, strict: only what 3.4 documented (docs/tigergraph-wire.md §1.1). GET with `secret`/`lifetime` (or
  * `graph` plus Basic user:password) in the query string; PUT and DELETE with `secret`, `token`,
  * `lifetime` in the query string; POST `?lifetime=N` with the raw secret as the whole body (3.2 docs).
  * Nothing else is read: a JSON body is not parsed, so POSTing `{"secret":…}` (3.5 style) or a

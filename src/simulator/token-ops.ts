@@ -86,8 +86,19 @@ export function mint(
   who: Principal,
   opts: { graph?: string | undefined; lifetime: number; jwt: boolean; graphRequired: boolean },
 ): SimToken | TokenFailure {
-  // 3.x secrets carry their graph; a graph in the body is only honoured where secrets are graph-free.
-  const graph = who.secret?.graph && !opts.jwt ? who.secret.graph : opts.graph || who.secret?.graph;
+  // 3.x secrets carry their graph, and a graph named beside one must be that graph [infer: 3.11's sample sends
+  // both; TigerGraph's answer to a mismatch is not public, so it is the no-access answer below, naming the
+  // graph]. 4.1+ secrets are graph-free: a graph in the body scopes the token, if the user may use it.
+  const secretGraph = opts.jwt ? undefined : who.secret?.graph;
+  if (secretGraph && opts.graph && opts.graph !== secretGraph) {
+    return fail(
+      'graph',
+      CODE_CREDENTIALS,
+      'Generate',
+      `the secret is not for graph '${opts.graph}', or it does not exist.`,
+    );
+  }
+  const graph = secretGraph ?? (opts.graph || who.secret?.graph);
   if (!graph && opts.graphRequired)
     return fail('bad_request', CODE_BAD_REQUEST, 'Generate', 'a graph name is required.');
   if (graph && !sim.state.canUseGraph(who.user, graph)) {

@@ -1,6 +1,10 @@
-import type { WireEra } from '../tigergraph/types.js';
+import type { WireEra } from '@tigergraph-bff/client';
 
-/** The parts of a TigerGraph version string the simulator's behaviour depends on. */
+/**
+ * The parts of a TigerGraph version string the simulator's behaviour depends on. This is a deliberate second
+ * copy of the version rules in packages/client/src/capabilities.ts, written from the same public facts but not
+ * imported: the simulator is how the client is tested, so a wrong rule there must not be agreed with here.
+ */
 export interface SimVersion {
   text: string;
   major: number;

@@ -1,23 +1,34 @@
 import type { Logger } from '../observability/logger.js';
-import { sessionKeys } from './keys.js';
-import { createMemoryCredentialSessions } from './memory-credential-sessions.js';
-import { createMemoryDueQueue } from './memory-due-queue.js';
-import { createMemoryLeaseStore } from './memory-lease.js';
-import { createMemoryRateLimiter } from './memory-rate-limiter.js';
-import { MemorySessionStore } from './memory-session-store.js';
-import { createMemoryTokenStore } from './memory-token-store.js';
-import { createMemoryTombstones } from './memory-tombstones.js';
-import type { RedisClient } from './redis.js';
-import { createRedisCredentialSessions } from './redis-credential-sessions.js';
-import { createRedisDueQueue } from './redis-due-queue.js';
-import { createRedisLeaseStore } from './redis-lease.js';
-import { createRedisRateLimiter } from './redis-rate-limiter.js';
-import { createSessionClient } from './redis-session-client.js';
+import type { RedisConfig as RedisSettings } from '../config/redis-mode.js';
+import { redisKeys } from './keys.js';
+import { createMemoryCredentialSessions } from './memory/credential-sessions.js';
+import { createMemoryDueQueue } from './memory/due-queue.js';
+import { createMemoryLeaseStore } from './memory/lease.js';
+import { createMemoryRateLimiter } from './memory/rate-limiter.js';
+import { MemorySessionStore } from './memory/session-store.js';
+import { createMemoryTokenStore } from './memory/token-store.js';
+import { createMemoryTombstones } from './memory/tombstones.js';
+import { createMemoryOidcStores } from './memory/oidc-stores.js';
+import { createMemorySecretDrops } from './memory/secret-drops.js';
+import { createRedisClient, type RedisClient } from './redis/client.js';
+import { createRedisOidcStores } from './redis/oidc-stores.js';
+import { createRedisSecretDrops } from './redis/secret-drops.js';
+import { connectOrGoOn } from './redis/startup.js';
+import { createRedisCredentialSessions } from './redis/credential-sessions.js';
+import { createRedisDueQueue } from './redis/due-queue.js';
+import { createRedisLeaseStore } from './redis/lease.js';
+import { createRedisRateLimiter } from './redis/rate-limiter.js';
+import { createSessionClient } from './redis/session-client.js';
 import { memorySessionRemainingMs, redisSessionRemainingMs } from './session-presence.js';
-import { createAliveMarks, withSessionHotPath, type SessionHotPathOptions } from './session-hot-path.js';
-import { createRedisTokenStore } from './redis-token-store.js';
-import { createRedisTombstones } from './redis-tombstones.js';
-import { createRedisSessionStore } from './redis-session-store.js';
+import {
+  createAliveMarks,
+  DEFAULT_SESSION_HOT_PATH,
+  withSessionHotPath,
+  type SessionHotPathOptions,
+} from './redis/session-hot-path.js';
+import { createRedisTokenStore } from './redis/token-store.js';
+import { createRedisTombstones } from './redis/tombstones.js';
+import { createRedisSessionStore } from './redis/session-store.js';
 import { createGuard, type StoreMetrics } from './store-error.js';
 import type { Cipher, Stores } from './types.js';
 
@@ -40,7 +51,7 @@ export interface RedisStoresOptions {
 
 export function createRedisStores(options: RedisStoresOptions): Stores {
   const { redis, cipher, logger } = options;
-  const keys = sessionKeys(options.prefix);
+  const keys = redisKeys(options.prefix);
   const guard = createGuard(options.metrics);
   const direct = createSessionClient({ redis, keys, guard });
   const hot = options.sessionHotPath;
@@ -51,10 +62,13 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     leases: createRedisLeaseStore({ redis, keys, guard }),
     tombstones: createRedisTombstones({ redis, keys, guard, ...(alive ? { alive } : {}) }),
     rateLimiter: createRedisRateLimiter({ redis, keys, guard }),
-    sessionEnds: createRedisDueQueue({ redis, key: `${options.prefix}session-ends`, guard }),
+    sessionEnds: createRedisDueQueue({ redis, key: keys.sessionEnds(), guard }),
     sessionRemainingMs: redisSessionRemainingMs({ redis, keys, guard }),
     credentialSessions: createRedisCredentialSessions({ redis, keys, guard }),
     sessionStore: createRedisSessionStore({ client, fallbackTtlSeconds: options.sessionFallbackTtlSeconds ?? 86_400 }),
+    secretDrops: createRedisSecretDrops({ redis, keys, guard }),
+    oidc: createRedisOidcStores({ redis, keys, guard }),
+    redis,
     async ping() {
       await guard(() => redis.ping());
     },
@@ -75,6 +89,7 @@ export function createMemoryStores(options: { cipher: Cipher; sessionFallbackTtl
   const rateLimiter = createMemoryRateLimiter();
   const sessionStore = new MemorySessionStore(options.sessionFallbackTtlSeconds);
   const credentialSessions = createMemoryCredentialSessions();
+  const oidc = createMemoryOidcStores();
   return {
     tokens,
     leases,
@@ -84,9 +99,37 @@ export function createMemoryStores(options: { cipher: Cipher; sessionFallbackTtl
     sessionRemainingMs: memorySessionRemainingMs(sessionStore, tombstones),
     credentialSessions,
     sessionStore,
+    secretDrops: createMemorySecretDrops(),
+    oidc,
     ping: async () => undefined,
     async close() {
-      for (const part of [tokens, leases, tombstones, rateLimiter, sessionStore, credentialSessions]) part.close();
+      for (const part of [tokens, leases, tombstones, rateLimiter, sessionStore, credentialSessions, oidc])
+        part.close();
     },
   };
+}
+
+/**
+ * The one place the service's stores are built: every store (sessions, tokens, leases, tombstones, limiter,
+ * session-end queue, credential lists, secret drops, OIDC) on the Redis the settings name, or in memory.
+ * A Redis that is down at start-up is not fatal: the client keeps reconnecting and /readyz says so.
+ */
+export async function createStores(
+  settings: { redis: Readonly<RedisSettings>; idleTimeoutSeconds: number },
+  deps: { cipher: Cipher; metrics?: StoreMetrics; logger: Logger },
+): Promise<Stores> {
+  const { redis: config } = settings;
+  if (config.mode === 'memory')
+    return createMemoryStores({ cipher: deps.cipher, sessionFallbackTtlSeconds: settings.idleTimeoutSeconds });
+  const redis = createRedisClient(config, { logger: deps.logger });
+  await connectOrGoOn(redis, deps.logger);
+  return createRedisStores({
+    redis,
+    prefix: config.prefix,
+    cipher: deps.cipher,
+    ...(deps.metrics && { metrics: deps.metrics }),
+    logger: deps.logger,
+    sessionFallbackTtlSeconds: settings.idleTimeoutSeconds,
+    sessionHotPath: DEFAULT_SESSION_HOT_PATH,
+  });
 }

@@ -1,8 +1,10 @@
 /**
- * Redis key names (public contract, DESIGN §2). The `{sid}` hash tag puts all keys of one session in
- * one Cluster slot, so multi-key scripts and MULTI stay legal there.
+ * Every Redis key name the service uses, in one place (the README's "Redis keys" lists the same). A
+ * `{…}` hash tag puts the keys one operation touches in one Cluster slot, so multi-key scripts and MULTI
+ * stay legal there: `{sid}` for a session's keys, `{credential id}` for a credential's list, `{hash}` for
+ * each OIDC index key. The due queues are one key each (no tag needed: every operation touches only it).
  */
-export interface SessionKeys {
+export interface RedisKeys {
   session(sid: string): string;
   token(sid: string): string;
   lease(sid: string): string;
@@ -10,9 +12,20 @@ export interface SessionKeys {
   rateLimit(key: string): string;
   /** A credential's sessions: one key per credential id, so its own `{…}` hash tag. */
   credentialSessions(credential: string): string;
+  /** The session-end index the session-end sweeper works through (one sorted set). */
+  sessionEnds(): string;
+  /** Password-login secrets waiting to be dropped (one sorted set). */
+  secretDrops(): string;
+  /** OIDC: an IdP session or subject's session ids, for back-channel logout. */
+  oidcIndex(key: string): string;
+  /** OIDC: logout token ids and completed logins already used. */
+  oidcUsed(key: string): string;
 }
 
-export function sessionKeys(prefix: string): SessionKeys {
+/** The keys of a session's own slot; the name older code and tests know. */
+export type SessionKeys = RedisKeys;
+
+export function redisKeys(prefix: string): RedisKeys {
   return {
     session: (sid) => `${prefix}sess:{${sid}}`,
     token: (sid) => `${prefix}tok:{${sid}}`,
@@ -20,5 +33,12 @@ export function sessionKeys(prefix: string): SessionKeys {
     tombstone: (sid) => `${prefix}dead:{${sid}}`,
     rateLimit: (key) => `${prefix}rl:${key}`,
     credentialSessions: (credential) => `${prefix}creds:{${credential}}`,
+    sessionEnds: () => `${prefix}session-ends`,
+    secretDrops: () => `${prefix}secret-drops`,
+    oidcIndex: (key) => `${prefix}oidc-idx:{${key}}`,
+    oidcUsed: (key) => `${prefix}oidc-jti:{${key}}`,
   };
 }
+
+/** @deprecated name: `redisKeys`. */
+export const sessionKeys = redisKeys;

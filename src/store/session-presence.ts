@@ -1,11 +1,8 @@
 import type { SessionKeys } from './keys.js';
-import type { MemorySessionStore } from './memory-session-store.js';
-import type { RedisClient } from './redis.js';
+import type { MemorySessionStore } from './memory/session-store.js';
+import type { RedisClient } from './redis/client.js';
 import type { Guard } from './store-error.js';
-import type { TombstoneStore } from './types.js';
-
-/** Time a session blob has left (its idle TTL), or null when it is gone or tombstoned. */
-export type SessionRemainingMs = (sid: string) => Promise<number | null>;
+import type { SessionRemainingMs, TombstoneStore } from './types.js';
 
 /** Two commands on one `{sid}` slot; a key without a TTL (never written so by us) counts as unbounded. */
 export function redisSessionRemainingMs(deps: {

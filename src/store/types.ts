@@ -1,3 +1,12 @@
+import type { DueQueue } from './due-queue.js';
+import type { RedisClient } from './redis/client.js';
+import type { OidcStores } from './oidc-stores.js';
+import type { SecretDropStore } from './secret-drops.js';
+import type { SessionStore } from './session-store.js';
+
+/** Sealing lives in src/crypto/; re-exported for the stores' callers that name it beside them. */
+export type { Cipher, SealContext } from '../crypto/crypto.js';
+
 /**
  * Storage seams of the service. Two implementations each: Redis (shared, many instances) and memory
  * (embedded, single instance). Both pass the same conformance suite. Keys are per session id (sid);
@@ -72,7 +81,7 @@ export interface RateLimiter {
 }
 
 /**
- * The live sessions of each credential (DESIGN §2), by login time: what caps the sessions one secret,
+ * The live sessions of each credential (docs/architecture.md, "Bounded per principal and per address"), by login time: what caps the sessions one secret,
  * user or IdP subject can hold. Only ids are kept; whether a session still lives is asked elsewhere.
  */
 export interface CredentialSessions {
@@ -91,24 +100,8 @@ export interface CredentialSessions {
   remove(credential: string, sids: readonly string[]): Promise<void>;
 }
 
-/**
- * What a sealed value is for and whose it is (a session id, or a secret's alias). Bound into the AES-GCM
- * additional data, so a value copied into another session's record, or into another field, does not open.
- */
-export interface SealContext {
-  purpose: 'session-secret' | 'token' | 'secret-drop' | 'renewal' | 'id-token' | 'pre-login';
-  owner: string;
-}
-
-/** AES-256-GCM under key ids: the first key encrypts, all decrypt. */
-export interface Cipher {
-  encrypt(plain: string, context: SealContext): string;
-  /**
-   * Throws a SealError on tamper, an unknown key id, another context, or a value sealed before contexts
-   * were bound (`unbound`), unless `acceptUnbound` is set.
-   */
-  decrypt(sealed: string, context: SealContext, options?: { acceptUnbound?: boolean }): string;
-}
+/** Time a session record has left (its idle TTL), or null when it is gone or tombstoned. */
+export type SessionRemainingMs = (sid: string) => Promise<number | null>;
 
 /** Everything the service needs from storage, built once in the composition root. */
 export interface Stores {
@@ -117,13 +110,22 @@ export interface Stores {
   tombstones: TombstoneStore;
   rateLimiter: RateLimiter;
   /** The session-end index the token sweeper works through (`<prefix>session-ends`). */
-  sessionEnds: import('./due-queue.js').DueQueue;
+  sessionEnds: DueQueue;
   /** Time a session has left, or null when it is over; what the token sweeper asks before deleting. */
-  sessionRemainingMs: import('./session-presence.js').SessionRemainingMs;
+  sessionRemainingMs: SessionRemainingMs;
   /** Sessions per credential (`<prefix>creds:{credential id}` in Redis, or memory). */
   credentialSessions: CredentialSessions;
   /** Session records (`<prefix>sess:{sid}` in Redis, or memory). */
-  sessionStore: import('./session-store.js').SessionStore;
+  sessionStore: SessionStore;
+  /** Password-login secrets waiting to be dropped (`<prefix>secret-drops`). */
+  secretDrops: SecretDropStore;
+  /** What single sign-on keeps besides sessions (`<prefix>oidc-idx:{…}`, `<prefix>oidc-jti:{…}`). */
+  oidc: OidcStores;
+  /**
+   * The Redis connection these stores share; absent in memory mode. Per-principal quotas (src/quota) build
+   * their counters on it (rate-limiter-flexible and their lease scripts), so they need the client itself.
+   */
+  redis?: RedisClient;
   /** Resolves if storage answers, rejects otherwise (for readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../observability/logger.js';
 import type { LeaseStore } from '../store/types.js';
-import { maskSecret } from '../tigergraph/errors.js';
+import { maskSecret } from '@tigergraph-bff/client';
 
 export type LeaseOutcome<T> = { acquired: true; value: T } | { acquired: false };
 

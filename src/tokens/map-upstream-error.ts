@@ -1,6 +1,6 @@
 import { AppError, isAppError } from '../errors.js';
 import { failureOfKind, upstreamFailure } from '../errors/upstream.js';
-import { TigerGraphError } from '../tigergraph/errors.js';
+import { TigerGraphError } from '@tigergraph-bff/client';
 
 /** Where a token call happened: verifying a secret at login, or serving an existing session. */
 export type TokenPhase = 'login' | 'session';
@@ -20,6 +20,11 @@ export function mapUpstreamError(err: unknown, phase: TokenPhase): unknown {
         : new AppError('session_expired', 'The session credentials no longer work; log in again', cause);
     case 'auth_disabled':
       return new AppError('upstream_auth_disabled', cause);
+    case 'graph_not_found':
+      // Only a login names a graph; later, a graph gone from under a session ends it like a dead secret.
+      return phase === 'login'
+        ? new AppError('graph_not_found', cause)
+        : new AppError('session_expired', 'The session credentials no longer work; log in again', cause);
     default:
       // Transport faults share one mapping with the relay; any other kind is an answer we cannot use.
       return upstreamFailure(failureOfKind(err.kind) ?? 'protocol', 'data', err);

@@ -4,7 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import { traced, type Tracing } from '../observability/tracing.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
-import { maskSecret } from '../tigergraph/errors.js';
+import { maskSecret } from '@tigergraph-bff/client';
 import type { LeaseRunner } from './lease-runner.js';
 import { endsSession } from './map-upstream-error.js';
 import { isFresh, isUsable, sameState, stateTtlFor, type RenewableGrant } from './refresh-policy.js';
@@ -12,7 +12,7 @@ import type { UpstreamCalls } from './upstream-calls.js';
 
 export interface EnsureRequest {
   sid: string;
-  secret: string;
+  credential: string;
   sessionTtlMs: number;
   /** The state the caller saw before asking; anything newer that is usable is an answer. */
   seen: TokenState | null;
@@ -66,7 +66,7 @@ export function createRefreshCoordinator(deps: {
     if (remintedRecently(current, req)) throw new RemintRefused();
     const refreshable = fallbackOf(current, req);
     // A rotated credential (an IdP's newer refresh token) supersedes the session's own from then on.
-    const credential = current?.renewWith ?? req.secret;
+    const credential = current?.renewWith ?? req.credential;
     const grant: RenewableGrant = refreshable
       ? await upstream.refresh(credential, refreshable.token)
       : await upstream.mint(credential, 'session');
@@ -100,7 +100,7 @@ export function createRefreshCoordinator(deps: {
     if (stored === null || stored.version < mine.version || !isUsable(stored, now())) return null;
     logger.warn({ sid: maskSecret(req.sid) }, 'token lease lapsed during the upstream call; keeping the newer token');
     if (stored.token !== token) {
-      await upstream.remove(mine.renewWith ?? req.secret, token).then(
+      await upstream.remove(mine.renewWith ?? req.credential, token).then(
         () => deps.metrics?.tokenDeletes.inc({ reason: 'superseded', result: 'ok' }),
         () => deps.metrics?.tokenDeletes.inc({ reason: 'superseded', result: 'error' }),
       );
@@ -111,7 +111,7 @@ export function createRefreshCoordinator(deps: {
   /** Best effort: a refused token left alive upstream is what piles up; a failure here only costs that. */
   async function dropReplaced(req: EnsureRequest): Promise<void> {
     try {
-      await upstream.remove(req.secret, req.rejected!);
+      await upstream.remove(req.credential, req.rejected!);
       deps.metrics?.tokenDeletes.inc({ reason: 'replaced', result: 'ok' });
     } catch (err) {
       deps.metrics?.tokenDeletes.inc({ reason: 'replaced', result: 'error' });
@@ -148,7 +148,7 @@ export function createRefreshCoordinator(deps: {
       }
     } catch (err) {
       // A refresh that cannot be done right now must not fail a request whose token still works;
-      // only a dead secret ends the session at once.
+      // only a dead credential ends the session at once.
       const fallback = fallbackOf(latest, req);
       if (endsSession(err) || fallback === null) throw err;
       logger.warn({ err, sid: maskSecret(req.sid) }, 'token refresh failed; using the current token');

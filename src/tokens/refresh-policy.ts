@@ -1,5 +1,5 @@
 import type { TokenState } from '../store/types.js';
-import type { TokenGrant } from '../tigergraph/types.js';
+import type { TokenGrant } from '@tigergraph-bff/client';
 
 /** A grant that may bring a newer renewal credential (an IdP's rotated refresh token). */
 export type RenewableGrant = TokenGrant & { renewWith?: string };

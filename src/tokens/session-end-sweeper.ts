@@ -1,8 +1,8 @@
-import { sealedAs } from '../store/crypto.js';
+import { sealedAs } from '../crypto/crypto.js';
 import type { Metrics } from '../observability/metrics.js';
 import { claimDecoded, type DueQueue } from '../store/due-queue.js';
 import type { Cipher } from '../store/types.js';
-import { maskSecret } from '../tigergraph/errors.js';
+import { maskSecret } from '@tigergraph-bff/client';
 import { createLeasedSweep, type LeasedSweep, type SweepSchedule } from './leased-sweep.js';
 import { decodeSessionEnd, type SessionEnd } from './session-ends.js';
 
@@ -21,9 +21,12 @@ export interface SessionEndSweeperDeps extends SweepSchedule {
   queue: DueQueue;
   /** Time the session blob has left (its idle TTL), or null when it is gone or tombstoned. */
   sessionRemainingMs(sid: string): Promise<number | null>;
-  /** Deletes the session's token upstream and its state; keeps the state when the delete fails. */
-  /** `kind` 'oidc': the secret is an IdP refresh token (see SessionEnd). */
-  revoke(sid: string, secret: string, kind?: 'oidc'): Promise<boolean>;
+  /**
+   * Ends what the session held upstream: its token deleted and its state (kept when the delete fails, for
+   * the retry), a password login's secret dropped, an OIDC session's tokens revoked at the IdP (its
+   * `credential` is then the IdP refresh token). True when a token was deleted.
+   */
+  revoke(end: SessionEnd, credential: string): Promise<boolean>;
   cipher: Cipher;
   metrics?: Metrics;
 }
@@ -58,9 +61,9 @@ export function createSessionEndSweeper(deps: SessionEndSweeperDeps): SessionEnd
       result.alive += 1;
       return;
     }
-    let secret: string;
+    let credential: string;
     try {
-      secret = deps.cipher.decrypt(end.sealedSecret, sealedAs.sessionSecret(end.sid));
+      credential = deps.cipher.decrypt(end.sealedCredential, sealedAs.sessionSecret(end.sid));
     } catch {
       // A retired key: nothing can delete this token any more but its own expiry.
       logger.error(
@@ -71,7 +74,7 @@ export function createSessionEndSweeper(deps: SessionEndSweeperDeps): SessionEnd
       result.ended += 1;
       return;
     }
-    if (await deps.revoke(end.sid, secret, end.kind)) counted('ok');
+    if (await deps.revoke(end, credential)) counted('ok');
     await queue.remove(member);
     result.ended += 1;
   }

@@ -3,7 +3,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { Audit } from '../observability/audit.js';
 import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
-import type { TokenApi, TokenGrant } from '../tigergraph/types.js';
+import type { TokenApi, TokenGrant } from '@tigergraph-bff/client';
 import { createLeaseRunner } from './lease-runner.js';
 import { RemintRefused, createRefreshCoordinator } from './refresh-coordinator.js';
 import { isFresh, isUsable, stateTtlMs } from './refresh-policy.js';
@@ -13,25 +13,33 @@ import { createUpstreamCalls } from './upstream-calls.js';
 
 /** Keeps each session's TigerGraph token valid; knows nothing of HTTP frameworks. */
 export interface TokenBroker {
-  /** Verifies a secret at login by minting a token; 401 invalid_credentials if it does not work. */
-  mint(secret: string): Promise<TokenGrant>;
+  /**
+   * Verifies a credential at login by minting a token; 401 invalid_credentials if it does not work, 400
+   * graph_not_found if TigerGraph says the login's `graph` does not exist or is not the credential's.
+   */
+  mint(credential: string, graph?: string): Promise<TokenGrant>;
   /** Stores a grant for a session (after login regenerated the sid). */
   adopt(sid: string, grant: TokenGrant, sessionTtlMs: number): Promise<void>;
   /**
    * A token valid now and not due for refresh, minting/refreshing under single-flight. When the
    * refresh cannot be done right now, a due but unexpired token is returned rather than an error.
    */
-  token(sid: string, secret: string, sessionTtlMs: number): Promise<TokenState>;
+  token(sid: string, credential: string, sessionTtlMs: number): Promise<TokenState>;
   /**
    * Upstream refused `token` itself: mint once (single-flight), delete the refused one upstream, return
    * the new state; null when that token was itself minted within the re-mint window (no pile-up).
    */
-  replaceRejected(sid: string, secret: string, token: string, sessionTtlMs: number): Promise<TokenState | null>;
+  replaceRejected(sid: string, credential: string, token: string, sessionTtlMs: number): Promise<TokenState | null>;
   /**
    * Session end: delete the token upstream (a missing token is fine) and the token state; true when a
    * token was deleted upstream. With keepOnFailure (the sweeper, which retries) a failed delete keeps the state.
    */
-  revoke(sid: string, secret: string, opts?: { keepOnFailure?: boolean }): Promise<boolean>;
+  revoke(sid: string, credential: string, opts?: { keepOnFailure?: boolean }): Promise<boolean>;
+  /**
+   * A login that did not complete: delete the token it minted upstream, whether or not it was stored (a
+   * token that never reached the store is one the sweeper cannot find). Rejects when the delete failed.
+   */
+  discard(credential: string, grant: TokenGrant): Promise<void>;
 }
 
 export interface TokenBrokerDeps {
@@ -126,7 +134,7 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
   };
 
   return {
-    mint: (secret) => upstream.mint(secret, 'login'),
+    mint: (credential, graph) => upstream.mint(credential, 'login', graph),
 
     async adopt(sid, grant, sessionTtlMs) {
       memo?.forget(sid);
@@ -134,21 +142,21 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
       await deps.tokens.set(sid, state, stateTtlMs(grant.expiresAt, now(), grace(sessionTtlMs)));
     },
 
-    async token(sid, secret, sessionTtlMs) {
+    async token(sid, credential, sessionTtlMs) {
       const seen = await (memo ? memo.read(sid, () => deps.tokens.get(sid)) : deps.tokens.get(sid));
       // A token that already lasts as long as its session needs no refresh: one would outlive the session.
       if (fresh(seen) || lastsSession(seen, sessionTtlMs)) return seen!;
       const since = memo?.now() ?? 0;
       const state = await shared(sid, () =>
-        coordinator.ensure({ sid, secret, sessionTtlMs: grace(sessionTtlMs), seen }),
+        coordinator.ensure({ sid, credential, sessionTtlMs: grace(sessionTtlMs), seen }),
       );
       memo?.remember(sid, state, since);
       return state;
     },
 
-    async replaceRejected(sid, secret, token, sessionTtlMs) {
+    async replaceRejected(sid, credential, token, sessionTtlMs) {
       memo?.forget(sid);
-      const request = { sid, secret, sessionTtlMs: grace(sessionTtlMs), seen: null, rejected: token };
+      const request = { sid, credential, sessionTtlMs: grace(sessionTtlMs), seen: null, rejected: token };
       try {
         const joined = await shared(sid, () => coordinator.ensure(request));
         if (joined.token !== token) return joined;
@@ -161,14 +169,14 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
       }
     },
 
-    async revoke(sid, secret, opts) {
+    async revoke(sid, credential, opts) {
       // A refresh running here could otherwise write a new token after we deleted the state.
       await flight.settled(sid);
       memo?.forget(sid);
       const state = await deps.tokens.get(sid);
       const live = state !== null && isUsable(state, now());
       try {
-        if (live) await upstream.remove(state.renewWith ?? secret, state.token);
+        if (live) await upstream.remove(state.renewWith ?? credential, state.token);
       } catch (err) {
         if (!opts?.keepOnFailure) await deps.tokens.delete(sid);
         throw err;
@@ -176,5 +184,7 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
       await deps.tokens.delete(sid);
       return live;
     },
+
+    discard: (credential, grant) => upstream.remove(credential, grant.token),
   };
 }

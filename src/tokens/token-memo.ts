@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { ShortCache } from '../store/short-cache.js';
+import { ShortCache } from '../cache/short-cache.js';
 import type { TokenState } from '../store/types.js';
 import { createSingleFlight } from './single-flight.js';
 

@@ -1,13 +1,13 @@
 import type { Metrics } from '../observability/metrics.js';
 import { traced, type Tracing } from '../observability/tracing.js';
 import type { Audit } from '../observability/audit.js';
-import { TigerGraphError } from '../tigergraph/errors.js';
-import type { TokenApi, TokenGrant } from '../tigergraph/types.js';
+import { TigerGraphError, type TokenApi, type TokenGrant } from '@tigergraph-bff/client';
 import { mapUpstreamError, type TokenPhase } from './map-upstream-error.js';
 
 /** The three upstream token calls the broker makes, counted and with errors already mapped. */
 export interface UpstreamCalls {
-  mint(secret: string, phase: TokenPhase): Promise<TokenGrant>;
+  /** `graph` (a login's): TigerGraph checks the secret against it (3.5+), a refusal is graph_not_found. */
+  mint(secret: string, phase: TokenPhase, graph?: string): Promise<TokenGrant>;
   /** PUT with new expiry = now + lifetime; a token that is gone upstream is replaced by a POST. */
   refresh(secret: string, token: string): Promise<TokenGrant>;
   /** DELETE; a token that is already gone, or died with its secret, counts as deleted. */
@@ -54,9 +54,11 @@ export function createUpstreamCalls(deps: {
     }
   }
 
-  async function mint(secret: string, phase: TokenPhase): Promise<TokenGrant> {
+  async function mint(secret: string, phase: TokenPhase, graph?: string): Promise<TokenGrant> {
     try {
-      return await counted('mint', () => api.requestToken(secret, lifetimeSec));
+      return await counted('mint', () =>
+        graph === undefined ? api.requestToken(secret, lifetimeSec) : api.requestToken(secret, lifetimeSec, { graph }),
+      );
     } catch (err) {
       throw mapUpstreamError(err, phase);
     }

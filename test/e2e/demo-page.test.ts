@@ -288,6 +288,21 @@ describeInBrowser('demo page in headless Chromium', () => {
     expect(await problems()).toEqual([]);
   });
 
+  test('when the graph named does not exist, then login is refused with a message saying so and no cookie (issue 30)', async () => {
+    const { page, problems } = await open();
+    await page.locator('#login-view').waitFor({ state: 'visible' });
+    await page.fill('#graph', 'nosuch');
+    await logIn(page, rig.secret);
+    await page.locator('#status').filter({ hasText: /\S/ }).waitFor();
+    expect(await page.textContent('#status')).toBe('That graph does not exist, or this secret is not for it');
+    expect(await page.getAttribute('#status', 'class')).toBe('error');
+    expect(await page.isVisible('#login-view')).toBe(true);
+    expect(await browser.context.cookies(url)).toEqual([]);
+    // The browser logs the refused login's 400 itself; anything else would be a problem.
+    const unexpected = (await problems()).filter((p) => !/status of 400 \(Bad Request\)/.test(p));
+    expect(unexpected).toEqual([]);
+  });
+
   test('when logging out, then the login form shows again and /api calls, also with the old cookie, answer 401', async () => {
     const { page, problems } = await open();
     await logIn(page, rig.secret);

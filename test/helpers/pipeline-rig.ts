@@ -4,7 +4,7 @@ import { createPipeline, servePipeline, type PipelineDeps } from '../../src/http
 import { sessionLookup } from '../../src/http/session/session-lookup.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { MemorySessionStore } from '../../src/store/memory-session-store.js';
+import { MemorySessionStore } from '../../src/store/memory/session-store.js';
 
 export type PipelineRigOptions = Partial<Omit<PipelineDeps, 'sessions' | 'gate'>>;
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { RedisClient } from '../../src/store/redis.js';
+import type { RedisClient } from '../../src/store/redis/client.js';
 
 /** A key prefix no other test file (or run) shares on the shared Redis. */
 export const uniquePrefix = (label: string): string => `test:${label}:${randomBytes(4).toString('hex')}:`;

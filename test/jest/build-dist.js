@@ -8,7 +8,19 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { dirname, join, relative } from 'node:path';
 
 const STAMP = 'node_modules/.cache/tgbff-test/dist-stamp';
-const INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs', 'node_modules/typescript/package.json'];
+const INPUTS = [
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'packages/client/tsconfig.build.json',
+  'packages/client/package.json',
+  'scripts/build.mjs',
+  'node_modules/typescript/package.json',
+];
+// Each source tree and where its build goes: the client package first (the service imports its build).
+const TREES = [
+  ['packages/client/src', 'packages/client/dist'],
+  ['src', 'dist'],
+];
 
 function* files(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -22,11 +34,13 @@ function* files(dir) {
 function fingerprint() {
   const hash = createHash('sha256');
   let complete = true;
-  for (const path of [...files('src')].sort()) {
-    const { size, mtimeMs } = statSync(path);
-    hash.update(`${path}\0${size}\0${mtimeMs}\n`);
-    if (path.endsWith('.ts') && !path.endsWith('.d.ts')) {
-      complete &&= existsSync(join('dist', relative('src', path)).replace(/\.ts$/, '.js'));
+  for (const [src, out] of TREES) {
+    for (const path of [...files(src)].sort()) {
+      const { size, mtimeMs } = statSync(path);
+      hash.update(`${path}\0${size}\0${mtimeMs}\n`);
+      if (path.endsWith('.ts') && !path.endsWith('.d.ts')) {
+        complete &&= existsSync(join(out, relative(src, path)).replace(/\.ts$/, '.js'));
+      }
     }
   }
   for (const path of INPUTS) hash.update(`${path}\0${readFileSync(path, 'utf8')}\n`);

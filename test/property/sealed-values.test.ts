@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { createCipher, SealError } from '../../src/store/crypto.js';
+import { createCipher, SealError } from '../../src/crypto/crypto.js';
 import type { SealContext } from '../../src/store/types.js';
 import { holds, runs } from './fuzz-budget.js';
 

@@ -1,6 +1,10 @@
-import { createSecretApi } from '../../tigergraph/secret-api.js';
-import { maskSecret, TigerGraphError } from '../../tigergraph/errors.js';
-import type { AdminCredentials, SecretRecord } from '../../tigergraph/types.js';
+import {
+  createSecretApi,
+  maskSecret,
+  TigerGraphError,
+  type AdminCredentials,
+  type SecretRecord,
+} from '@tigergraph-bff/client';
 import { CliError, ExitCode } from '../cli-error.js';
 import { loadSettings, type CommandContext, type CommandRunner } from '../context.js';
 import { resolveCredentials } from '../credentials.js';

@@ -1,7 +1,11 @@
-import { createTokenApi, type TokenClient } from '../../tigergraph/restpp-client.js';
-import { maskSecret, TigerGraphError } from '../../tigergraph/errors.js';
-import type { TokenGrant } from '../../tigergraph/types.js';
-import { wireEraOf } from '../../tigergraph/version.js';
+import {
+  createTokenApi,
+  type TokenClient,
+  maskSecret,
+  TigerGraphError,
+  type TokenGrant,
+  capabilitiesOf,
+} from '@tigergraph-bff/client';
 import { positiveInt } from '../args.js';
 import { ExitCode, usageError } from '../cli-error.js';
 import { loadSettings, type CommandContext, type CommandRunner } from '../context.js';
@@ -34,7 +38,7 @@ async function withTokenApi<T>(
   const { settings } = await loadSettings(ctx);
   if (token !== undefined) ctx.out.protect(token);
   ctx.out.info(`data server ${settings.restppUrl} (from ${settings.from.restppUrl})`);
-  if (wireEraOf(settings.version) === 'jwt')
+  if (capabilitiesOf(settings.version).tokenEndpoint === 'gsql')
     ctx.out.info(`admin server ${settings.gsqlUrl} (from ${settings.from.gsqlUrl}): 4.1+ issues tokens there`);
   const { secret, source } = await readSecret(ctx.env, ctx.stdin, ctx.prompter);
   ctx.out.protect(secret);

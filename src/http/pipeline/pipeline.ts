@@ -4,7 +4,7 @@ import type { Metrics } from '../../observability/metrics.js';
 import { RequestSession } from '../session/request-session.js';
 import type { Tracing } from '../../observability/tracing.js';
 import type { DescribePrincipal } from '../session/principal.js';
-import type { SessionGate } from '../session/require-session.js';
+import type { SessionGate } from '../session/session-gate.js';
 import type { SessionLookup } from '../session/session-lookup.js';
 import { attachContext, laneOf, type RequestContext } from './context.js';
 import { cors } from './cors.js';

@@ -2,24 +2,21 @@ import { type Request, type Response, type Router } from 'express';
 import { mapAdminError } from '../../admin/admin-errors.js';
 import { checkGraphAccess } from '../../admin/graph-access.js';
 import { AppError, isAppError } from '../../errors.js';
-import { maskSecret } from '../../tigergraph/errors.js';
-import type { SecretClient } from '../../tigergraph/secret-api.js';
-import type { AdminCredentials } from '../../tigergraph/types.js';
-import { ADMIN_CHALLENGE, basicCredentials } from './basic-credentials.js';
-import { strictRoutes } from './routing.js';
+import { maskSecret, type AdminCredentials } from '@tigergraph-bff/client';
+import type { AdminSurface } from '../../admin/admin-parts.js';
+import { ADMIN_CHALLENGE, basicCredentials } from '../route-helpers/basic-credentials.js';
+import { strictRoutes } from '../route-helpers/routing.js';
 import { contextOf } from '../pipeline/context.js';
-import { outcomeOf, type GuessLimiter } from './guess-limiter.js';
+import { outcomeOf, type GuessLimiter } from '../limits/guess-limiter.js';
 import { parseAliasPath, parseCreateSecret, parseGraphQuery } from '../schemas/admin.js';
 import { jsonBody } from '../schemas/json-body.js';
 import type { Audit } from '../../observability/audit.js';
 
-export interface AdminRoutesDeps {
-  secrets: SecretClient;
-  /** 3.x secrets belong to a graph, so every call there must name one. */
-  graphRequired: boolean;
+/** What /admin needs: built by src/admin/admin-parts.ts when ADMIN_ROUTES is on. */
+export type AdminRoutesDeps = AdminSurface & {
   /** The audit trail: secret.created and secret.dropped by an admin. */
   audit?: Audit;
-}
+};
 
 /** Admin-server errors as AppErrors; a rejected login also carries the basic-auth challenge. */
 function adminError(err: unknown): unknown {

@@ -2,34 +2,34 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Relay, RelayAuth } from '../../relay/relay.js';
-import type { TokenBroker } from '../../tokens/token-broker.js';
 import { endsSession } from '../../tokens/map-upstream-error.js';
 import { API_MOUNT, type RequestContext } from '../pipeline/context.js';
 import { answerError } from '../pipeline/error-handler.js';
-import type { CredentialIds } from '../../store/credential-id.js';
-import { credentialOf } from '../session/session-data.js';
-import type { SessionConcurrency } from './session-concurrency.js';
-import type { DescribePrincipal } from '../session/principal.js';
-import type { Audit } from '../../observability/audit.js';
+import type { CredentialIds } from '../../crypto/credential-id.js';
+import { credentialOf } from '../../sessions/session-data.js';
+import type { SessionLifecycle } from '../../sessions/lifecycle.js';
+import type { SessionConcurrency } from '../limits/session-concurrency.js';
 import type { UserQuota } from '../../quota/user-quota.js';
 
 const ROUTE = `${API_MOUNT}/*`;
 
+import type { Audit } from '../../observability/audit.js';
+import type { DescribePrincipal } from '../session/principal.js';
+
 export interface ApiLaneDeps {
   logger: Logger;
-  broker: TokenBroker;
+  /** Which broker keeps a session's token, and how a session the upstream refused ends (src/sessions/). */
+  lifecycle: SessionLifecycle;
   relay: Relay;
   concurrency: SessionConcurrency;
   /** The same across all sessions of one credential (secret, user, IdP subject) on this instance. */
   credentialConcurrency: SessionConcurrency;
   credentialIds: CredentialIds;
-  /** The broker of OIDC sessions (IdP access tokens, refreshed with the IdP refresh token); absent without OIDC. */
-  oidcBroker?: TokenBroker;
-  /** The audit trail: a token re-minted after a refusal, an SSO session ended by the IdP's refusal. */
-  audit?: Audit;
-  describe?: DescribePrincipal;
   /** Per-principal quotas across all instances (QUOTA_*); absent when none is set. */
   quota?: UserQuota;
+  /** The audit trail: a token re-minted after a refusal, a quota refusal. */
+  audit?: Audit;
+  describe?: DescribePrincipal;
 }
 
 /** The /api handler, after the pipeline: session, per-session and per-credential concurrency, token, relay. */
@@ -46,7 +46,7 @@ const notAuthenticated = () => new AppError('not_authenticated', 'Not logged in'
  * token source. Errors are answered as the app's error handler answers them.
  */
 export function createApiLane(deps: ApiLaneDeps): ApiLane {
-  const { logger, broker, relay, concurrency, credentialConcurrency } = deps;
+  const { logger, lifecycle, relay, concurrency, credentialConcurrency } = deps;
 
   const relayFor = async (req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> => {
     const sid = ctx.session.sid();
@@ -62,7 +62,7 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       endQuota?.();
     });
     const live = await ctx.session.live();
-    const id = credentialOf(deps.credentialIds, live.tg, live.secret);
+    const id = credentialOf(deps.credentialIds, live.tg, live.credential);
     credentialConcurrency.enter(id);
     // A client gone while the session loaded has already left: its count must not outlive it.
     if (closed) credentialConcurrency.leave(id);
@@ -80,17 +80,16 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       if (closed) end();
       else endQuota = end;
     }
-    const oidc = live.tg.oidc !== undefined;
-    const source = oidc ? deps.oidcBroker : broker;
-    // An OIDC session without OIDC configured (settings changed since login) has nothing to renew with.
+    const strategy = lifecycle.strategyOf(live.tg);
+    const source = strategy.broker;
+    // An SSO session without SSO configured (settings changed since login) has nothing to renew with.
     if (source === undefined)
       throw new AppError('session_expired', 'Single sign-on is not configured any more; log in again');
-    // A refresh the IdP refused ends the OIDC session here and now, not only this request.
+    // A renewal refused for good (an IdP refusing the refresh token) ends the session here and now.
     const ending = (err: unknown): never => {
-      if (oidc && endsSession(err)) {
-        if (deps.describe)
-          deps.audit?.emit({ event: 'session.ended', reason: 'idp_refused', ...deps.describe(live.sid, live.tg) });
-        void ctx.session.destroy().catch(() => undefined);
+      if (strategy.refusalEnds && endsSession(err)) {
+        ctx.session.ending();
+        void lifecycle.end(live.sid, 'idp_refused', live.tg).catch(() => undefined);
       }
       throw err;
     };
@@ -100,9 +99,9 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       return s?.token ?? null;
     };
     const auth: RelayAuth = {
-      token: () => source.token(live.sid, live.secret, live.remainingMs).then((s) => s.token, ending),
+      token: () => source.token(live.sid, live.credential, live.remainingMs).then((s) => s.token, ending),
       rejected: (token) =>
-        source.replaceRejected(live.sid, live.secret, token, live.remainingMs).then(reminted, ending),
+        source.replaceRejected(live.sid, live.credential, token, live.remainingMs).then(reminted, ending),
     };
     await relay.handle(req, res, {
       auth,

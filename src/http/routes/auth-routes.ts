@@ -3,27 +3,26 @@ import { requestContext } from '../pipeline/context.js';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
-import type { CredentialIds } from '../../store/credential-id.js';
-import { sealedAs } from '../../store/crypto.js';
-import type { Cipher, TokenStore } from '../../store/types.js';
+import type { CredentialIds } from '../../crypto/credential-id.js';
+import type { TokenStore } from '../../store/types.js';
+import type { Login } from '../../sessions/strategy.js';
+import type { SessionLifecycle } from '../../sessions/lifecycle.js';
 import type { TokenBroker } from '../../tokens/token-broker.js';
-import { httpsRequired } from './https-required.js';
+import type { TokenGrant } from '@tigergraph-bff/client';
+import { httpsRequired } from '../route-helpers/https-required.js';
 import { countsAsSecure } from '../pipeline/loopback-secure.js';
-import { strictRoutes } from './routing.js';
+import { strictRoutes } from '../route-helpers/routing.js';
 import { cookieClearOptions } from '../session/session.js';
-import { outcomeOf, type GuessLimiter, type GuessOutcome, type GuessTicket } from './guess-limiter.js';
-import type { LoginBudget } from './login-budget.js';
-import type { SessionCap } from './session-cap.js';
-import type { SessionEnding } from './session-end.js';
-import { requireSession, sessionContext, type RequireSessionDeps } from '../session/require-session.js';
+import { outcomeOf, type GuessLimiter, type GuessOutcome, type GuessTicket } from '../limits/guess-limiter.js';
+import type { LoginBudget } from '../limits/login-budget.js';
+import { requireSession, sessionContext } from '../session/require-session.js';
+import type { RequireSessionDeps } from '../session/session-gate.js';
 import { jsonBody } from '../schemas/json-body.js';
 import { parseLoginBody, parsePasswordLogin, wantsPasswordLogin } from '../schemas/login.js';
 import type { SessionSecrets } from '../../admin/session-secrets.js';
-import { loginKindOf, type TgSession } from '../session/session-data.js';
-import type { DescribePrincipal } from '../session/principal.js';
+
 import type { Audit } from '../../observability/audit.js';
-import type { SessionEnds } from '../../tokens/session-ends.js';
-import type { OidcSessions } from '../../oidc/oidc-sessions.js';
+import type { DescribePrincipal } from '../session/principal.js';
 
 export interface AuthRoutesDeps extends RequireSessionDeps {
   broker: TokenBroker;
@@ -31,12 +30,9 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   guesses: GuessLimiter;
   /** Logins per address and per credential, successful ones included. */
   budget: LoginBudget;
-  /** Live sessions per credential. */
-  cap: SessionCap;
   credentialIds: CredentialIds;
-  /** How a session ends (logout, a login replacing it). */
-  ending: SessionEnding;
-  cipher: Cipher;
+  /** How sessions start and end (src/sessions/). */
+  lifecycle: SessionLifecycle;
   logger: Logger;
   metrics: Metrics;
   cookieName: string;
@@ -44,25 +40,34 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   /** Development: plain http to a loopback name counts as secure (see loopback-secure.ts). */
   loopbackIsSecure?: boolean;
   idleTimeoutSec: number;
-  /** Where login records each session, so its token is deleted however the session ends. */
-  sessionEnds: SessionEnds;
-  /** Set when PASSWORD_LOGIN is on: creates and drops the per-session secrets. */
+  /** Set when PASSWORD_LOGIN is on: creates the per-session secrets. */
   passwords?: SessionSecrets;
-  /** Set when OIDC is configured: how OIDC sessions end (their credentials never reach `broker`). */
-  oidc?: OidcSessions;
-  /** The audit trail: login succeeded, refused, limited. */
+  /** Set when OIDC is configured (GET /auth/methods offers it). */
+  oidc?: boolean;
+  /** The audit trail: logins succeeded, refused, limited (session ends are the lifecycle's). */
   audit?: Audit;
   describe?: DescribePrincipal;
 }
 
-export { loginKindOf };
+/** A login that made a session, for the audit trail: who (as the access line names them) and from where. */
+export function auditLogin(deps: { audit?: Audit; describe?: DescribePrincipal }, req: Request): void {
+  const ctx = requestContext(req);
+  const acted = ctx.session.principal();
+  if (deps.audit === undefined || deps.describe === undefined || acted === undefined) return;
+  const address = ctx.forwarded.clientIp;
+  deps.audit.emit({
+    event: 'login.succeeded',
+    ...deps.describe(acted.sid, acted.tg),
+    ...(address !== undefined && { address }),
+  });
+}
 
 const iso = (epochSec: number) => new Date(epochSec * 1000).toISOString();
 
 export function authRoutes(deps: AuthRoutesDeps): Router {
   const routes = strictRoutes('/auth');
   const json = jsonBody();
-  const { ending } = deps;
+  const { lifecycle } = deps;
 
   /**
    * The guess limits, then the login budget, as one ticket: a 429 from either takes nothing. Guesses first,
@@ -124,60 +129,45 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       : deps.credentialIds('secret', bySecret?.secret ?? '');
     const kind = byPassword ? 'password' : 'secret';
     const ticket = await admit(req, credential, byPassword?.creds.username, kind);
-    const createdAt = deps.now();
-    let secret = bySecret?.secret ?? '';
+    const secretLogin = bySecret?.secret ?? '';
+    const at = deps.now();
     let created: Awaited<ReturnType<SessionSecrets['create']>> | undefined;
+    let grant: TokenGrant;
     try {
       if (byPassword && deps.passwords) {
-        // The login gets its own secret, due to be dropped when the session's absolute timeout ends.
-        const dueAt = createdAt + deps.absoluteTimeoutSec * 1000;
+        // The login gets its own secret; its drop is also due at the absolute timeout, as a backstop.
+        const dueAt = at + deps.absoluteTimeoutSec * 1000;
         created = await deps.passwords.create(byPassword.creds, byPassword.graph, dueAt).catch(countFailure(req, kind));
-        secret = created.secret;
       }
-    } catch (err) {
-      await ticket.settle(outcomeOf(err));
-      throw err;
-    }
-    try {
-      const grant = await deps.broker.mint(secret).catch(countFailure(req, kind));
+      // The graph goes along, so TigerGraph refuses a graph that does not exist (or is not the secret's) now.
+      grant = await deps.broker
+        .mint(created?.secret ?? secretLogin, byPassword?.graph ?? bySecret?.graph ?? undefined)
+        .catch(countFailure(req, kind));
       await ticket.settle('accepted');
-      const current = await session.load();
-      const oldSid = session.sid();
-      if (current?.tg && oldSid !== null) await ending.end(oldSid, current.tg, 'replaced');
-      const sid = await session.regenerate();
-      const tg: TgSession = {
-        // Sealed for the regenerated id: copied into another session's record, it does not open.
-        secret: deps.cipher.encrypt(secret, sealedAs.sessionSecret(sid)),
-        graph: byPassword?.graph ?? bySecret?.graph ?? null,
-        createdAt,
-        cred: credential,
-        ...(byPassword &&
-          created && {
-            username: byPassword.creds.username,
-            secretAlias: created.drop.alias,
-            secretDrop: created.drop.sealedSecret,
-          }),
-      };
-      // Counted before it exists, so no saved session is ever missing from its credential's count.
-      const capped = await deps.cap.admit(credential, sid, createdAt);
-      await session.save(sid, tg);
-      await deps.broker.adopt(sid, grant, deps.absoluteTimeoutSec * 1000);
-      await deps.sessionEnds.watch(ending.endOf(sid, tg), deps.now() + deps.idleTimeoutSec * 1000);
-      await capped.enforce(byPassword ? 'password' : 'secret');
-      deps.metrics.logins.inc({ result: 'ok' });
-      if (deps.describe)
-        deps.audit?.emit({
-          event: 'login.succeeded',
-          ...deps.describe(sid, tg),
-          ...(forwarded.clientIp !== undefined && { address: forwarded.clientIp }),
-        });
-      res.json({ authenticated: true, graph: tg.graph, tokenExpiresAt: iso(grant.expiresAt) });
     } catch (err) {
       await ticket.settle(outcomeOf(err));
       // The secret was made for this login only: a login that fails must not leave it behind.
       if (created) await deps.passwords?.release(created.drop);
       throw err;
     }
+    const graph = byPassword?.graph ?? bySecret?.graph ?? null;
+    const login: Login =
+      byPassword && created
+        ? {
+            kind: 'password',
+            secret: created.secret,
+            username: byPassword.creds.username,
+            drop: created.drop,
+            graph,
+            cred: credential,
+            grant,
+            at,
+          }
+        : { kind: 'secret', secret: secretLogin, graph, cred: credential, grant, at };
+    await lifecycle.establish(login, session);
+    deps.metrics.logins.inc({ result: 'ok' });
+    auditLogin(deps, req);
+    res.json({ authenticated: true, graph, tokenExpiresAt: iso(grant.expiresAt) });
   });
 
   // Ends this service's session of any kind (an SSO session's IdP tokens revoked too). To end the IdP's own
@@ -188,8 +178,8 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     const current = await session.load();
     const sid = session.sid();
     if (current?.tg && sid !== null) {
-      await ending.end(sid, current.tg);
-      await session.destroy();
+      session.ending(current.tg);
+      await lifecycle.end(sid, 'logout', current.tg);
     }
     res.clearCookie(deps.cookieName, cookieClearOptions(deps));
     res.status(204).end();
@@ -203,11 +193,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     res.set('Cache-Control', 'no-store').json({
       authenticated: true,
       graph: ctx.tg.graph,
-      login: loginKindOf(ctx.tg),
-      ...(ctx.tg.username ? { username: ctx.tg.username } : {}),
-      ...(ctx.tg.oidc
-        ? { sub: ctx.tg.oidc.sub, ...(ctx.tg.oidc.name !== undefined && { name: ctx.tg.oidc.name }) }
-        : {}),
+      ...lifecycle.view(ctx.tg),
       tokenExpiresAt: state ? iso(state.expiresAt) : null,
       sessionExpiresAt: new Date(sessionEnd).toISOString(),
     });
@@ -218,8 +204,8 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     res.set('Cache-Control', 'no-store').json({
       secret: true,
       password: deps.passwords !== undefined,
-      oidc: deps.oidc !== undefined,
-      ...(deps.oidc && { oidcLoginUrl: '/auth/oidc/login', oidcLogoutUrl: '/auth/oidc/logout' }),
+      oidc: deps.oidc === true,
+      ...(deps.oidc === true && { oidcLoginUrl: '/auth/oidc/login', oidcLogoutUrl: '/auth/oidc/logout' }),
     });
   });
 

@@ -6,55 +6,43 @@ import type { LoginFlow, SignOn } from '../../oidc/login-flow.js';
 import { LogoutTokenError } from '../../oidc/logout-token-error.js';
 import type { LogoutTokenVerifier } from '../../oidc/logout-token.js';
 import type { OidcSessions } from '../../oidc/oidc-sessions.js';
-import { sealedAs } from '../../store/crypto.js';
-import type { CredentialIds } from '../../store/credential-id.js';
-import type { Cipher } from '../../store/types.js';
-import type { TokenBroker } from '../../tokens/token-broker.js';
-import type { SessionEnds } from '../../tokens/session-ends.js';
+import type { SessionLifecycle } from '../../sessions/lifecycle.js';
+import type { CredentialIds } from '../../crypto/credential-id.js';
 import { requestContext } from '../pipeline/context.js';
 import { countsAsSecure } from '../pipeline/loopback-secure.js';
-import type { TgSession } from '../session/session-data.js';
 import { cookieClearOptions } from '../session/session.js';
 import { cookieValue } from '../session/signed-cookie.js';
-import type { GuessTicket } from './guess-limiter.js';
-import { httpsRequired } from './https-required.js';
-import type { LoginBudget } from './login-budget.js';
-import type { SessionCap } from './session-cap.js';
-import { checkNavigation } from './same-site-navigation.js';
-import { strictRoutes } from './routing.js';
+import type { GuessTicket } from '../limits/guess-limiter.js';
+import { httpsRequired } from '../route-helpers/https-required.js';
+import type { LoginBudget } from '../limits/login-budget.js';
+import { checkNavigation } from '../route-helpers/same-site-navigation.js';
+import { strictRoutes } from '../route-helpers/routing.js';
+
+export const BACKCHANNEL_LOGOUT_PATH = '/auth/oidc/backchannel-logout';
 
 import type { Audit } from '../../observability/audit.js';
 import type { DescribePrincipal } from '../session/principal.js';
-
-export const BACKCHANNEL_LOGOUT_PATH = '/auth/oidc/backchannel-logout';
+import { auditLogin } from './auth-routes.js';
 
 export interface OidcRoutesDeps {
   /** The audit trail: SSO logins succeeded, refused, limited. */
   audit?: Audit;
   describe?: DescribePrincipal;
   flow: LoginFlow;
+  /** The IdP's side of SSO sessions: RP-initiated logout URLs, the sessions a logout token names. */
   sessions: OidcSessions;
   verifyLogoutToken: LogoutTokenVerifier;
-  /** The OIDC token broker (IdP access tokens). */
-  broker: TokenBroker;
-  cipher: Cipher;
+  /** How sessions start and end (src/sessions/). */
+  lifecycle: SessionLifecycle;
   logger: Logger;
   metrics: Metrics;
   cookieName: string;
   cookieSecure: boolean;
   loopbackIsSecure: boolean;
-  absoluteTimeoutSec: number;
   postLoginPath: string;
   now: () => number;
-  idleTimeoutSec: number;
-  /** Where login records each session, so its IdP tokens are revoked however the session ends. */
-  sessionEnds: SessionEnds;
-  /** Ends the request's current session (whatever its login) before a new one replaces it. */
-  endCurrent(sid: string, tg: TgSession, reason?: 'logout' | 'replaced'): Promise<void>;
   /** Callbacks per address (each one costs an IdP code exchange), successful ones included. */
   budget: LoginBudget;
-  /** Live sessions per IdP subject. */
-  cap: SessionCap;
   credentialIds: CredentialIds;
 }
 
@@ -117,46 +105,23 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
       return failure(req, res, next, err);
     }
     try {
-      const createdAt = deps.now();
-      const current = await session.load();
-      const oldSid = session.sid();
-      if (current?.tg && oldSid !== null) await deps.endCurrent(oldSid, current.tg, 'replaced');
-      const sid = await session.regenerate();
-      const credential = deps.credentialIds('oidc', signOn.sub);
-      const tg: TgSession = {
-        secret: deps.cipher.encrypt(signOn.refreshToken, sealedAs.sessionSecret(sid)),
-        graph: signOn.graph,
-        createdAt,
-        cred: credential,
-        oidc: {
+      await deps.lifecycle.establish(
+        {
+          kind: 'oidc',
+          refreshToken: signOn.refreshToken,
           sub: signOn.sub,
           ...(signOn.name !== undefined && { name: signOn.name }),
           ...(signOn.idpSid !== undefined && { idpSid: signOn.idpSid }),
-          ...(signOn.idToken !== undefined && { idToken: deps.cipher.encrypt(signOn.idToken, sealedAs.idToken(sid)) }),
+          ...(signOn.idToken !== undefined && { idToken: signOn.idToken }),
+          graph: signOn.graph,
+          cred: deps.credentialIds('oidc', signOn.sub),
+          grant: { token: signOn.accessToken, expiresAt: signOn.expiresAt },
+          at: deps.now(),
         },
-      };
-      // Token state and indexes first: a session record that exists is a complete one.
-      await deps.broker.adopt(
-        sid,
-        { token: signOn.accessToken, expiresAt: signOn.expiresAt },
-        deps.absoluteTimeoutSec * 1000,
+        session,
       );
-      await deps.sessions.index(sid, tg);
-      const capped = await deps.cap.admit(credential, sid, createdAt);
-      await session.save(sid, tg);
-      const endsBy = createdAt + deps.absoluteTimeoutSec * 1000;
-      await deps.sessionEnds.watch(
-        { sid, endsBy, sealedSecret: tg.secret, kind: 'oidc' },
-        deps.now() + deps.idleTimeoutSec * 1000,
-      );
-      await capped.enforce('oidc');
       deps.metrics.logins.inc({ result: 'ok' });
-      if (deps.describe)
-        deps.audit?.emit({
-          event: 'login.succeeded',
-          ...deps.describe(sid, tg),
-          ...(forwarded.clientIp !== undefined && { address: forwarded.clientIp }),
-        });
+      auditLogin(deps, req);
       res.set('Cache-Control', 'no-store').redirect(303, signOn.returnTo);
     } catch (err) {
       return failure(req, res, next, err);
@@ -185,10 +150,10 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
       let target = deps.postLoginPath;
       if (current?.tg && sid !== null) {
         // Worked out before the session (and its sealed id token) is gone.
-        if (current.tg.oidc)
+        if (deps.lifecycle.strategyOf(current.tg).kind === 'oidc')
           target = (await deps.sessions.logoutUrl(sid, current.tg, { hint: check.kind === 'navigation' })) ?? target;
-        await deps.endCurrent(sid, current.tg);
-        await session.destroy();
+        session.ending(current.tg);
+        await deps.lifecycle.end(sid, 'logout', current.tg);
       }
       res.clearCookie(deps.cookieName, cookieClearOptions(deps));
       res.redirect(303, target);
@@ -215,7 +180,11 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
         deps.logger.warn({ reason: err.message }, 'back-channel logout refused');
         throw new AppError('invalid_request', 'The logout token is not valid');
       }
-      const ended = await deps.sessions.endFromIdp(subject);
+      let ended = 0;
+      for (const found of await deps.sessions.sessionsOf(subject)) {
+        if (await deps.lifecycle.end(found.sid, 'backchannel')) ended++;
+        await found.unindex();
+      }
       deps.logger.info({ ended }, 'back-channel logout');
       res.status(200).end();
     },

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Request, Response, Router } from 'express';
 import { parse } from 'yaml';
-import { strictRoutes } from './routing.js';
+import { strictRoutes } from '../route-helpers/routing.js';
 
 /** docs/openapi.yaml at the package root: the same path from src/http/routes (tests) and dist/http/routes (the build). */
 export const DEFAULT_OPENAPI_FILE = fileURLToPath(new URL('../../../docs/openapi.yaml', import.meta.url));

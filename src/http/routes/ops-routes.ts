@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import type { Metrics } from '../../observability/metrics.js';
-import { strictRoutes } from './routing.js';
+import { strictRoutes } from '../route-helpers/routing.js';
 
 export interface ReadinessCheck {
   name: string;
@@ -36,7 +36,7 @@ function withTimeout(p: Promise<void>, ms: number): Promise<void> {
 }
 
 /**
- * One probe of a dependency shared by every caller (DESIGN §2: anonymous requests never spend upstream
+ * One probe of a dependency shared by every caller (docs/architecture.md, "Bounded per principal and per address": anonymous requests never spend upstream
  * resources): callers during a probe wait for that probe, callers within `intervalMs` of its end get its
  * verdict, and a probe still running past its timeout (a hung dependency) is never joined by another: it
  * counts as unavailable until it ends. So a flood of /readyz costs each dependency about one probe a second.

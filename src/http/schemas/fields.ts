@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isName, NAME_MAX_LENGTH, SECRET_MAX_LENGTH } from '../../tigergraph/names.js';
+import { isName, NAME_MAX_LENGTH, SECRET_MAX_LENGTH } from '@tigergraph-bff/client';
 
 /**
  * The fields request schemas are built from. Each message completes "field: …" and never contains the

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AdminCredentials } from '../../tigergraph/types.js';
+import type { AdminCredentials } from '@tigergraph-bff/client';
 import { exactly, loginGraph, secret, text } from './fields.js';
 import { invalidRequest, parseInput } from './parse.js';
 

@@ -1,6 +1,6 @@
 import type { LogIds } from '../../observability/log-ids.js';
-import { ShortCache } from '../../store/short-cache.js';
-import { loginKindOf, type LoginKind, type TgSession } from './session-data.js';
+import { ShortCache } from '../../cache/short-cache.js';
+import { kindOf, type LoginKind, type TgSession } from '../../sessions/session-data.js';
 
 /** Who a logged-in request came from, as its access line names them: never a secret, token or session id. */
 export interface Principal {
@@ -44,7 +44,7 @@ export function describePrincipal(ids: LogIds, options: { hashUserNames: boolean
   return (sid, tg) => {
     const name = tg.oidc?.sub ?? tg.username;
     return {
-      login: loginKindOf(tg),
+      login: kindOf(tg),
       ...(name !== undefined && { user: userName(name) }),
       ...(tg.graph !== null && { graph: tg.graph }),
       session: sessionId(sid),

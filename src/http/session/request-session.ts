@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { traced, type Tracing } from '../../observability/tracing.js';
 import { sessionCookie, storedSession, type CookieSettings } from './session.js';
-import type { SessionGate, SessionContext } from './require-session.js';
+import type { SessionGate, SessionContext } from './session-gate.js';
 import type { SessionLookup } from './session-lookup.js';
-import type { StoredSession, TgSession } from './session-data.js';
+import type { StoredSession, TgSession } from '../../sessions/session-data.js';
+import type { SessionWriter } from '../../sessions/lifecycle.js';
 
 const notRead = Symbol('not read');
 
@@ -11,7 +12,7 @@ const notRead = Symbol('not read');
  * The session of one request, read at most once whoever asks (the /api lane, the /auth routes), checked
  * by the one gate, and touched once after the answer if it was read and is still the request's session.
  */
-export class RequestSession {
+export class RequestSession implements SessionWriter {
   private cookieSid: string | null | typeof notRead = notRead;
   private loaded: Promise<StoredSession | null> | undefined;
   /** Set once login or logout replaced or ended the cookie's session: nothing may touch it then. */
@@ -55,6 +56,23 @@ export class RequestSession {
     return this.actedAs;
   }
 
+  /** The cookie's stored session, for a login that replaces it. */
+  async current(): Promise<{ sid: string; tg: TgSession } | null> {
+    const data = await this.load();
+    const sid = this.sid();
+    return data?.tg && sid !== null ? { sid, tg: data.tg } : null;
+  }
+
+  /**
+   * The session is being ended (by the lifecycle, which deletes its record): nothing may touch it now. With
+   * `tg` (a logout), the access line still names who it was.
+   */
+  ending(tg?: TgSession): void {
+    this.ended = true;
+    const sid = this.sid();
+    if (tg !== undefined && sid !== null) this.actedAs ??= { sid, tg };
+  }
+
   /**
    * Login's half: the cookie's session (if any) is removed from the store and a fresh id returned, so an id
    * planted before login is never the logged-in one.
@@ -73,12 +91,9 @@ export class RequestSession {
     this.actedAs = { sid, tg };
   }
 
-  /** Logout's half: the stored session is deleted (a store failure rejects); the line names who logged out. */
-  async destroy(): Promise<void> {
-    const sid = this.sid();
-    const tg = this.loaded && (await this.loaded.catch(() => null))?.tg;
-    await this.remove();
-    if (sid !== null && tg !== undefined) this.actedAs ??= { sid, tg };
+  /** The stored session is deleted (a store failure rejects). */
+  destroy(): Promise<void> {
+    return this.remove();
   }
 
   private async remove(): Promise<void> {

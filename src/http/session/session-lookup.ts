@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SessionStore } from '../../store/session-store.js';
-import { ShortCache } from '../../store/short-cache.js';
-import type { StoredSession } from './session-data.js';
+import { ShortCache } from '../../cache/short-cache.js';
+import type { StoredSession } from '../../sessions/session-data.js';
 import { cookieValue, signSessionId, unsignSessionId } from './signed-cookie.js';
 
 const ignore = (): void => undefined;

@@ -1,4 +1,4 @@
-import type { StoredSession, TgSession } from './session-data.js';
+import type { StoredSession, TgSession } from '../../sessions/session-data.js';
 
 export interface CookieSettings {
   cookieName: string;

@@ -2,6 +2,8 @@ import type { Stores } from '../../../src/store/types.js';
 import { credentialSessionCases } from './conformance-credential-sessions.js';
 import { leaseCases } from './conformance-leases.js';
 import { limitAndSessionCases } from './conformance-limits-sessions.js';
+import { oidcCases } from './conformance-oidc.js';
+import { secretDropCases } from './conformance-secret-drops.js';
 import { tokenCases } from './conformance-tokens.js';
 
 export interface StoresUnderTest {
@@ -23,6 +25,8 @@ export function storeConformance(label: string, open: () => Promise<StoresUnderT
     leaseCases(stores);
     limitAndSessionCases(stores);
     credentialSessionCases(stores);
+    secretDropCases(stores);
+    oidcCases(stores);
 
     test('when storage is up, then ping resolves', async () => {
       await expect(stores().ping()).resolves.toBeUndefined();

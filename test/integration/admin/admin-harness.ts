@@ -1,7 +1,8 @@
 import { connect, createServer, type Socket } from 'node:net';
 import type { Redis } from 'ioredis';
-import { createSecretApi } from '../../../src/tigergraph/secret-api.js';
-import type { SecretRecord } from '../../../src/tigergraph/types.js';
+import { parseShowSecrets } from '../../../packages/client/src/parse-gsql-output.js';
+import { createSecretApi } from '../../../packages/client/src/secret-api.js';
+import type { SecretRecord } from '../../../packages/client/src/types.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../../src/simulator/types.js';
 
 /** Simulator users for password login: alice may use `social`, bob has no graph at all. */
@@ -12,15 +13,17 @@ export const SIM_USERS: SimulatorOptions = { users: [ALICE, BOB] };
 export const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
-/** What the admin server holds for a user, asked over real HTTP with the client library (SHOW SECRET). */
+/**
+ * What the admin server holds for a user, on any graph, asked over real HTTP with the client library: a
+ * bare SHOW SECRET (listSecrets first checks a graph, which bob may not use).
+ */
 export async function secretsOf(
   sim: SimulatorHandle,
   user: { name: string; password: string },
-  graph = 'social',
 ): Promise<SecretRecord[]> {
   const api = createSecretApi({ gsqlUrl: sim.gsqlUrl, version: sim.version });
   try {
-    return await api.listSecrets({ username: user.name, password: user.password }, graph);
+    return parseShowSecrets(await api.gsql.runGsql({ username: user.name, password: user.password }, 'SHOW SECRET'));
   } finally {
     await api.close();
   }

@@ -1,5 +1,5 @@
 import supertest from 'supertest';
-import { maskSecret } from '../../../src/tigergraph/errors.js';
+import { maskSecret } from '../../../packages/client/src/errors.js';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 import { ALICE, basic, BOB, everythingStored, secretsOf, SIM_USERS } from './admin-harness.js';
 import { freePort } from '../../helpers/ports.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { createCipher, sealedAs } from '../../../src/store/crypto.js';
-import { maskSecret } from '../../../src/tigergraph/errors.js';
+import { createCipher, sealedAs } from '../../../src/crypto/crypto.js';
+import { maskSecret } from '../../../packages/client/src/errors.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { sidOf } from '../../helpers/cookies.js';
 import { ALICE, dropsSeen, everythingStored, gsqlUsersSeen, secretsOf, SIM_USERS } from './admin-harness.js';

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { createLogger } from '../../../src/observability/logger.js';
 import { createService, type Service } from '../../../src/service.js';
-import { createSecretApi } from '../../../src/tigergraph/secret-api.js';
+import { createSecretApi } from '../../../packages/client/src/secret-api.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { ALICE, dropsSeen, secretsOf, SIM_USERS, startGate } from './admin-harness.js';
 import { freePort } from '../../helpers/ports.js';

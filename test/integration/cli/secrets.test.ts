@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { maskSecret } from '../../../src/tigergraph/errors.js';
+import { maskSecret } from '../../../packages/client/src/errors.js';
 import { json, jsonError, makeHome, runCli } from './cli-harness.js';
 
 let sim: SimulatorHandle;
@@ -107,10 +107,12 @@ describe('tgbff secrets, as a child process against the simulator', () => {
     expect(sim.counts()).toEqual({});
   });
 
-  it('when the graph does not exist, then create exits 1 and the message points at --graph', async () => {
+  it('when the graph does not exist, then create exits 7 and the message points at --graph', async () => {
     const r = await secrets(['create', '--graph', 'no_such_graph', '--json']);
-    expect(r.code).toBe(1);
-    expect(jsonError(r).message).toContain("check that graph 'no_such_graph' exists");
+    expect(r.code).toBe(7);
+    expect(jsonError(r)).toMatchObject({ code: 'graph_not_found' });
+    expect(jsonError(r).message).toContain("graph 'no_such_graph' does not exist");
+    expect(jsonError(r).message).toContain('--graph / TG_GRAPH');
   });
 
   it('when known and unknown aliases are dropped without --strict, then the known go and the unknown are reported, exit 0', async () => {

@@ -1,5 +1,5 @@
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { maskSecret } from '../../../src/tigergraph/errors.js';
+import { maskSecret } from '../../../packages/client/src/errors.js';
 import { json, jsonError, makeHome, runCli } from './cli-harness.js';
 
 let sim: SimulatorHandle;

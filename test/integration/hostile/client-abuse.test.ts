@@ -14,7 +14,7 @@ import {
 } from './hostile-rig.js';
 
 /**
- * DESIGN §4b item one: whatever one client does to its own requests (abort, reset, half-close, send
+ * docs/architecture.md, "The hostile-user model", item one: whatever one client does to its own requests (abort, reset, half-close, send
  * garbage) ends those requests only. Each test ends by showing the process alive, nothing caught by the
  * safety net, and another session served.
  */

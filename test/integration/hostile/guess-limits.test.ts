@@ -12,7 +12,7 @@ import { ALICE, BOB, basic, SIM_USERS } from '../admin/admin-harness.js';
 import { sleep } from './hostile-rig.js';
 
 /**
- * DESIGN §4b: every guess is limited per address and per user, and an attacker cannot lock a real user
+ * docs/architecture.md, "The hostile-user model": every guess is limited per address and per user, and an attacker cannot lock a real user
  * out. A real service process behind TRUST_PROXY, so X-Forwarded-For gives each request its address;
  * the simulator's admin server counts the credential checks that reached it.
  */

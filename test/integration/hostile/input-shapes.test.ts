@@ -2,7 +2,7 @@ import supertest from 'supertest';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 import { ALICE, basic, SIM_USERS } from '../admin/admin-harness.js';
 
-// DESIGN.md §4b: whatever shape a client sends to a JSON route, it gets a 4xx JSON answer naming the
+// docs/architecture.md, "The hostile-user model": whatever shape a client sends to a JSON route, it gets a 4xx JSON answer naming the
 // problem, TigerGraph is not asked, and the service keeps serving.
 
 const asAlice = basic(ALICE.name, ALICE.password);

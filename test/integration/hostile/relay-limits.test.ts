@@ -18,7 +18,7 @@ import {
 import { poll } from '../../helpers/poll.js';
 
 /**
- * DESIGN §4b against a real service process: one logged-in user tries to starve the others, to send more
+ * docs/architecture.md, "The hostile-user model", against a real service process: one logged-in user tries to starve the others, to send more
  * than MAX_BODY_BYTES, and to smuggle override headers upstream. The stand-in counts what reached it.
  */
 const DEADLINE_MS = 3000;

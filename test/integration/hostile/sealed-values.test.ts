@@ -10,7 +10,7 @@ import { login } from '../multi-instance/cluster.js';
 import { relayGet } from './hostile-rig.js';
 
 /**
- * DESIGN §4b: sealed values are bound to their session. Someone who can write one session's Redis record
+ * docs/architecture.md, "The hostile-user model": sealed values are bound to their session. Someone who can write one session's Redis record
  * (a leaked Redis password, a restored backup, a bug) copies another session's sealed secret or token
  * into it. Two real service processes share Redis: the first logs everyone in, the second (whose caches
  * never saw the originals) serves the requests after the copy.

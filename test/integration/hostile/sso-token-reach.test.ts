@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import supertest from 'supertest';
-import { createCipher, parseEncryptionKeys, sealedAs } from '../../../src/store/crypto.js';
+import { createCipher, parseEncryptionKeys, sealedAs } from '../../../src/crypto/crypto.js';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { startOutcome } from '../../helpers/start-outcome.js';

@@ -26,7 +26,15 @@ const runBin = () => run(path.join(work, 'dist/cli/main.js'), ['--help'], { cwd:
 
 beforeAll(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'tgbff-build-'));
-  for (const entry of ['package.json', 'tsconfig.json', 'src', 'scripts']) {
+  for (const entry of [
+    'package.json',
+    'tsconfig.json',
+    'src',
+    'scripts',
+    'packages/client/src',
+    'packages/client/package.json',
+    'packages/client/tsconfig.build.json',
+  ]) {
     await cp(path.join(ROOT, entry), path.join(work, entry), { recursive: true });
   }
   await symlink(path.join(ROOT, 'node_modules'), path.join(work, 'node_modules'));
@@ -34,7 +42,7 @@ beforeAll(async () => {
   // CLI and the simulator import, without type-checking (npm run lint checks types), in seconds.
   const fast = {
     extends: './tsconfig.json',
-    compilerOptions: { rootDir: 'src', outDir: 'dist', types: ['node'], noCheck: true, sourceMap: false },
+    compilerOptions: { rootDir: 'src', outDir: 'dist', types: ['node'], noCheck: true, sourceMap: false, paths: {} },
     files: ['src/cli/main.ts', 'src/simulator/cli.ts'],
     include: [],
   };

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { installTarballs, pack, seedConsumer } from '../../helpers/consumer-project.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve('.');
@@ -10,68 +11,20 @@ const FIXTURE = path.join(ROOT, 'test/fixtures/typed-consumer');
 // Tools the consumer project installs next to the package, at the versions this repository pins.
 const CONSUMER_DEV = ['@types/node', 'typescript'];
 
-interface LockEntry {
-  version?: string;
-  dev?: boolean;
-  dependencies?: Record<string, string>;
-}
-
-/**
- * The consumer's lockfile, seeded from this repository's: the package's runtime dependencies and the
- * consumer's tools at exactly the versions tested here. `npm ci` leaves every one of those tarballs in
- * the npm cache, so `npm install --offline <tarball>` then needs no registry (without a lockfile it
- * would ask the registry for each package's version list, which the cache does not hold).
- */
-async function seedLockfile(dir: string): Promise<void> {
-  const lock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
-    packages: Record<string, LockEntry>;
-  };
-  const packages: Record<string, LockEntry> = {};
-  const addWithDependencies = (name: string): void => {
-    const key = `node_modules/${name}`;
-    const entry = lock.packages[key];
-    if (!entry || packages[key]) return;
-    packages[key] = entry;
-    for (const dep of Object.keys(entry.dependencies ?? {})) addWithDependencies(dep);
-  };
-  for (const [key, entry] of Object.entries(lock.packages))
-    if (key.startsWith('node_modules/') && !entry.dev) packages[key] = entry;
-  CONSUMER_DEV.forEach(addWithDependencies);
-  const devDependencies = Object.fromEntries(
-    CONSUMER_DEV.map((n) => [n, lock.packages[`node_modules/${n}`]!.version!]),
-  );
-  const root = { name: 'typed-consumer', private: true, type: 'module', devDependencies };
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify(root, null, 2));
-  await writeFile(
-    path.join(dir, 'package-lock.json'),
-    JSON.stringify(
-      { name: root.name, lockfileVersion: 3, requires: true, packages: { '': root, ...packages } },
-      null,
-      2,
-    ),
-  );
-}
-
-const npm = (args: string[], cwd: string) => run('npm', args, { cwd, maxBuffer: 16 * 1024 * 1024 });
-
 let work: string;
 let consumer: string;
 let files: string[];
 beforeAll(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'tgbff-pack-'));
   consumer = path.join(work, 'consumer');
-  // dist/ was just built by jest's globalSetup; prepack would only build it again.
-  const packed = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT);
-  const [info] = JSON.parse(packed.stdout) as [{ filename: string; files: Array<{ path: string }> }];
-  files = info.files.map((f) => f.path);
+  // dist/ was just built by jest's globalSetup; prepack would only build it again. The service depends on
+  // the client package (a workspace here), so its tarball goes in beside, as the registry would supply it.
+  const service = await pack(ROOT, work);
+  const client = await pack(path.join(ROOT, 'packages/client'), work);
+  files = service.files;
   await cp(FIXTURE, consumer, { recursive: true });
-  await seedLockfile(consumer);
-  const install = ['install', '--no-audit', '--no-fund', '--ignore-scripts', path.join(work, info.filename)];
-  // A cache emptied since `npm ci` (a developer's machine) falls back to the registry for what is missing.
-  await npm(['--offline', ...install], consumer).catch((err: { stderr?: string }) => {
-    if (!err.stderr?.includes('ENOTCACHED')) throw err;
-    return npm(['--prefer-offline', ...install], consumer);
-  });
+  await seedConsumer(consumer, { name: 'typed-consumer', runtime: 'all', dev: CONSUMER_DEV });
+  await installTarballs(consumer, [service.tarball, client.tarball]);
 }, 120_000);
 afterAll(() => rm(work, { recursive: true, force: true }));
 

@@ -6,7 +6,7 @@ import { createRedisLeases } from '../../../src/quota/concurrency-leases.js';
 import { createQuotaMetrics } from '../../../src/quota/quota-metrics.js';
 import { createRateQuota } from '../../../src/quota/rate-quota.js';
 import { createUserQuota } from '../../../src/quota/user-quota.js';
-import { createRedisClient } from '../../../src/store/redis.js';
+import { createRedisClient } from '../../../src/store/redis/client.js';
 import { freePort } from '../../helpers/ports.js';
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
 

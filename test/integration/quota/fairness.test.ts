@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis } from 'ioredis';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
-import { credentialIds } from '../../../src/store/credential-id.js';
+import { credentialIds } from '../../../src/crypto/credential-id.js';
 import { recordFigure } from '../../helpers/figures.js';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';

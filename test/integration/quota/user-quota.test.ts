@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import type supertest from 'supertest';
-import { credentialIds } from '../../../src/store/credential-id.js';
+import { credentialIds } from '../../../src/crypto/credential-id.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
 import { login } from '../multi-instance/cluster.js';

@@ -3,7 +3,7 @@ import { startRig, type Rig } from '../../helpers/app-rig.js';
 
 /**
  * The whole service against the simulator with REST-10016 answered as 401 and as 403 (TigerGraph
- * versions differ; tigergraph-wire.md §5): a dead token is re-minted once and the request replayed
+ * versions differ; docs/tigergraph-wire.md §5): a dead token is re-minted once and the request replayed
  * under both statuses, and a permission refusal reaches the browser unchanged under both.
  */
 const mintCalls = (rig: Rig): number =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import net, { type AddressInfo, type Socket } from 'node:net';
-import { createTokenApi } from '../../../src/tigergraph/restpp-client.js';
+import { createTokenApi } from '../../../packages/client/src/restpp-client.js';
 import { expectAppError } from '../tokens/expect-app-error.js';
 import { newSid, SESSION_TTL_MS, startRig, type Rig } from '../tokens/rig.js';
 import { rawRequest } from '../../helpers/raw-request.js';

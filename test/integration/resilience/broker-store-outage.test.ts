@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createRedisStores } from '../../../src/store/create-stores.js';
-import { createCipher } from '../../../src/store/crypto.js';
-import { createRedisClient } from '../../../src/store/redis.js';
+import { createCipher } from '../../../src/crypto/crypto.js';
+import { createRedisClient } from '../../../src/store/redis/client.js';
 import type { Stores } from '../../../src/store/types.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { expectAppError } from '../tokens/expect-app-error.js';

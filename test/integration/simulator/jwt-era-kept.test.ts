@@ -5,7 +5,7 @@ import { bearer, call } from './sim-http.js';
 
 /**
  * What 4.1+ mode already did right and must keep doing with external JWT verification switched on:
- * `/restpp/requesttoken` answers the token at the top level (tigergraph-wire.md §1.5), and a JWT from
+ * `/restpp/requesttoken` answers the token at the top level (docs/tigergraph-wire.md §1.5), and a JWT from
  * `/gsql/v1/tokens` is a Bearer credential on the GSQL endpoints as well as on `/restpp` (§6).
  */
 describe.each([false, true])(

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRedisStores } from '../../../src/store/create-stores.js';
-import { createCipher } from '../../../src/store/crypto.js';
-import { createRedisClient, type RedisClient } from '../../../src/store/redis.js';
+import { createCipher } from '../../../src/crypto/crypto.js';
+import { createRedisClient, type RedisClient } from '../../../src/store/redis/client.js';
 import type { Stores } from '../../../src/store/types.js';
 import { keySlot } from '../../helpers/key-slot.js';
 import { deleteKeysWithPrefix, uniquePrefix, sessionKey } from '../../helpers/redis-prefix.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRedisStores } from '../../../src/store/create-stores.js';
-import { createCipher } from '../../../src/store/crypto.js';
-import { createRedisClient } from '../../../src/store/redis.js';
+import { createCipher } from '../../../src/crypto/crypto.js';
+import { createRedisClient } from '../../../src/store/redis/client.js';
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
 import { storeConformance } from '../../helpers/store-conformance/store-conformance.js';
 

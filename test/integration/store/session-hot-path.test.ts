@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createRedisStores } from '../../../src/store/create-stores.js';
-import { createCipher } from '../../../src/store/crypto.js';
-import { createRedisClient, type RedisClient } from '../../../src/store/redis.js';
+import { createCipher } from '../../../src/crypto/crypto.js';
+import { createRedisClient, type RedisClient } from '../../../src/store/redis/client.js';
 import type { Stores } from '../../../src/store/types.js';
 import { deleteKeysWithPrefix, uniquePrefix, sessionKey } from '../../helpers/redis-prefix.js';
 import { watchCommands, type CommandWatch } from '../../helpers/redis-monitor.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { TigerGraphConnection } from '../../../src/tigergraph/connection.js';
+import { TigerGraphConnection } from '../../../packages/client/src/connection.js';
 import { mintJwt, times } from '../../helpers/jwt-mint.js';
 import { createClock, expectKind } from './fixtures.js';
 

@@ -1,7 +1,7 @@
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { TigerGraphConnection } from '../../../src/tigergraph/connection.js';
-import { maskSecret } from '../../../src/tigergraph/errors.js';
-import { wireEraOf } from '../../../src/tigergraph/version.js';
+import { TigerGraphConnection } from '../../../packages/client/src/connection.js';
+import { maskSecret } from '../../../packages/client/src/errors.js';
+import { wireEraOf } from '../../../packages/client/src/capabilities.js';
 import { expectKind, VERSIONS } from './fixtures.js';
 
 describe.each(VERSIONS)('TigerGraphConnection secret methods against the simulator in version %s', (version) => {
@@ -39,9 +39,13 @@ describe.each(VERSIONS)('TigerGraphConnection secret methods against the simulat
 
   test('when createSecret runs, then the admin server gets the statement the way its version takes it', async () => {
     await conn.createSecret('mine');
-    const [call] = adminCalls();
+    // First a USE GRAPH of its own (a refused one is HTTP 200 prose), then the statement.
+    const [check, call] = adminCalls();
     const basic = `Basic ${Buffer.from('tigergraph:tigergraph').toString('base64')}`;
     expect(call?.headers['authorization']).toBe(basic);
+    expect(check?.headers['authorization']).toBe(basic);
+    const form = (text: string | undefined) => decodeURIComponent((text ?? '').replace(/\+/g, ' '));
+    expect(rest ? check?.bodyText : form(check?.bodyText)).toBe('USE GRAPH social\n');
     if (rest) {
       expect([call?.method, call?.path, call?.query]).toEqual(['POST', '/gsql/v1/secrets', 'alias=mine']);
     } else {
@@ -106,7 +110,8 @@ describe.each(VERSIONS)('TigerGraphConnection secret methods against the simulat
     );
     expect(await conn.getSecrets()).toEqual({});
     if (rest) expect(sim.counts()['DELETE /gsql/v1/secrets/one']).toBe(1);
-    else expect(sim.counts()['POST /gsqlserver/gsql/file']).toBe(4);
+    // 3 drops, each after a USE GRAPH of its own, and the listing.
+    else expect(sim.counts()['POST /gsqlserver/gsql/file']).toBe(7);
   });
 
   test('when dropSecret names a missing alias, then ignoreErrors (default true) hides it and false raises secret_not_found', async () => {

@@ -1,6 +1,6 @@
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { TigerGraphConnection } from '../../../src/tigergraph/connection.js';
-import { wireEraOf } from '../../../src/tigergraph/version.js';
+import { TigerGraphConnection } from '../../../packages/client/src/connection.js';
+import { wireEraOf } from '../../../packages/client/src/capabilities.js';
 import { createClock, DEFAULT_LIFETIME_3X, expectKind, VERSIONS, type TestClock } from './fixtures.js';
 
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();

@@ -1,4 +1,4 @@
-import { TigerGraphError, type TigerGraphErrorKind } from '../../../src/tigergraph/errors.js';
+import { TigerGraphError, type TigerGraphErrorKind } from '../../../packages/client/src/errors.js';
 
 /** A clock the simulator and the client share, so expiries can be asserted exactly. */
 export interface TestClock {

@@ -1,5 +1,5 @@
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { createGsqlClient, type GsqlClient } from '../../../src/tigergraph/gsql-client.js';
+import { createGsqlClient, type GsqlClient } from '../../../packages/client/src/gsql-client.js';
 import { expectKind } from './fixtures.js';
 
 const admin = { username: 'tigergraph', password: 'tigergraph' };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { TigerGraphConnection } from '../../../src/tigergraph/connection.js';
-import { createTokenApi } from '../../../src/tigergraph/restpp-client.js';
+import { TigerGraphConnection } from '../../../packages/client/src/connection.js';
+import { createTokenApi } from '../../../packages/client/src/restpp-client.js';
 import { createClock, expectKind, type TestClock } from './fixtures.js';
 
 /**

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { createTokenApi, type TokenClient } from '../../../src/tigergraph/restpp-client.js';
-import { wireEraOf } from '../../../src/tigergraph/version.js';
+import { createTokenApi, type TokenClient } from '../../../packages/client/src/restpp-client.js';
+import { wireEraOf } from '../../../packages/client/src/capabilities.js';
 import {
   createClock,
   DEFAULT_LIFETIME_3X,

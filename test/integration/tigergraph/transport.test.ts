@@ -1,8 +1,8 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { TigerGraphConnection } from '../../../src/tigergraph/connection.js';
-import { createTokenApi } from '../../../src/tigergraph/restpp-client.js';
-import { createSecretApi } from '../../../src/tigergraph/secret-api.js';
+import { TigerGraphConnection } from '../../../packages/client/src/connection.js';
+import { createTokenApi } from '../../../packages/client/src/restpp-client.js';
+import { createSecretApi } from '../../../packages/client/src/secret-api.js';
 import { expectKind } from './fixtures.js';
 
 const SECRET = 'topsecretvalue0123456789abcdefgh';

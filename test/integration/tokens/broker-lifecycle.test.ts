@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { createSecretApi } from '../../../src/tigergraph/secret-api.js';
+import { createSecretApi } from '../../../packages/client/src/secret-api.js';
 import { expectAppError } from './expect-app-error.js';
 import {
   INTO_REFRESH_WINDOW_MS,

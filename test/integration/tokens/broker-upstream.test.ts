@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
-import { createTokenApi } from '../../../src/tigergraph/restpp-client.js';
+import { createTokenApi } from '../../../packages/client/src/restpp-client.js';
 import { expectAppError } from './expect-app-error.js';
 import { INTO_REFRESH_WINDOW_MS, LIFETIME_SEC, SESSION_TTL_MS, newSid, startRig, type Rig } from './rig.js';
 

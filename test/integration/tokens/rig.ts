@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../../src/simulator/types.js';
-import { createTokenApi, type TokenClient } from '../../../src/tigergraph/restpp-client.js';
+import { createTokenApi, type TokenClient } from '../../../packages/client/src/restpp-client.js';
 import { createTokenBroker, type TokenBroker, type TokenBrokerDeps } from '../../../src/tokens/token-broker.js';
 import { startRig as startServiceRig } from '../../helpers/app-rig.js';
 import { manualClock, type ManualClock } from '../../helpers/clock.js';
-import { createCipher } from '../../../src/store/crypto.js';
+import { createCipher } from '../../../src/crypto/crypto.js';
 import { openRedisStores, type StoreKind, type TestStores } from './stores.js';
 
 export const LIFETIME_SEC = 3600;

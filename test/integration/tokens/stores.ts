@@ -1,6 +1,6 @@
 import { createRedisStores } from '../../../src/store/create-stores.js';
 import type { Cipher } from '../../../src/store/types.js';
-import { createRedisClient } from '../../../src/store/redis.js';
+import { createRedisClient } from '../../../src/store/redis/client.js';
 import type { LeaseStore, TokenStore } from '../../../src/store/types.js';
 
 export type StoreKind = 'memory' | 'redis';

@@ -43,9 +43,12 @@ const show = (list: Import[]) => list.map((i) => `${i.from} -> ${i.target}`);
 describe('import rules (docs/architecture.md)', () => {
   it('when a module below the HTTP layer imports, then never express nor anything of http/, app or service', () => {
     const lower = [
+      'sessions/',
+      'admin/',
       'tokens/',
       'store/',
-      'tigergraph/',
+      'crypto/',
+      'cache/',
       'relay/',
       'config/',
       'observability/',
@@ -79,8 +82,20 @@ describe('import rules (docs/architecture.md)', () => {
     expect(show(bad)).toEqual([]);
   });
 
-  it('when a route imports, then never the server plumbing', () => {
-    expect(show(all.filter((i) => under('http/routes/')(i) && i.target.startsWith('http/server/')))).toEqual([]);
+  it('when a route, a limit or a route helper imports, then never the server plumbing; helpers and limits never a router', () => {
+    const routeSide = ['http/routes/', 'http/limits/', 'http/route-helpers/'];
+    expect(
+      show(all.filter((i) => routeSide.some((d) => i.from.startsWith(d)) && i.target.startsWith('http/server/'))),
+    ).toEqual([]);
+    const helpers = all.filter((i) => i.from.startsWith('http/limits/') || i.from.startsWith('http/route-helpers/'));
+    expect(show(helpers.filter((i) => i.target.startsWith('http/routes/')))).toEqual([]);
+  });
+
+  it('when src/http/routes/ is listed, then it holds routers (and the /api lane) only', () => {
+    const routes = readdirSync(path.join(SRC, 'http/routes')).filter((f) => f.endsWith('.ts'));
+    expect(routes.filter((f) => !f.endsWith('-routes.ts') && !f.endsWith('-route.ts') && f !== 'api-lane.ts')).toEqual(
+      [],
+    );
   });
 
   it('when any module imports, then never express-session or connect-redis, and the package does not depend on them', () => {
@@ -108,8 +123,69 @@ describe('import rules (docs/architecture.md)', () => {
     ]);
   });
 
+  it('when the client package (packages/client) imports, then only its own files, node: built-ins and undici', () => {
+    // It is published on its own: a server dependency here would be pulled into every user's project.
+    const CLIENT = fileURLToPath(new URL('../../../packages/client/src/', import.meta.url));
+    const imports = sourceFiles(CLIENT).flatMap((file) =>
+      [
+        ...readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?'([^']+)'/gm),
+      ].map((m) => ({ file: path.relative(CLIENT, file), spec: m[1]! })),
+    );
+    expect(imports.length).toBeGreaterThan(20);
+    const outside = imports.filter(
+      ({ file, spec }) =>
+        !(
+          spec === 'undici' ||
+          spec.startsWith('node:') ||
+          (spec.startsWith('./') && !path.join(path.dirname(file), spec).startsWith('..'))
+        ),
+    );
+    expect(outside.map(({ file, spec }) => `${file} -> ${spec}`)).toEqual([]);
+  });
+
+  it('when src/ uses the client library, then by its package name, never by a path into packages/', () => {
+    expect(show(all.filter((i) => i.target.includes('packages/') || i.target.startsWith('tigergraph/')))).toEqual([]);
+    expect(all.some((i) => i.target === '@tigergraph-bff/client')).toBe(true);
+  });
+
+  it('when modules import each other, then never in a circle (type-only imports count: they tie the files as much)', () => {
+    const graph = new Map<string, string[]>();
+    for (const i of all) if (i.target.endsWith('.ts')) graph.set(i.from, [...(graph.get(i.from) ?? []), i.target]);
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...path.slice(path.indexOf(file)), file].join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(circles).toEqual([]);
+  });
+
+  it('when a lower folder imports, then never upwards: admin and sessions never a route, store never sessions or tokens, crypto and cache never a store', () => {
+    const bad = all.filter(
+      (i) =>
+        (i.from.startsWith('admin/') && i.target.startsWith('http/')) ||
+        (i.from.startsWith('sessions/') && i.target.startsWith('http/')) ||
+        (i.from.startsWith('store/') && /^(sessions|tokens|admin|oidc)\//.test(i.target)) ||
+        // Sealing and caches sit below the stores that use them.
+        (/^(crypto|cache)\//.test(i.from) && /^(store|sessions|tokens|admin|oidc)\//.test(i.target)) ||
+        // The two store implementations never lean on each other: each stands alone behind store/types.ts.
+        (i.from.startsWith('store/memory/') && i.target.startsWith('store/redis/')) ||
+        (i.from.startsWith('store/redis/') && i.target.startsWith('store/memory/')),
+    );
+    expect(show(bad)).toEqual([]);
+  });
+
   it('when the rules scan, then they see the imports (the scan itself works)', () => {
     expect(all.some((i) => i.from === 'app.ts' && i.target === 'http/pipeline/pipeline.ts')).toBe(true);
     expect(all.some((i) => i.from.startsWith('http/routes/') && i.target === 'express')).toBe(true);
+    // The circle check sees type-only imports (a circle of them was one of issue 23's).
+    expect(all.some((i) => i.typeOnly && i.from === 'http/pipeline/context.ts')).toBe(true);
   });
 });

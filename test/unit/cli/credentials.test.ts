@@ -168,7 +168,9 @@ describe('admin credential resolution', () => {
 
   it('when TG_PASSWORD is set without --user, then the error says --user is missing', async () => {
     const err = await resolveCredentials(inputs({ env: { TG_PASSWORD: 'pw-value' } })).catch((e: unknown) => e);
-    expect((err as Error).message).toContain('TG_PASSWORD is set but needs --user');
+    expect((err as Error).message).toMatch(
+      /^no admin credentials found\. TG_PASSWORD is set, but it needs --user NAME\. Give them one of these ways: --user NAME with TG_PASSWORD, /,
+    );
     expect((err as Error).message).not.toContain('pw-value');
   });
 });

@@ -1,6 +1,6 @@
 import { CliError, ExitCode } from '../../../src/cli/cli-error.js';
 import { explain, type Situation } from '../../../src/cli/explain.js';
-import { TigerGraphError, type TigerGraphErrorKind } from '../../../src/tigergraph/errors.js';
+import { TigerGraphError, type TigerGraphErrorKind } from '../../../packages/client/src/errors.js';
 
 const admin: Situation = {
   server: 'admin',

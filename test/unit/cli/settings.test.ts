@@ -74,9 +74,11 @@ describe('connection settings', () => {
   it.each([
     [{ 'gsql-url': 'not a url' }, {}, '--gsql-url is not a URL'],
     [{}, { TG_RESTPP_URL: 'ftp://h' }, 'TG_RESTPP_URL must be http(s)'],
-    [{ version: 'latest' }, {}, 'version must look like 3.9.3'],
+    [{ version: 'latest' }, {}, "--version must be a TigerGraph version like 3.9.3 or 4.1.0, got 'latest'"],
+    [{}, { TG_VERSION: 'banana' }, "TG_VERSION must be a TigerGraph version like 3.9.3 or 4.1.0, got 'banana'"],
+    [{}, { TG_GRAPH: 'a b' }, "TG_GRAPH must be a plain name, got 'a b'"],
     [{}, { TG_TIMEOUT_MS: '-1' }, 'TG_TIMEOUT_MS must be a positive whole number'],
-    [{ graph: 'a b' }, {}, 'graph must be a plain name'],
+    [{ graph: 'a b' }, {}, "--graph must be a plain name, got 'a b'"],
   ])('when a value is malformed (%j %j), then a usage error names where it came from', (flags, env, message) => {
     expect(() => resolveSettings(flags, env, undefined)).toThrow(CliError);
     expect(() => resolveSettings(flags, env, undefined)).toThrow(message);

@@ -47,6 +47,9 @@ const BAD_VALUES: [string, string][] = [
   ['SHUTDOWN_TIMEOUT_MS', 'never'],
   ['LOGIN_RATE_LIMIT', '0'],
   ['LOGIN_RATE_WINDOW', '-5'],
+  ['RELAY_ALLOW', 'GET /requesttoken'],
+  ['RELAY_ALLOW', 'FETCH /graph/'],
+  ['RELAY_ALLOW', ' , '],
 ];
 
 describe('config errors', () => {
@@ -82,6 +85,12 @@ describe('config errors', () => {
     for (const value of [secret, 'sixteen', 'hunter2', 'another-pass', 'sentinel-pass', key.slice(3)]) {
       expect(err.message).not.toContain(value);
     }
+  });
+
+  it('when RELAY_ALLOW is bad beside other bad keys, then it is reported with them, naming the entry (issue 23)', () => {
+    const err = configErrorOf({ PORT: 'x', RELAY_ALLOW: 'GET /graph/,GET graph' });
+    expect(keysOf(err).sort()).toEqual(['PORT', 'RELAY_ALLOW']);
+    expect(err.message).toMatch(/^ {2}RELAY_ALLOW: entry "GET graph" is invalid: /m);
   });
 
   it('when METRICS_PORT is PORT, then it is rejected: metrics never share the public listener', () => {

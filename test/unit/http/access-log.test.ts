@@ -3,7 +3,7 @@ import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { contextOf } from '../../../src/http/pipeline/context.js';
-import { strictRoutes } from '../../../src/http/routes/routing.js';
+import { strictRoutes } from '../../../src/http/route-helpers/routing.js';
 import { throughPipeline } from '../../helpers/pipeline-rig.js';
 import { captureLogger } from './capture-logger.js';
 

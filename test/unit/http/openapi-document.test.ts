@@ -43,8 +43,8 @@ describe('docs/openapi.yaml', () => {
     expect([...all].sort()).toEqual([...documented.enum].sort());
   });
 
-  test('when the README error table names a code, then the document has it under the same status', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  test('when the error table of docs/api.md names a code, then the document has it under the same status', () => {
+    const readme = readFileSync(path.join(ROOT, 'docs/api.md'), 'utf8');
     const rows = [...readme.matchAll(/^\| ((?:`[a-z_]+`(?: \/ )?)+) \| (\d{3}) \|/gm)];
     expect(rows.length).toBeGreaterThan(10);
     for (const [, codes, status] of rows) {

@@ -1,6 +1,6 @@
 import { queryNameOf } from '../../../src/http/pipeline/access-log.js';
 import { describePrincipal } from '../../../src/http/session/principal.js';
-import type { TgSession } from '../../../src/http/session/session-data.js';
+import type { TgSession } from '../../../src/sessions/session-data.js';
 import { logIds } from '../../../src/observability/log-ids.js';
 
 const SID = 'Zq3vK0b1c2d3e4f5g6h7i8j9k0l1m2n3';

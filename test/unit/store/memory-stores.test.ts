@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createMemoryStores } from '../../../src/store/create-stores.js';
-import { createCipher } from '../../../src/store/crypto.js';
+import { createCipher } from '../../../src/crypto/crypto.js';
 import { storeConformance } from '../../helpers/store-conformance/store-conformance.js';
 
 storeConformance('memory', async () => {

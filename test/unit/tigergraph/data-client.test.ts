@@ -1,4 +1,4 @@
-import { parseVersionMessage } from '../../../src/tigergraph/data-client.js';
+import { parseVersionMessage } from '../../../packages/client/src/data-client.js';
 
 describe('parseVersionMessage', () => {
   test('when GET /version lists components, then the product release is the version', () => {

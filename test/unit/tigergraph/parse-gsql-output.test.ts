@@ -1,12 +1,12 @@
-import { TigerGraphError } from '../../../src/tigergraph/errors.js';
+import { TigerGraphError } from '../../../packages/client/src/errors.js';
 import {
   cleanGsqlOutput,
   parseCreateSecret,
   parseDropSecret,
   parseShowSecrets,
-} from '../../../src/tigergraph/parse-gsql-output.js';
+} from '../../../packages/client/src/parse-gsql-output.js';
 
-// Shapes from /work/shared/tigergraph-wire.md §4.1–4.2.
+// Shapes from docs/tigergraph-wire.md §4.1–4.2.
 const kindOf = (fn: () => unknown): string | undefined => {
   try {
     fn();

@@ -1,14 +1,15 @@
 import {
+  asGraphRefusal,
   checkDeleteAnswer,
   classifyTokenFailure,
   extractToken,
   parseExpiration,
   parseTokenAnswer,
   readEnvelope,
-} from '../../../src/tigergraph/parse-token-response.js';
-import { TigerGraphError } from '../../../src/tigergraph/errors.js';
+} from '../../../packages/client/src/parse-token-response.js';
+import { TigerGraphError } from '../../../packages/client/src/errors.js';
 
-// Shapes below are the samples in /work/shared/tigergraph-wire.md §1.3–1.5, §2 and §5.
+// Shapes below are the samples in docs/tigergraph-wire.md §1.3–1.5, §2 and §5.
 const NOW_MS = 1_700_000_000_000;
 const ctx = { nowMs: NOW_MS, lifetimeSec: 2_592_000, credentials: [] as string[] };
 
@@ -196,5 +197,33 @@ describe('checkDeleteAnswer', () => {
     expect(caught(() => checkDeleteAnswer(200, '{"error":true,"code":"REST-3300","message":"x"}', [])).kind).toBe(
       'token_not_found',
     );
+  });
+});
+
+describe('asGraphRefusal', () => {
+  const refused = (kind: 'bad_request' | 'invalid_credentials' | 'protocol', status: number, message: string) =>
+    new TigerGraphError(kind, message, { status });
+
+  test('when 4.1+ answers 400 to a token request with a graph, then it is graph_not_found', () => {
+    const err = asGraphRefusal(refused('bad_request', 400, 'Token request refused: HTTP 400'), 'jwt', 'nosuch');
+    expect(err).toMatchObject({ kind: 'graph_not_found', status: 400 });
+    expect((err as Error).message).toBe("Graph 'nosuch' does not exist, or this secret is not for it.");
+  });
+
+  test('when a 3.x refusal quotes the graph, then it is graph_not_found; one that does not stays as it was', () => {
+    const named = refused('invalid_credentials', 200, "Generate token failed, the secret is not for graph 'g2'.");
+    expect(asGraphRefusal(named, 'json', 'g2')).toMatchObject({ kind: 'graph_not_found' });
+    const plain = refused('invalid_credentials', 200, 'Generate token failed, the secret is invalid.');
+    expect(asGraphRefusal(plain, 'json', 'g2')).toBe(plain);
+  });
+
+  test('when 4.1 answers 404 (no such endpoint: an older server), then it is not read as a graph refusal', () => {
+    const missing = refused('protocol', 404, 'Token request failed on the server: HTTP 404');
+    expect(asGraphRefusal(missing, 'jwt', 'social')).toBe(missing);
+  });
+
+  test('when the failure is a transport one, then it is left alone', () => {
+    const timeout = new TigerGraphError('timeout', 'timed out');
+    expect(asGraphRefusal(timeout, 'jwt', 'social')).toBe(timeout);
   });
 });

@@ -1,4 +1,4 @@
-import { redact } from '../../../src/tigergraph/redact.js';
+import { redact } from '../../../packages/client/src/redact.js';
 
 describe('redact', () => {
   it('when a credential is a part of a longer word, then the word survives', () => {

@@ -1,5 +1,5 @@
-import { TigerGraphError } from '../../../src/tigergraph/errors.js';
-import { basicAuth, buildTokenCall } from '../../../src/tigergraph/token-requests.js';
+import { TigerGraphError } from '../../../packages/client/src/errors.js';
+import { basicAuth, buildTokenCall } from '../../../packages/client/src/token-requests.js';
 
 const urls = { restppUrl: 'http://tg:9000/', gsqlUrl: 'http://tg:14240' };
 const secret = 's3cr3tvalue';
@@ -48,6 +48,13 @@ describe('buildTokenCall, json era (3.5–4.0)', () => {
     expect(JSON.parse(call.body ?? '')).toEqual({ graph: 'social' });
   });
 
+  test('when requesting with a secret and a graph, then the graph goes along (TigerGraph checks the pair); a refresh never names one', () => {
+    const call = buildTokenCall('json', 'request', { secret, graph: 'social' }, urls);
+    expect(JSON.parse(call.body ?? '')).toEqual({ secret, graph: 'social' });
+    const put = buildTokenCall('json', 'refresh', { secret, token: 't', graph: 'social' }, urls);
+    expect(JSON.parse(put.body ?? '')).toEqual({ secret, token: 't' });
+  });
+
   test('when refreshing and deleting, then PUT and DELETE carry secret and token in the body', () => {
     const put = buildTokenCall('json', 'refresh', { secret, token: 't', lifetime: 7 }, urls);
     expect([put.method, JSON.parse(put.body ?? '')]).toEqual(['PUT', { secret, token: 't', lifetime: '7' }]);
@@ -63,6 +70,11 @@ describe('buildTokenCall, jwt era (4.1+)', () => {
       expect([call.method, call.url]).toEqual(['POST', 'http://tg:14240/gsql/v1/tokens']);
       expect(JSON.parse(call.body ?? '')).toEqual({ secret, lifetime: '30' });
     }
+  });
+
+  test('when requesting with a secret and a graph, then the token is asked for that graph', () => {
+    const call = buildTokenCall('jwt', 'request', { secret, graph: 'social' }, urls);
+    expect(JSON.parse(call.body ?? '')).toEqual({ secret, graph: 'social' });
   });
 
   test('when deleting, then DELETE /gsql/v1/tokens logs in as __GSQL__secret with the secret', () => {

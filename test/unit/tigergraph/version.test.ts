@@ -1,5 +1,6 @@
-import { TigerGraphError } from '../../../src/tigergraph/errors.js';
-import { compareVersions, getTokenReturnsTriple, parseVersion, wireEraOf } from '../../../src/tigergraph/version.js';
+import { TigerGraphError } from '../../../packages/client/src/errors.js';
+import { getTokenReturnsTriple, wireEraOf } from '../../../packages/client/src/capabilities.js';
+import { compareVersions, parseVersion } from '../../../packages/client/src/version.js';
 
 describe('parseVersion', () => {
   test('when given a dotted version, then each part is read', () => {

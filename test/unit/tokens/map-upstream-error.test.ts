@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../../src/errors.js';
-import { TigerGraphError, type TigerGraphErrorKind } from '../../../src/tigergraph/errors.js';
+import { TigerGraphError, type TigerGraphErrorKind } from '../../../packages/client/src/errors.js';
 import { endsSession, mapUpstreamError } from '../../../src/tokens/map-upstream-error.js';
 
 const SECRET = 'abcdefghijklmnopqrstuvwxyz012345';

@@ -1,0 +1,84 @@
+import { AppError } from '../../errors.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { Audit } from '../../observability/audit.js';
+import type { RateLimiter } from '../../store/types.js';
+import type { GuessOutcome, GuessTicket } from './guess-limiter.js';
+
+/** Logins of any outcome per client address, and successful ones per credential, per window. */
+export interface LoginBudgets {
+  perAddress: number;
+  perCredential: number;
+  windowSec: number;
+}
+
+export interface LoginBudget {
+  /**
+   * Counts a login before it is tried (so parallel logins cannot overrun it), or throws 429 rate_limited.
+   * `credential` is its keyed id (credential-id.ts); undefined when it is not known before the attempt
+   * (single sign-on: the IdP names the subject only once it vouched, and the session cap bounds it then).
+   * Settle with the outcome: a refused one stays counted for the address only, an unchecked one not at all.
+   */
+  take(address: string | undefined, credential?: string): Promise<GuessTicket>;
+}
+
+/**
+ * The budget that successful logins spend too (docs/architecture.md, "Bounded per principal and per address"): each login costs an upstream token (or IdP) call,
+ * Redis memory and, until the cap ends it, a live session, so one address or one credential gets a
+ * generous number per window and no more, whatever it succeeds at. Failed guesses have their own, tighter
+ * limits (guess-limiter.ts).
+ */
+export function createLoginBudget(deps: {
+  limiter: RateLimiter;
+  budgets: LoginBudgets;
+  addressKey: (address: string | undefined) => string;
+  metrics: Metrics;
+  audit?: Audit;
+  logger: Logger;
+}): LoginBudget {
+  const { limiter, budgets, metrics, logger } = deps;
+  const windowMs = budgets.windowSec * 1000;
+
+  return {
+    async take(seen, credential) {
+      const address = deps.addressKey(seen);
+      const steps: Array<['address' | 'credential', string, number]> = [
+        ['address', `login:addr:${address}`, budgets.perAddress],
+      ];
+      if (credential !== undefined) steps.push(['credential', `login:cred:${credential}`, budgets.perCredential]);
+      const taken: string[] = [];
+      for (const [scope, key, max] of steps) {
+        const result = await limiter.hit(key, max, windowMs);
+        if (!result.allowed) {
+          await Promise.all(taken.map((k) => limiter.unhit(k))).catch(() => undefined);
+          metrics.loginBudgetLimited.inc({ scope });
+          deps.audit?.emit({ event: 'limiter.tripped', limit: 'login_budget', scope, address });
+          // The address key, or the credential's keyed id (first characters): never a secret or a user name.
+          logger.warn(
+            {
+              scope,
+              ...(scope === 'address' ? { address } : { credential: credential?.slice(0, 8) }),
+              retryAfterMs: result.retryAfterMs,
+            },
+            'login budget spent',
+          );
+          const retry = String(Math.max(1, Math.ceil(result.retryAfterMs / 1000)));
+          throw new AppError('rate_limited', 'Too many logins; try again later', { headers: { 'Retry-After': retry } });
+        }
+        taken.push(key);
+      }
+      let settled = false;
+      return {
+        async settle(outcome: GuessOutcome) {
+          if (settled) return;
+          settled = true;
+          if (outcome === 'accepted') return;
+          const back = outcome === 'unchecked' ? taken : taken.filter((k) => k.startsWith('login:cred:'));
+          await Promise.all(back.map((k) => limiter.unhit(k))).catch((err: unknown) => {
+            logger.warn({ err }, 'could not take back a login count');
+          });
+        },
+      };
+    },
+  };
+}

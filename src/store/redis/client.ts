@@ -1,0 +1,128 @@
+import type { ConnectionOptions } from 'node:tls';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from '../../observability/logger.js';
+import { trustAlso } from '../../tls-trust.js';
+
+export type RedisClient = Redis | Cluster;
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** Timing knobs; the defaults keep a dead or hung Redis from holding a request much over a second. */
+export interface RedisTuning {
+  commandTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  maxReconnectDelayMs?: number;
+}
+
+/** TLS settings shared by every mode: on or off, and an extra CA (PEM) trusted besides the public roots. */
+interface RedisTls {
+  tls?: boolean;
+  ca?: string;
+}
+
+export type RedisConfig = RedisTuning &
+  RedisTls &
+  (
+    | { mode: 'standalone'; url: string; username?: string; password?: string }
+    | {
+        mode: 'sentinel';
+        sentinels: readonly HostPort[];
+        name: string;
+        username?: string;
+        password?: string;
+        sentinelPassword?: string;
+      }
+    | { mode: 'cluster'; nodes: readonly HostPort[]; username?: string; password?: string }
+  );
+
+/**
+ * Builds an ioredis client that fails fast instead of queueing: no offline queue, a command timeout
+ * for a hung server, and endless reconnects with capped backoff so the service heals on its own.
+ * The client is lazy: the composition root calls `connect()` (it rejects while Redis is down, yet the
+ * client keeps reconnecting in the background).
+ */
+export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = {}): RedisClient {
+  const maxDelay = cfg.maxReconnectDelayMs ?? 1000;
+  const backoff = (times: number): number => Math.min(50 * 2 ** Math.min(times, 10), maxDelay);
+  const common: RedisOptions = {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: cfg.commandTimeoutMs ?? 800,
+    connectTimeout: cfg.connectTimeoutMs ?? 2000,
+    retryStrategy: backoff,
+  };
+
+  const tls: ConnectionOptions = cfg.ca === undefined ? {} : trustAlso(cfg.ca);
+
+  let client: RedisClient;
+  if (cfg.mode === 'standalone') {
+    // Credentials and TLS in the URL (rediss://) win; these only fill what the URL leaves out.
+    client = new Redis(cfg.url, {
+      ...common,
+      ...(cfg.username === undefined ? {} : { username: cfg.username }),
+      ...(cfg.password === undefined ? {} : { password: cfg.password }),
+      ...(cfg.tls ? { tls } : {}),
+    });
+  } else if (cfg.mode === 'sentinel') {
+    client = new Redis({
+      ...common,
+      sentinels: cfg.sentinels.map(({ host, port }) => ({ host, port })),
+      name: cfg.name,
+      username: cfg.username,
+      password: cfg.password,
+      sentinelPassword: cfg.sentinelPassword,
+      sentinelRetryStrategy: backoff,
+      // A hung sentinel accepts the connection and never answers; without this, resolving the master
+      // would wait on it forever instead of asking the next one.
+      sentinelCommandTimeout: common.commandTimeout,
+      // A switchover leaves the old master up and writable until sentinels demote it seconds later;
+      // listening for +switch-master moves us at once, so no session is written where it will be wiped.
+      failoverDetector: true,
+      sentinelReconnectStrategy: (times: number) => Math.min(1000 * times, 10_000),
+      // Still on a demoted master (a failover that did not kill clients): reconnect via the sentinels.
+      reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
+      // TLS on both hops: to the sentinels and to the master they point at.
+      ...(cfg.tls ? { tls, sentinelTLS: tls, enableTLSForSentinelMode: true } : {}),
+    });
+  } else {
+    const { enableOfflineQueue, retryStrategy, lazyConnect, ...nodeOptions } = common;
+    client = new Cluster(
+      cfg.nodes.map(({ host, port }) => ({ host, port })),
+      {
+        lazyConnect,
+        enableOfflineQueue,
+        clusterRetryStrategy: backoff,
+        // Replicas lag: a token read there could miss a fresh mint and start a second one.
+        scaleReads: 'master',
+        redisOptions: {
+          ...nodeOptions,
+          username: cfg.username,
+          password: cfg.password,
+          ...(cfg.tls ? { tls } : {}),
+        },
+      },
+    );
+  }
+  // Always listen: an 'error' event without a listener makes ioredis print to stderr on every retry.
+  logOutages(client, deps.logger);
+  return client;
+}
+
+/** One warning per outage and one notice on recovery, not a line per failed command or reconnect. */
+function logOutages(client: RedisClient, logger: Logger | undefined): void {
+  let down = false;
+  client.on('error', (err: Error & { code?: string }) => {
+    if (down) return;
+    down = true;
+    logger?.warn({ redisError: { message: err.message, code: err.code } }, 'redis unavailable; reconnecting');
+  });
+  client.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger?.info('redis connection restored');
+  });
+}

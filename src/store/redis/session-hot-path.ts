@@ -1,0 +1,90 @@
+import { performance } from 'node:perf_hooks';
+import type { SessionKeys } from '../keys.js';
+import type { RedisClient } from './client.js';
+import type { SessionClient } from './session-client.js';
+import { ShortCache } from '../../cache/short-cache.js';
+import type { Guard } from '../store-error.js';
+
+export interface SessionHotPathOptions {
+  /**
+   * A touch (EXPIRE back to the idle timeout) of a session this instance touched less than this
+   * fraction of its TTL ago is skipped. The idle timeout then ends a session at most that fraction
+   * early, never late. 0 touches on every request.
+   */
+  touchFraction: number;
+  /** Cap of the skip window, whatever the TTL. */
+  maxTouchSkipMs: number;
+  clock?: () => number;
+}
+
+export const DEFAULT_SESSION_HOT_PATH: SessionHotPathOptions = { touchFraction: 0.01, maxTouchSkipMs: 60_000 };
+
+/**
+ * How long "loaded without a tombstone" answers the tombstone check of the same request. The load and
+ * the check run back to back in one request, so this only has to outlast that gap.
+ */
+export const ALIVE_MARK_MS = 250;
+
+/** Sessions whose load just found no tombstone, shared by the session client and the tombstone store. */
+export type AliveMarks = ShortCache<true>;
+
+export function createAliveMarks(clock?: () => number): AliveMarks {
+  return new ShortCache<true>(ALIVE_MARK_MS, 50_000, clock);
+}
+
+/**
+ * The session store's hot path in one Redis command per request. A load is one MGET of the session
+ * and its tombstone (same `{sid}` slot, so legal on Cluster): a logged-out session loads as absent, and
+ * the request's own tombstone check is answered from the mark the load left. Touches from one instance
+ * are thinned out. Writes and deletes go straight through.
+ */
+export function withSessionHotPath(
+  client: SessionClient,
+  deps: { redis: RedisClient; keys: SessionKeys; guard: Guard; alive: AliveMarks; options: SessionHotPathOptions },
+): SessionClient {
+  const { redis, keys, guard, alive, options } = deps;
+  const clock = options.clock ?? (() => performance.now());
+  const touches = new ShortCache<number>(options.maxTouchSkipMs, 50_000, clock);
+  const forget = (sid: string) => {
+    touches.delete(sid);
+    alive.delete(sid);
+  };
+
+  return {
+    ...client,
+    async get(sid) {
+      const [blob, dead] = await guard(() => redis.mget(keys.session(sid), keys.tombstone(sid)));
+      if (dead != null || blob == null) {
+        alive.delete(sid);
+        return null;
+      }
+      alive.set(sid, true);
+      return blob;
+    },
+    async set(sid, value, ttlSeconds) {
+      forget(sid);
+      return client.set(sid, value, ttlSeconds);
+    },
+    async expire(sid, ttlSeconds) {
+      const now = clock();
+      const last = touches.get(sid);
+      const window = Math.min(ttlSeconds * 1000 * options.touchFraction, options.maxTouchSkipMs);
+      if (last !== undefined && now - last < window) return 1;
+      // Marked before the round trip, so the requests of one session that arrive meanwhile skip too.
+      touches.set(sid, now);
+      try {
+        const result = await client.expire(sid, ttlSeconds);
+        // Only a touch that found the key counts: a missing session must not look recently touched.
+        if (result !== 1) touches.delete(sid);
+        return result;
+      } catch (err) {
+        touches.delete(sid);
+        throw err;
+      }
+    },
+    async del(sid) {
+      forget(sid);
+      return client.del(sid);
+    },
+  };
+}
