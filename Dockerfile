@@ -8,15 +8,19 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 
 # Compiles TypeScript; needs the dev dependencies, none of which reach the final image.
 # The client library is an npm workspace (packages/client, @tigergraph-bff/client): its package.json goes in
-# before `npm ci`, which links it into node_modules; the build compiles it first, then the service.
+# before `npm ci`, which links it into node_modules; the build compiles it first, then the service. The browser
+# SDK (packages/browser) is the other workspace: the build copies its JavaScript into public/sdk/ for the page.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/client/package.json ./packages/client/
+COPY packages/browser/package.json ./packages/browser/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY packages/client/tsconfig.build.json ./packages/client/
 COPY packages/client/src ./packages/client/src
+COPY packages/browser/tsconfig.build.json ./packages/browser/
+COPY packages/browser/src ./packages/browser/src
 COPY scripts/build.mjs ./scripts/
 COPY src ./src
 COPY public ./public
@@ -27,6 +31,7 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/client/package.json ./packages/client/
+COPY packages/browser/package.json ./packages/browser/
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime

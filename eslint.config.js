@@ -11,6 +11,7 @@ export default tseslint.config(
     ignores: [
       'dist/',
       'packages/*/dist/',
+      'public/sdk/',
       'dist-bench/',
       'coverage/',
       'bench/results/',

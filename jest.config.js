@@ -13,6 +13,7 @@ const project = (name, extra = {}) => ({
   // The client package by its name, from its sources (as tsconfig.json's paths): no build before a unit test.
   moduleNameMapper: {
     '^@tigergraph-bff/client$': '<rootDir>/packages/client/src/index.ts',
+    '^@tigergraph-bff/browser$': '<rootDir>/packages/browser/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   // tsconfig.json has isolatedModules, so ts-jest transpiles file by file; `npm run lint` type-checks.

@@ -1,13 +1,11 @@
 // Demo console: log in with a secret, pick an endpoint the data server lists, run it through the relay.
-import { call, errorMessage } from './api.js';
+import { BffError, bff, parseBody } from './bff.js';
 import { bodyTemplate, loadEndpoints, renderEndpoints } from './endpoint-list.js';
 import { nextTickMs, renderSession } from './session-bar.js';
 
 const $ = (id) => document.getElementById(id);
 let session = null;
 let listedFor;
-/** GET /auth/methods' oidcLogoutUrl, when the service offers single sign-on. */
-let oidcLogoutUrl;
 
 function show(view) {
   $('login-view').hidden = view !== 'login';
@@ -27,9 +25,9 @@ function clearAnswer() {
 }
 
 async function refresh() {
-  const { status: code, data } = await call('GET', '/auth/session');
-  const ended = session && code !== 200;
-  session = code === 200 ? data : null;
+  const next = await bff.session().catch(() => null);
+  const ended = session && !next;
+  session = next;
   renderSession(session);
   // Unless something already said why (a logout, a 401 answer): the timer found the end.
   if (ended && !$('status').textContent) status('Your session has ended; log in again.', 'info');
@@ -73,14 +71,23 @@ async function run() {
   const raw = $('path').value.trim();
   const path = raw.startsWith('/') ? raw : `/${raw}`;
   const body = method !== 'GET' && $('body').value.trim() !== '' ? $('body').value : undefined;
-  const answer = await call(method, `/api${path}`, body);
+  const started = performance.now();
+  let answer;
+  try {
+    const res = await bff.relay(method, path, body === undefined ? {} : { body });
+    answer = { status: res.status, label: `${res.status} ${res.statusText}`, data: parseBody(await res.text()) };
+  } catch (err) {
+    // The service's own refusal (TigerGraph's answers, errors included, come back as responses above).
+    if (!(err instanceof BffError)) throw err;
+    answer = { status: err.status, label: `${err.status} ${err.code}`, data: err.body ?? null, error: err };
+  }
+  const ms = Math.round(performance.now() - started);
   $('output').textContent = typeof answer.data === 'string' ? answer.data : JSON.stringify(answer.data, null, 2);
-  $('answer-status').textContent = `${answer.status} ${answer.statusText} · ${method} ${path} · ${answer.ms} ms`;
+  $('answer-status').textContent = `${answer.label} · ${method} ${path} · ${ms} ms`;
   $('answer-status').className = answer.status < 400 ? 'ok' : 'failed';
   // On a phone the answer can be below the fold: bring it into view.
   $('answer-status').scrollIntoView({ block: 'nearest' });
-  if (answer.status === 401)
-    status(`Session ended (${errorMessage(answer.data) || 'not authenticated'}); log in again.`);
+  if (answer.error?.sessionEnded) status(`Session ended (${answer.error.message}); log in again.`);
   // The token may have been refreshed or the session ended: keep the bar truthful.
   await refresh();
 }
@@ -89,17 +96,16 @@ $('login-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   status('');
   const graph = $('graph').value.trim();
-  const { status: code, data } = await call('POST', '/auth/login', {
-    secret: $('secret').value,
-    ...(graph ? { graph } : {}),
-  });
+  const secret = $('secret').value;
   $('secret').value = '';
-  if (code === 200) {
-    clearAnswer();
-    await refresh();
-  } else {
-    status(errorMessage(data) || `Login failed (${code})`);
+  try {
+    await bff.login({ secret, ...(graph ? { graph } : {}) });
+  } catch (err) {
+    status(err instanceof BffError ? err.message : `Login failed (${err})`);
+    return;
   }
+  clearAnswer();
+  await refresh();
 });
 
 $('method').addEventListener('change', syncBodyField);
@@ -110,42 +116,44 @@ $('query-form').addEventListener('submit', (event) => {
 });
 
 $('logout-button').addEventListener('click', async () => {
-  // A single sign-on session: go to the service's logout URL, which ends this session and sends the browser
-  // on to the identity provider to end that session too (RP-initiated logout). A navigation, not a fetch:
-  // the IdP's logout address carries the id token, and no answer this script can read ever does.
-  if (session?.login === 'oidc' && oidcLogoutUrl) {
-    window.location.assign(oidcLogoutUrl);
-    return;
+  // A single sign-on session: the SDK navigates to the service's logout URL, which ends this session and
+  // sends the browser on to the identity provider to end that session too (RP-initiated logout). A
+  // navigation, not a fetch: the IdP's logout address carries the id token, and no script ever reads it.
+  try {
+    if ((await bff.logout()) === 'navigated') return;
+    clearAnswer();
+    status('Logged out.', 'info');
+  } catch (err) {
+    clearAnswer();
+    status(err instanceof BffError ? err.message : `Logout failed (${err})`);
   }
-  const { status: code, data } = await call('POST', '/auth/logout');
-  clearAnswer();
-  if (code === 204) status('Logged out.', 'info');
-  else status(errorMessage(data) || `Logout failed (${code})`);
   await refresh();
 });
 
-// Relative times go stale: re-render as nextTickMs says (every second near an end), and ask the server
-// once the session should be over, so the bar shows the end when it comes, without a click.
+// Relative times go stale: re-render as nextTickMs says (every second near an end), up to the session's end.
+// The end itself comes from the SDK: at that time it asks the server and fires `sessionend`, as it does
+// when any call finds the session gone, so the bar shows the end when it comes, without a click.
 let tick;
 function scheduleTick() {
   clearTimeout(tick);
   const wait = nextTickMs(session);
   if (wait === Infinity) return;
   tick = setTimeout(() => {
-    if (session && Date.parse(session.sessionExpiresAt) <= Date.now()) void refresh();
-    else {
-      renderSession(session);
-      scheduleTick();
-    }
+    renderSession(session);
+    if (session && Date.parse(session.sessionExpiresAt) > Date.now()) scheduleTick();
   }, wait);
 }
 
+// A logout is this page's own doing (it says so itself); any other end is news to show.
+bff.addEventListener('sessionend', (event) => {
+  if (event.reason !== 'logout') void refresh();
+});
+
 /** The SSO button shows only when the service offers single sign-on (GET /auth/methods, public). */
 async function offerSso() {
-  const { status: code, data } = await call('GET', '/auth/methods');
-  if (code !== 200 || !data?.oidc) return;
-  oidcLogoutUrl = data.oidcLogoutUrl;
-  $('sso-button').href = data.oidcLoginUrl;
+  const methods = await bff.methods().catch(() => null);
+  if (!methods?.oidc) return;
+  $('sso-button').href = methods.oidcLoginUrl;
   $('sso').hidden = false;
 }
 

@@ -1,6 +1,6 @@
 // The endpoint list comes from the data server's own GET /endpoints (RESTPP's listing, also served by the
 // simulator from its query table), read through the relay like any other call: nothing is listed here.
-import { call, errorMessage } from './api.js';
+import { BffError, bff, parseBody } from './bff.js';
 
 const NUMERIC = /^(U?INT|FLOAT|DOUBLE)/i;
 
@@ -25,14 +25,21 @@ export function bodyTemplate(params) {
 
 /** Installed queries first (the demo's point), then the built-ins; `{ error }` when the listing is refused. */
 export async function loadEndpoints(graph) {
-  const base = `/api/endpoints${graph ? `/${encodeURIComponent(graph)}` : ''}`;
-  const [dynamic, builtin] = await Promise.all([
-    call('GET', `${base}?dynamic=true`),
-    call('GET', `${base}?builtin=true`),
-  ]);
-  const failed = [dynamic, builtin].find((r) => r.status !== 200);
-  if (failed)
-    return { error: `${failed.status}: ${errorMessage(failed.data) || 'the endpoint list is not available'}` };
+  const path = `/endpoints${graph ? `/${encodeURIComponent(graph)}` : ''}`;
+  const list = async (kind) => {
+    try {
+      const res = await bff.relay('GET', path, { query: { [kind]: 'true' } });
+      const data = parseBody(await res.text());
+      // RESTPP's own refusal: `{"error":true,"message"}`.
+      return res.ok ? { data } : { error: `${res.status}: ${data?.message || 'the endpoint list is not available'}` };
+    } catch (err) {
+      if (err instanceof BffError) return { error: `${err.status}: ${err.message}` };
+      throw err;
+    }
+  };
+  const [dynamic, builtin] = await Promise.all([list('dynamic'), list('builtin')]);
+  const failed = [dynamic, builtin].find((r) => r.error);
+  if (failed) return { error: failed.error };
   return { queries: entries(dynamic.data, 'query', graph), builtins: entries(builtin.data, 'builtin', graph) };
 }
 

@@ -135,6 +135,28 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: { token, strict, ...connection, ...output },
   },
   {
+    name: 'codegen',
+    summary: 'write a TypeScript module with one typed function per installed query of a graph',
+    usage: 'tgbff codegen --graph NAME [--out FILE] [--service URL | --token TOKEN] [options]',
+    details:
+      'Reads GET /endpoints/<graph>?dynamic=true: through a running tigergraph-bff (--service URL; logs in with\n' +
+      'the secret from TG_SECRET, standard input or a prompt, and logs out after), or straight from the data server\n' +
+      '(--restpp-url or TG_RESTPP_URL) with a token (--token or TG_TOKEN). The module imports @tigergraph-bff/browser.',
+    options: {
+      graph: {
+        type: 'string',
+        value: 'NAME',
+        description: 'the graph whose installed queries to read',
+        required: true,
+      },
+      out: { type: 'string', value: 'FILE', description: 'write the module here (default: standard output)' },
+      service: { type: 'string', value: 'URL', description: 'a running tigergraph-bff to read the listing through' },
+      token,
+      ...connection,
+      ...output,
+    },
+  },
+  {
     name: 'sim',
     summary: 'start the TigerGraph simulator (flags go to the simulator)',
     usage: 'tgbff sim [simulator flags]',

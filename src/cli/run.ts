@@ -1,5 +1,6 @@
 import { parseCommandLine } from './args.js';
 import { CliError, ExitCode } from './cli-error.js';
+import { runCodegen } from './commands/codegen.js';
 import { createSecret, dropSecrets, listSecrets } from './commands/secrets.js';
 import { runServe } from './commands/serve.js';
 import { runSim } from './commands/sim.js';
@@ -17,6 +18,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   'token get': getToken,
   'token refresh': refreshToken,
   'token delete': deleteToken,
+  codegen: runCodegen,
   sim: runSim,
   serve: runServe,
 };

@@ -90,6 +90,34 @@ describeInBrowser('demo page in headless Chromium', () => {
     expect(await problems()).toEqual([]);
   });
 
+  test('when the page logs in and runs a query, then it does so through the browser SDK served from /sdk/ (issue 26)', async () => {
+    const { page, problems } = await open();
+    const scripts: string[] = [];
+    const calls: Array<[string, string | undefined]> = [];
+    page.on('response', (res) => {
+      const { pathname } = new URL(res.url());
+      // 200, or 304 from the context's cache when an earlier test loaded the page.
+      if (pathname.endsWith('.js')) scripts.push(`${pathname} ${res.status() === 304 ? 200 : res.status()}`);
+    });
+    page.on('request', (req) => {
+      const { pathname } = new URL(req.url());
+      if (/^\/(auth|api)\//.test(pathname))
+        calls.push([`${req.method()} ${pathname}`, req.headers()['x-requested-with']]);
+    });
+    await page.reload();
+    await logIn(page, rig.secret);
+    await page.click('button.endpoint[data-method="GET"][data-path="/query/social/hello"]');
+    await page.locator('#output', { hasText: 'Hello, World!' }).waitFor();
+    expect(scripts).toEqual(expect.arrayContaining(['/bff.js 200', '/sdk/index.js 200', '/sdk/client.js 200']));
+    expect(scripts.filter((s) => s.startsWith('/api.js'))).toEqual([]);
+    // The SDK sends the CSRF header on every call, GETs of public routes included.
+    expect(calls.map(([call]) => call)).toEqual(
+      expect.arrayContaining(['POST /auth/login', 'GET /auth/session', 'GET /api/query/social/hello']),
+    );
+    expect(calls.filter(([, csrf]) => csrf !== 'XMLHttpRequest')).toEqual([]);
+    expect(await problems()).toEqual([]);
+  });
+
   test('when logged in, then the session bar shows the graph and both expiries as local time and "expires in"', async () => {
     const { page, problems } = await open();
     // Far from UTC, so a UTC time shown as if it were local would not pass.

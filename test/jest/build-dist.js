@@ -13,12 +13,15 @@ const INPUTS = [
   'tsconfig.build.json',
   'packages/client/tsconfig.build.json',
   'packages/client/package.json',
+  'packages/browser/tsconfig.build.json',
+  'packages/browser/package.json',
   'scripts/build.mjs',
   'node_modules/typescript/package.json',
 ];
 // Each source tree and where its build goes: the client package first (the service imports its build).
 const TREES = [
   ['packages/client/src', 'packages/client/dist'],
+  ['packages/browser/src', 'packages/browser/dist'],
   ['src', 'dist'],
 ];
 

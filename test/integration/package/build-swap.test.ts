@@ -34,6 +34,9 @@ beforeAll(async () => {
     'packages/client/src',
     'packages/client/package.json',
     'packages/client/tsconfig.build.json',
+    'packages/browser/src',
+    'packages/browser/package.json',
+    'packages/browser/tsconfig.build.json',
   ]) {
     await cp(path.join(ROOT, entry), path.join(work, entry), { recursive: true });
   }

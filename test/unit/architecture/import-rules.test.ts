@@ -143,6 +143,19 @@ describe('import rules (docs/architecture.md)', () => {
     expect(outside.map(({ file, spec }) => `${file} -> ${spec}`)).toEqual([]);
   });
 
+  it('when the browser SDK (packages/browser) imports, then only its own files: no dependency, no node: built-in', () => {
+    // It runs in browsers and is copied into the demo page's static files as it is: nothing to resolve.
+    const BROWSER = fileURLToPath(new URL('../../../packages/browser/src/', import.meta.url));
+    const imports = sourceFiles(BROWSER).flatMap((file) =>
+      [
+        ...readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?'([^']+)'/gm),
+      ].map((m) => ({ file: path.relative(BROWSER, file), spec: m[1]! })),
+    );
+    expect(imports.length).toBeGreaterThan(10);
+    const outside = imports.filter(({ spec }) => !/^\.\/[\w-]+\.js$/.test(spec));
+    expect(outside.map(({ file, spec }) => `${file} -> ${spec}`)).toEqual([]);
+  });
+
   it('when src/ uses the client library, then by its package name, never by a path into packages/', () => {
     expect(show(all.filter((i) => i.target.includes('packages/') || i.target.startsWith('tigergraph/')))).toEqual([]);
     expect(all.some((i) => i.target === '@tigergraph-bff/client')).toBe(true);

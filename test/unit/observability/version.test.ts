@@ -37,6 +37,11 @@ describe('one version everywhere', () => {
     expect(root.dependencies['@tigergraph-bff/client']).toBe(rootVersion);
   });
 
+  it('when the browser SDK package is read, then it has the same version', () => {
+    const browser = JSON.parse(read('packages/browser/package.json')) as { version: string };
+    expect(browser.version).toBe(rootVersion);
+  });
+
   it('when the OpenAPI document is read, then info.version is the package version', () => {
     const doc = parseYaml(read('docs/openapi.yaml')) as { info: { version: string } };
     expect(doc.info.version).toBe(rootVersion);

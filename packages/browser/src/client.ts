@@ -1,0 +1,332 @@
+import { isServiceErrorCode } from './error-codes.js';
+import { BffError, TigerGraphError } from './errors.js';
+import {
+  DEFAULT_RETRY,
+  delayBefore,
+  isIdempotent,
+  isRetryableStatus,
+  retryAfterMs,
+  sleep,
+  type RetryPolicy,
+} from './retry.js';
+import { queryString, type QueryParams } from './query-params.js';
+import { SessionEvent, type SessionEndReason } from './events.js';
+
+export interface ClientOptions {
+  /** The service's origin, e.g. `https://bff.example.com`; empty (the default) for the page's own origin. */
+  baseUrl?: string;
+  /** The CSRF header (the service's `CSRF_HEADER`; default `X-Requested-With: XMLHttpRequest`). */
+  csrfHeader?: string;
+  csrfValue?: string;
+  /** Retries of idempotent requests on 429 and 503; `{ retries: 0 }` turns them off. */
+  retry?: Partial<RetryPolicy>;
+  /** How long before the session's end `sessionexpiring` fires (default 60 s). */
+  expiringLeadMs?: number;
+  /** The fetch to use (default the global one); tests in Node pass one that keeps cookies. */
+  fetch?: typeof fetch;
+  /** How a single sign-on logout leaves the page (default `location.assign`). */
+  navigate?: (url: string) => void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** `GET /auth/session`. */
+export interface Session {
+  authenticated: true;
+  graph?: string;
+  login: 'secret' | 'password' | 'oidc';
+  username?: string;
+  sub?: string;
+  name?: string;
+  tokenExpiresAt?: string;
+  sessionExpiresAt?: string;
+}
+
+/** `GET /auth/methods`: which logins the service offers. */
+export interface Methods {
+  secret: boolean;
+  password: boolean;
+  oidc: boolean;
+  oidcLoginUrl?: string;
+  oidcLogoutUrl?: string;
+}
+
+export type Credentials = { secret: string; graph?: string } | { username: string; password: string; graph: string };
+
+export interface LoginResult {
+  authenticated: true;
+  graph?: string;
+  tokenExpiresAt?: string;
+}
+
+export interface RelayInit extends CallOptions {
+  /** An object is sent as JSON; a string as it is (with `Content-Type: application/json`). */
+  body?: string | object;
+  /** Query parameters appended to the path. */
+  query?: QueryParams;
+  /** Request headers; the relay forwards only those on its allowlist (`GSQL-TIMEOUT`, `RESPONSE-LIMIT`, …). */
+  headers?: Record<string, string>;
+}
+
+export interface QueryOptions extends CallOptions {
+  /** GET (parameters in the query string, the default) or POST (parameters as a JSON body). */
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+}
+
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** The page's location; undefined outside a browser (typed here so the package needs no DOM lib to check). */
+const pageLocation = () => (globalThis as { location?: { href: string; assign(url: string): void } }).location;
+
+/**
+ * The service seen from a page: every call carries the CSRF header and the session cookie
+ * (`credentials: 'include'`), service refusals become `BffError`s with a typed `code`, TigerGraph's own become
+ * `TigerGraphError`s, idempotent requests are retried on 429 and 503 within bounds, and `sessionend` /
+ * `sessionexpiring` events say when a login is needed. No state but the last session read.
+ */
+export class TgbffClient extends EventTarget {
+  readonly #base: string;
+  readonly #csrf: Record<string, string>;
+  readonly #retry: RetryPolicy;
+  readonly #lead: number;
+  readonly #fetch: typeof fetch;
+  readonly #navigate: (url: string) => void;
+  #timers: Array<ReturnType<typeof setTimeout>> = [];
+  #session: Session | null = null;
+
+  constructor(options: ClientOptions = {}) {
+    super();
+    this.#base = (options.baseUrl ?? '').replace(/\/+$/, '');
+    this.#csrf = { [options.csrfHeader ?? 'X-Requested-With']: options.csrfValue ?? 'XMLHttpRequest' };
+    this.#retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.#lead = options.expiringLeadMs ?? 60_000;
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#navigate = options.navigate ?? ((url) => pageLocation()?.assign(url));
+  }
+
+  /** The session as last read (by `session()` or `login()`), without asking the service. */
+  get currentSession(): Session | null {
+    return this.#session;
+  }
+
+  /** Logs in; then reads the session so the expiry events are armed. Refusals throw `BffError`. */
+  async login(credentials: Credentials, options: CallOptions = {}): Promise<LoginResult> {
+    const res = await this.#send('POST', '/auth/login', { body: credentials, signal: options.signal });
+    if (!res.ok) throw await this.#refusal(res);
+    const result = (await res.json()) as LoginResult;
+    await this.session(options);
+    return result;
+  }
+
+  /**
+   * Ends the session. A single sign-on session leaves the page for the service's `oidcLogoutUrl`, which ends
+   * the identity provider's session too (returns `'navigated'`); any other is `POST /auth/logout` (`'ended'`).
+   */
+  async logout(options: CallOptions = {}): Promise<'ended' | 'navigated'> {
+    if (this.#session?.login === 'oidc') {
+      const { oidcLogoutUrl } = await this.methods(options);
+      if (oidcLogoutUrl) {
+        this.#end('logout');
+        this.#navigate(new URL(oidcLogoutUrl, this.#base || pageLocation()?.href).href);
+        return 'navigated';
+      }
+    }
+    const res = await this.#send('POST', '/auth/logout', { signal: options.signal });
+    if (res.status !== 204 && !res.ok) throw await this.#refusal(res);
+    await res.body?.cancel();
+    this.#end('logout');
+    return 'ended';
+  }
+
+  /** The session, or null when there is none (a 401); arms `sessionexpiring` and `sessionend` at its end. */
+  async session(options: CallOptions = {}): Promise<Session | null> {
+    const res = await this.#send('GET', '/auth/session', { signal: options.signal, quiet: true });
+    if (res.status === 401) {
+      const error = await this.#refusal(res);
+      this.#end(error.code === 'session_expired' ? 'session_expired' : 'not_authenticated');
+      return null;
+    }
+    if (!res.ok) throw await this.#refusal(res);
+    this.#session = (await res.json()) as Session;
+    this.#arm(this.#session);
+    return this.#session;
+  }
+
+  /** Which logins the service offers (public, no session needed). */
+  async methods(options: CallOptions = {}): Promise<Methods> {
+    const res = await this.#send('GET', '/auth/methods', { signal: options.signal });
+    if (!res.ok) throw await this.#refusal(res);
+    return (await res.json()) as Methods;
+  }
+
+  /**
+   * `method` `/api<path>`: TigerGraph's answer as a `Response`, whatever its status (a relayed 403 included);
+   * a refusal by the service itself (`path_not_allowed`, `session_expired`, …) throws `BffError`.
+   */
+  async relay(method: string, path: string, init: RelayInit = {}): Promise<Response> {
+    if (!path.startsWith('/')) throw new TypeError(`relay path must start with "/": ${path}`);
+    const query = init.query ? queryString(init.query) : '';
+    const res = await this.#send(method.toUpperCase(), `/api${path}${query ? `?${query}` : ''}`, init);
+    if (!res.ok && (await serviceError(res.clone())) !== undefined) throw await this.#refusal(res);
+    return res;
+  }
+
+  /** An installed query's `results`; TigerGraph's refusal (`"error": true`) throws `TigerGraphError`. */
+  async runQuery<T = unknown>(
+    graph: string,
+    name: string,
+    params: QueryParams = {},
+    options: QueryOptions = {},
+  ): Promise<T[]> {
+    const path = `/query/${encodeURIComponent(graph)}/${encodeURIComponent(name)}`;
+    const post = options.method === 'POST';
+    const res = await this.relay(post ? 'POST' : 'GET', path, {
+      ...(post ? { body: params } : { query: params }),
+      ...(options.headers && { headers: options.headers }),
+      ...(options.signal && { signal: options.signal }),
+    });
+    const text = await res.text();
+    const data = parseJson(text) as
+      { error?: unknown; code?: unknown; message?: unknown; results?: unknown } | undefined;
+    if (!res.ok || data === undefined || data.error === true || data.error === 'true' || !Array.isArray(data.results)) {
+      const message =
+        typeof data?.message === 'string' && data.message ? data.message : `${res.status} from TigerGraph`;
+      throw new TigerGraphError(
+        res.status,
+        typeof data?.code === 'string' ? data.code : undefined,
+        message,
+        data ?? text,
+      );
+    }
+    return data.results as T[];
+  }
+
+  /** Clears the expiry timers (a page that unmounts its app, a test that ends). */
+  close(): void {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers = [];
+  }
+
+  async #send(
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal | undefined; quiet?: boolean },
+  ): Promise<Response> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...init.headers, ...this.#csrf };
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const retries = isIdempotent(method) ? this.#retry.retries : 0;
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        res = await this.#fetch(`${this.#base}${path}`, {
+          method,
+          headers,
+          credentials: 'include',
+          ...(body !== undefined && { body }),
+          ...(init.signal && { signal: init.signal }),
+        });
+      } catch (err) {
+        if (init.signal?.aborted) throw init.signal.reason;
+        throw new BffError(
+          'network_error',
+          0,
+          `No answer from ${this.#base || 'the service'}: ${String(err)}`,
+          undefined,
+          undefined,
+          {
+            cause: err,
+          },
+        );
+      }
+      if (attempt < retries && isRetryableStatus(res.status)) {
+        const wait = delayBefore(attempt, retryAfterMs(res.headers.get('Retry-After')), this.#retry);
+        if (wait !== undefined) {
+          await res.body?.cancel();
+          await sleep(wait, init.signal);
+          continue;
+        }
+      }
+      if (res.status === 401 && !init.quiet) {
+        const code = await serviceError(res.clone());
+        if (code === 'not_authenticated' || code === 'session_expired' || code === 'token_rejected') this.#end(code);
+      }
+      return res;
+    }
+  }
+
+  /** The answer as a `BffError` (its body read). */
+  async #refusal(res: Response): Promise<BffError> {
+    const text = await res.text();
+    const data = parseJson(text) as { error?: { code?: unknown; message?: unknown } } | undefined;
+    const retryAfter = retryAfterMs(res.headers.get('Retry-After'));
+    const code = data?.error?.code;
+    if (isServiceErrorCode(code)) {
+      const message = typeof data?.error?.message === 'string' ? data.error.message : code;
+      return new BffError(code, res.status, message, retryAfter, data);
+    }
+    return new BffError(
+      'unexpected_response',
+      res.status,
+      `${res.status} ${res.statusText}`.trim(),
+      retryAfter,
+      data ?? text,
+    );
+  }
+
+  #arm(session: Session): void {
+    this.close();
+    if (!session.sessionExpiresAt) return;
+    const left = Date.parse(session.sessionExpiresAt) - Date.now();
+    if (Number.isNaN(left)) return;
+    const at = (ms: number, run: () => void) => {
+      const timer = setTimeout(run, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+      // In Node (tests, server-side rendering) a pending expiry must not keep the process alive.
+      (timer as { unref?: () => void }).unref?.();
+      this.#timers.push(timer);
+    };
+    // Already within the lead (a short session, a page opened late): at once.
+    at(left - this.#lead, () =>
+      this.dispatchEvent(new SessionEvent('sessionexpiring', { expiresAt: session.sessionExpiresAt })),
+    );
+    // At the end, ask: the service may have ended it earlier (idle) or not yet (clock skew).
+    at(left, () => void this.session().catch(() => undefined));
+  }
+
+  #end(reason: SessionEndReason): void {
+    const had = this.#session !== null;
+    this.close();
+    this.#session = null;
+    // Only an end of a session this client knew of (or a logout): a page opened without one hears nothing.
+    if (had || reason === 'logout') this.dispatchEvent(new SessionEvent('sessionend', { reason }));
+  }
+}
+
+/** The service's error code in an answer, or undefined for anything else (TigerGraph's envelope included). */
+async function serviceError(res: Response): Promise<ReturnType<typeof codeOf>> {
+  if (!res.headers.get('Content-Type')?.includes('json')) return undefined;
+  return codeOf(parseJson(await res.text()));
+}
+
+function codeOf(data: unknown) {
+  const code = (data as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return isServiceErrorCode(code) ? code : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? (JSON.parse(text) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createClient(options: ClientOptions = {}): TgbffClient {
+  return new TgbffClient(options);
+}

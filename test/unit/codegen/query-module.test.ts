@@ -1,0 +1,123 @@
+import { generateQueryModule, type EndpointListing } from '../../../src/codegen/query-module.js';
+import { mapParam } from '../../../src/codegen/param-types.js';
+import { endpointsListing } from '../../../src/simulator/restpp-info.js';
+
+// The two spellings of `GET /endpoints` a generator meets: the simulator's (GSQL declarations) and
+// TigerGraph's RESTPP (wire types, is_id/id_type, min_count/max_count), as its built-in-endpoints docs show.
+const TIGERGRAPH: EndpointListing = {
+  'GET /query/social/people': {
+    parameters: {
+      query: { default: 'people', max_count: 1, min_count: 1, type: 'STRING' },
+      age: { max_count: 1, min_count: 1, type: 'INT64' },
+      score: { max_count: 1, min_count: 0, type: 'DOUBLE' },
+      ids: { max_count: 2147483647, min_count: 0, type: 'UINT64' },
+      active: { max_count: 1, min_count: 0, type: 'BOOL' },
+      since: { max_count: 1, min_count: 0, type: 'DATETIME' },
+      who: { id_type: 'Person', is_id: 'true', max_count: 1, min_count: 1, type: 'STRING' },
+      anyone: { is_id: 'true', max_count: 1, min_count: 0, type: 'STRING' },
+      'anyone.type': { max_count: 1, min_count: 0, type: 'STRING' },
+      crowd: { id_type: 'Person', is_id: 'true', max_count: 100, min_count: 0, type: 'STRING' },
+    },
+  },
+  'POST /query/social/people': { parameters: {} },
+  'POST /query/social/write_only': { parameters: { n: { type: 'INT', min_count: 1, max_count: 1 } } },
+  'GET /query/other/elsewhere': { parameters: {} },
+  'GET /graph/{graph_name}/vertices/{vertex_type}': { parameters: {} },
+};
+
+describe('codegen: parameter types', () => {
+  it.each([
+    ['INT', 'number'],
+    ['UINT', 'number'],
+    ['FLOAT', 'number'],
+    ['DOUBLE', 'number'],
+    ['STRING', 'string'],
+    ['BOOL', 'boolean'],
+    ['DATETIME', 'string'],
+    ['VERTEX<Person>', 'string'],
+    ['VERTEX', 'VertexRef'],
+    ['SET<INT>', 'readonly number[]'],
+    ['LIST<STRING>', 'readonly string[]'],
+    ['BAG<VERTEX<Person>>', 'readonly string[]'],
+    ['SET<VERTEX>', 'readonly VertexRef[]'],
+    ['MAP<INT,STRING>', 'ParamValue'],
+  ])('when GSQL declares %s, then the TypeScript type is %s', (type, ts) => {
+    expect(mapParam({ type }).ts).toBe(ts);
+  });
+
+  it('when min_count is 1 and no default, then the parameter is required; otherwise optional', () => {
+    expect(mapParam({ type: 'INT64', min_count: 1 }).optional).toBe(false);
+    expect(mapParam({ type: 'INT64', min_count: 0 }).optional).toBe(true);
+    expect(mapParam({ type: 'INT64', min_count: 1, default: '3' }).optional).toBe(true);
+    expect(mapParam({ type: 'INT' }).optional).toBe(true);
+  });
+});
+
+describe('codegen: the module', () => {
+  it("when TigerGraph's listing is read, then each query of the graph has a typed function, GET when offered", () => {
+    const { text, queries, skipped } = generateQueryModule('social', TIGERGRAPH, 'test');
+    expect(queries).toEqual([
+      { name: 'people', method: 'GET' },
+      { name: 'write_only', method: 'POST' },
+    ]);
+    expect(skipped).toEqual([]);
+    expect(text).toContain("import type { CallOptions, TgbffClient, VertexRef } from '@tigergraph-bff/browser';");
+    for (const line of [
+      'age: number;',
+      'score?: number;',
+      'ids?: readonly number[];',
+      'active?: boolean;',
+      'since?: string;',
+      'who: string;',
+      'anyone?: VertexRef;',
+      'crowd?: readonly string[];',
+    ])
+      expect([line, text.includes(line)]).toEqual([line, true]);
+    // RESTPP's own `query` parameter and the `.type` beside an untyped vertex are not the caller's to give.
+    expect(text).not.toMatch(/\bquery\??:/);
+    expect(text).not.toContain('anyone.type');
+    expect(text).toContain(`return client.runQuery<T>(GRAPH, "people", params, { ...options, method: 'GET' });`);
+    expect(text).toContain(`return client.runQuery<T>(GRAPH, "write_only", params, { ...options, method: 'POST' });`);
+    expect(text).not.toContain('elsewhere');
+  });
+
+  it("when the simulator's listing is read, then its four demo queries come out with GSQL's types", () => {
+    const { text, queries } = generateQueryModule(
+      'social',
+      endpointsListing(['social'], { builtin: true, dynamic: true, static: false }) as EndpointListing,
+      'test',
+    );
+    expect(queries.map((q) => `${q.name} ${q.method}`)).toEqual([
+      'friends GET',
+      'hello GET',
+      'sleep GET',
+      'stream GET',
+    ]);
+    expect(text).toContain('/** VERTEX<Person> */\n  person?: string;');
+    expect(text).toContain('/** INT */\n  chunks?: number;');
+  });
+
+  it('when the data server lists hostile names, then none reaches the code and comments cannot be closed', () => {
+    const { text, queries, skipped } = generateQueryModule(
+      'social',
+      {
+        'GET /query/social/x(){}; alert(1); function y': { parameters: {} },
+        'GET /query/social/delete': {
+          parameters: {
+            'a"b': { type: 'INT' },
+            ok: { type: 'INT */ alert(1); /*' },
+          },
+        },
+      },
+      'a */ listing',
+    );
+    expect(queries).toEqual([{ name: 'delete', method: 'GET' }]);
+    expect(skipped).toHaveLength(2);
+    // A reserved word gets a suffix; the type text only ever lands in a comment, defused.
+    expect(text).toContain('export function deleteQuery<T = unknown>(');
+    expect(text).toContain('/** INT * / alert(1); /* */');
+    expect(text).not.toMatch(/\*\/ alert/);
+    expect(text).not.toContain('a */ listing');
+    expect(text).toContain('ok?: ParamValue;');
+  });
+});
