@@ -63,6 +63,8 @@ const FIELDS = {
   REDIS_TLS: withDefault(boolean, false),
   REDIS_CA_FILE: optional(pemFile),
   REDIS_COMMAND_TIMEOUT_MS: withDefault(integer(1), 800),
+  STORE_FAILOVER_WAIT_MS: withDefault(integer(0), 10_000),
+  STORE_FAILOVER_WAITERS: withDefault(integer(0), 1000),
   REDIS_PREFIX: withDefault(text, 'tgbff:'),
   SESSION_SECRET: optional(sessionSecrets),
   SESSION_ENCRYPTION_KEYS: optional(encryptionKeys),

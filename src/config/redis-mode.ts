@@ -8,6 +8,10 @@ interface RedisCommon {
   /** PEM text of REDIS_CA_FILE (trusted besides the public roots), read once at start-up. */
   ca?: string;
   commandTimeoutMs: number;
+  /** How long store commands wait for a lost connection (a failover) before failing; 0: not at all. */
+  failoverWaitMs: number;
+  /** How many store commands may wait for it at once; beyond, they fail at once. */
+  failoverWaiters: number;
 }
 
 export type RedisConfig =
@@ -27,6 +31,8 @@ export interface RedisInput {
   REDIS_TLS: boolean;
   REDIS_CA_FILE?: string | undefined;
   REDIS_COMMAND_TIMEOUT_MS: number;
+  STORE_FAILOVER_WAIT_MS: number;
+  STORE_FAILOVER_WAITERS: number;
   REDIS_PREFIX: string;
 }
 
@@ -67,6 +73,8 @@ export function redisMode(v: RedisInput): { redis?: RedisConfig; issues: KeyIssu
     tls,
     ...(v.REDIS_CA_FILE !== undefined && { ca: v.REDIS_CA_FILE }),
     commandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS,
+    failoverWaitMs: v.STORE_FAILOVER_WAIT_MS,
+    failoverWaiters: v.STORE_FAILOVER_WAITERS,
   };
   if (v.REDIS_URL !== undefined) return { redis: { mode: 'standalone', url: v.REDIS_URL, ...common }, issues };
   if (v.REDIS_SENTINELS !== undefined) {

@@ -210,6 +210,14 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'redis',
     doc: 'Redis command timeout in ms, so a stalled Redis answers 503 instead of hanging.',
   },
+  STORE_FAILOVER_WAIT_MS: {
+    section: 'redis',
+    doc: 'How long a request waits for a lost Redis connection (refused, reset, a Sentinel or Cluster failover) before 503 store_unavailable; /readyz stays ready meanwhile. The default covers a Sentinel failover at down-after-milliseconds 5000 (election and promotion add 1-3 s). 0 fails at once. A command already sent is never retried, and a frozen Redis still fails at REDIS_COMMAND_TIMEOUT_MS.',
+  },
+  STORE_FAILOVER_WAITERS: {
+    section: 'redis',
+    doc: 'How many store commands may wait for a lost Redis connection at once, per instance; beyond it they answer 503 at once.',
+  },
   REDIS_PREFIX: { section: 'redis', doc: 'Prefix of every Redis key this service writes.' },
   SESSION_SECRET: {
     section: 'sessions-and-cookie',

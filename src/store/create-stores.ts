@@ -11,6 +11,7 @@ import { createMemoryTombstones } from './memory/tombstones.js';
 import { createMemoryOidcStores } from './memory/oidc-stores.js';
 import { createMemorySecretDrops } from './memory/secret-drops.js';
 import { createRedisClient, type RedisClient } from './redis/client.js';
+import { rideOutFailover, type FailoverWait } from './redis/failover-wait.js';
 import { createRedisOidcStores } from './redis/oidc-stores.js';
 import { createRedisSecretDrops } from './redis/secret-drops.js';
 import { connectOrGoOn } from './redis/startup.js';
@@ -47,6 +48,8 @@ export interface RedisStoresOptions {
    * thinned out (see DEFAULT_SESSION_HOT_PATH). Absent: a GET, an EXISTS and an EXPIRE per request.
    */
   sessionHotPath?: SessionHotPathOptions;
+  /** Store commands ride out a lost connection (see failover-wait.ts); readiness asks it while Redis is away. */
+  failover?: FailoverWait;
 }
 
 export function createRedisStores(options: RedisStoresOptions): Stores {
@@ -70,9 +73,13 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     oidc: createRedisOidcStores({ redis, keys, guard }),
     redis,
     async ping() {
+      // A lost connection within the wait bound is a failover being ridden out: still ready (no PING, which
+      // would wait for it). A connected but frozen Redis is pinged and fails at the command timeout.
+      if (options.failover && redis.status !== 'ready' && options.failover.withinBound()) return;
       await guard(() => redis.ping());
     },
     async close() {
+      options.failover?.close();
       // QUIT lets in-flight replies arrive; when Redis is already gone it fails, and we just drop the socket.
       await redis.quit().catch(() => undefined);
       // QUIT alone leaves a Sentinel client's failover-detector subscriptions open (and reconnecting).
@@ -122,9 +129,11 @@ export async function createStores(
   if (config.mode === 'memory')
     return createMemoryStores({ cipher: deps.cipher, sessionFallbackTtlSeconds: settings.idleTimeoutSeconds });
   const redis = createRedisClient(config, { logger: deps.logger });
+  const failover = rideOutFailover(redis, { waitMs: config.failoverWaitMs, maxWaiters: config.failoverWaiters });
   await connectOrGoOn(redis, deps.logger);
   return createRedisStores({
     redis,
+    failover,
     prefix: config.prefix,
     cipher: deps.cipher,
     ...(deps.metrics && { metrics: deps.metrics }),

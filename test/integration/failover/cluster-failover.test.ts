@@ -7,7 +7,7 @@ import { sidOf } from '../../helpers/cookies.js';
 import { startCluster, type Cluster } from '../multi-instance/cluster.js';
 import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';
 import { startReplicatedCluster, type ReplicatedCluster } from './replicated-cluster.js';
-import { figures, steadyLoad } from './steady-load.js';
+import { figures, steadyLoad, windowFigures } from './steady-load.js';
 import { sessionKey } from '../../helpers/redis-prefix.js';
 import { recordFigure } from '../../helpers/figures.js';
 
@@ -63,14 +63,18 @@ describe('failover under load: a Redis Cluster master killed while three instanc
       30_000,
       `replica ${doomed.replica} promoted`,
     );
+    const promotedAt = Date.now();
     await poll(async () => load.healthyFor(2000, 60), 30_000, 'every request of the last 2 s to succeed');
     const healthyAt = Date.now();
     await sleep(1000);
-    const f = figures(await load.stop());
+    const samples = await load.stop();
+    const f = figures(samples);
+    const w = windowFigures(samples, killedAt, promotedAt);
     recordFigure(
       `cluster failover under load: ${SESSIONS} sessions (${doomed.held} on the killed master) on 3 instances, ${f.requests} requests (${f.rps}/s), ` +
         `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure ` +
-        `(${f.sessionsHit.filter((i) => owners[i] !== doomed.master).length} of them on surviving masters: the whole cluster refuses while a slot has no master, cluster-require-full-coverage), failover window ${f.windowSec} s, healthy again ${(healthyAt - killedAt) / 1000} s after the kill, slowest request ${f.slowestMs} ms`,
+        `(${f.sessionsHit.filter((i) => owners[i] !== doomed.master).length} of them on surviving masters: the whole cluster refuses while a slot has no master, cluster-require-full-coverage), failover window ${f.windowSec} s, healthy again ${(healthyAt - killedAt) / 1000} s after the kill, slowest request ${f.slowestMs} ms; ` +
+        `replica promoted ${(promotedAt - killedAt) / 1000} s after the kill, in that window ${w.requests} requests, ${w.failed} failed, p99 ${w.p99Ms} ms, slowest ${w.slowestMs} ms`,
     );
 
     expect(Object.keys(f.kinds).filter((k) => k !== '503 store_unavailable')).toEqual([]);

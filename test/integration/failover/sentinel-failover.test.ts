@@ -4,15 +4,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
-import { startCluster, type Cluster } from '../multi-instance/cluster.js';
+import { call, login, startCluster, type Cluster } from '../multi-instance/cluster.js';
 import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';
-import { figures, steadyLoad } from './steady-load.js';
+import { figures, steadyLoad, windowFigures } from './steady-load.js';
 import { recordFigure } from '../../helpers/figures.js';
 
 const SESSIONS = 30;
 // Sentinels call the master down after 1 s, then elect and promote; the bound is generous for a busy 2-core machine.
 const WINDOW_BOUND_SEC = 15;
 const REQUEST_BOUND_MS = 5000;
+// Store steps wait for the new master (STORE_FAILOVER_WAIT_MS, default 10 s): at most a few requests whose
+// command was already on the wire when the master died may fail (never resent: nothing is sent twice).
+const FAILURE_SHARE_BOUND = 0.01;
 
 describe('failover under load: Sentinel master killed while three instances serve 30 sessions', () => {
   let group: SentinelGroup;
@@ -38,8 +41,10 @@ describe('failover under load: Sentinel master killed while three instances serv
     await group?.stop();
   });
 
-  test('when the master is SIGKILLed, then no session is lost, failures fall only in the failover window, and a re-mint is still one per session', async () => {
+  test('when the master is SIGKILLed, then requests wait for the new master instead of failing, no session is lost, a logout meanwhile holds everywhere, and a re-mint is still one per session', async () => {
     const cookies = await loginSessions(cluster, SESSIONS);
+    // One more session, outside the load, logged out while Redis has no master.
+    const leaving = await login(cluster.instances[1]!.url, cluster.secret);
     const doomedPort = await group.masterPort();
     const doomed = doomedPort === group.master.port ? group.master : group.replica;
     const heir = doomed === group.master ? group.replica : group.master;
@@ -55,31 +60,47 @@ describe('failover under load: Sentinel master killed while three instances serv
     await sleep(2000);
     const killedAt = Date.now();
     await doomed.kill();
+    await sleep(300);
+    const logout = call(cluster.instances[1]!.url, '/auth/logout', leaving, 'POST');
     await group.waitForMaster(heir.port, 30_000);
+    const newMasterAt = Date.now();
     await poll(async () => load.healthyFor(2000, 60), 30_000, 'every request of the last 2 s to succeed');
     const healthyAt = Date.now();
     await sleep(1000);
-    const f = figures(await load.stop());
+    const samples = await load.stop();
+    const f = figures(samples);
+    const w = windowFigures(samples, killedAt, newMasterAt);
     recordFigure(
-      `sentinel failover under load: ${SESSIONS} sessions on 3 instances, ${f.requests} requests (${f.rps}/s), ` +
-        `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure, failover window ${f.windowSec} s, healthy again ${(healthyAt - killedAt) / 1000} s after the kill, slowest request ${f.slowestMs} ms`,
+      `sentinel failover under load (riding it out): ${SESSIONS} sessions on 3 instances, ${f.requests} requests (${f.rps}/s), ` +
+        `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure, new master ${(newMasterAt - killedAt) / 1000} s after the kill; ` +
+        `in that window ${w.requests} requests, ${w.failed} failed, p99 ${w.p99Ms} ms, slowest ${w.slowestMs} ms; slowest overall ${f.slowestMs} ms`,
     );
 
-    // Failures only while Redis had no master, and only the documented answer for that.
+    // Failures only while Redis had no master, only the documented answer for that, and (nearly) none.
     expect(Object.keys(f.kinds).filter((k) => k !== '503 store_unavailable')).toEqual([]);
     if (f.failed > 0) {
       expect(f.firstFailureAt!).toBeGreaterThanOrEqual(killedAt - 100);
       expect(f.lastFailureAt!).toBeLessThanOrEqual(healthyAt);
     }
+    expect(f.failed).toBeLessThanOrEqual(Math.ceil(f.requests * FAILURE_SHARE_BOUND));
     expect(f.windowSec).toBeLessThan(WINDOW_BOUND_SEC);
-    // A request waits at most about one Redis command timeout (800 ms) per try, never for the failover.
-    expect(f.slowestMs).toBeLessThan(REQUEST_BOUND_MS);
+    // The requests of the window waited for the new master: that is, about the failover time, not an error.
+    expect(w.requests).toBeGreaterThan(0);
+    expect(f.slowestMs).toBeLessThan(newMasterAt - killedAt + REQUEST_BOUND_MS);
     // Nobody logged out, nobody minted: sessions and token state both came through on the replica.
     expect(
       (await sessionAnswers(cluster, cookies)).filter((a) => a.status !== 200 || a.authenticated !== true),
     ).toEqual([]);
     expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(mintsBefore);
     expect(await group.client(heir.port).keys(`${cluster.prefix}sess:*`)).toHaveLength(SESSIONS);
+
+    // The logout issued during the failover waited for the new master and holds on every instance.
+    expect((await logout).status).toBeLessThan(300);
+    for (const i of cluster.instances) {
+      const a = await call(i.url, '/auth/session', leaving);
+      expect(a.body.authenticated).not.toBe(true);
+      expect((await call(i.url, '/api/echo', leaving)).status).toBe(401);
+    }
 
     const remint = await remintEverySession(cluster, cookies);
     expect(remint.answers.filter((s) => s !== 200)).toEqual([]);

@@ -80,3 +80,15 @@ export function figures(samples: Sample[]): FailoverFigures {
     kinds,
   };
 }
+
+/** Requests that started between `from` and `to` (the failover window): how many, how many failed, the p99 and the slowest. */
+export function windowFigures(samples: Sample[], from: number, to: number) {
+  const inWindow = samples.filter((s) => s.start >= from && s.start <= to);
+  const ms = inWindow.map((s) => s.end - s.start).sort((a, b) => a - b);
+  return {
+    requests: inWindow.length,
+    failed: inWindow.filter((s) => s.status !== 200).length,
+    p99Ms: ms.length ? ms[Math.min(ms.length - 1, Math.ceil(ms.length * 0.99) - 1)]! : 0,
+    slowestMs: ms.length ? ms[ms.length - 1]! : 0,
+  };
+}

@@ -8,12 +8,27 @@ import {
 } from '../../helpers/app-rig.js';
 import type { RedisServer } from '../../helpers/redis-server.js';
 
+// A short failover bound, so "down past the bound" comes quickly.
+const FAILOVER_WAIT_MS = 2000;
+
+/** Polls /readyz until it is 503 (or `timeoutMs` passes); every answer before that, with when it came. */
+async function readyUntilNot(rig: Rig, from: number, timeoutMs: number) {
+  const seen: Array<{ at: number; status: number }> = [];
+  while (Date.now() - from < timeoutMs) {
+    const answer = await readyz(rig);
+    seen.push({ at: Date.now() - from, status: answer.status });
+    if (answer.status === 503) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return seen;
+}
+
 describe('readiness when Redis goes away', () => {
   let own: OwnRedisRig;
   let redis: RedisServer;
   let rig: Rig;
   beforeAll(async () => {
-    own = await startRigOnOwnRedis();
+    own = await startRigOnOwnRedis({ env: { STORE_FAILOVER_WAIT_MS: String(FAILOVER_WAIT_MS) } });
     ({ rig, redis } = own);
   });
   afterAll(() => own.close());
@@ -28,9 +43,33 @@ describe('readiness when Redis goes away', () => {
     expect(health.body).toEqual({ status: 'ok' });
   });
 
-  test('when Redis is stopped, then /readyz is 503 naming the store, /healthz stays 200, and readiness returns with Redis', async () => {
+  test('when Redis is back within the failover bound, then /readyz stays 200 throughout (a failover is ridden out)', async () => {
     await redis.kill();
-    const down = await untilNotReady(rig);
+    const from = Date.now();
+    const seen: number[] = [];
+    while (Date.now() - from < FAILOVER_WAIT_MS / 2) {
+      seen.push((await readyz(rig)).status);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await redis.restart();
+    seen.push((await readyz(rig)).status);
+    expect(seen.length).toBeGreaterThan(3);
+    expect(seen.filter((s) => s !== 200)).toEqual([]);
+    // Past the bound, ready only if the client really reconnected (the next test starts from a live one).
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, from + FAILOVER_WAIT_MS + 100 - Date.now())));
+    expect(await untilReady(rig)).toBe(200);
+  });
+
+  test('when Redis is stopped past the failover bound, then /readyz is 503 naming the store, /healthz stays 200, and readiness returns with Redis', async () => {
+    // From before the kill: the client sees the socket close before the process is reaped.
+    const from = Date.now();
+    await redis.kill();
+    const seen = await readyUntilNot(rig, from, FAILOVER_WAIT_MS + 5000);
+    // Ready while within the bound, not ready past it.
+    expect(seen.at(-1)!.status).toBe(503);
+    expect(seen.at(-1)!.at).toBeGreaterThanOrEqual(FAILOVER_WAIT_MS - 100);
+    expect(seen.filter((s) => s.at < FAILOVER_WAIT_MS - 500 && s.status !== 200)).toEqual([]);
+    const down = await readyz(rig);
     expect(down.status).toBe(503);
     expect(down.body).toEqual({
       status: 'not_ready',

@@ -6,7 +6,8 @@ describe('when Redis goes away', () => {
   let redis: RedisServer;
   let rig: Rig;
   beforeAll(async () => {
-    own = await startRigOnOwnRedis();
+    // A short failover wait: "stopped" is answered 503 soon after it (the wait itself: failover-wait-http.test.ts).
+    own = await startRigOnOwnRedis({ env: { STORE_FAILOVER_WAIT_MS: '300' } });
     ({ rig, redis } = own);
   });
   afterAll(() => own.close());

@@ -68,6 +68,8 @@ describe('config defaults', () => {
       REDIS_USERNAME: 'bff',
       REDIS_PASSWORD: 'pw-123456',
       REDIS_COMMAND_TIMEOUT_MS: '250',
+      STORE_FAILOVER_WAIT_MS: '7000',
+      STORE_FAILOVER_WAITERS: '50',
       REDIS_PREFIX: 'x:',
       SESSION_SECRET: `${'a'.repeat(32)},${'b'.repeat(40)}`,
       SESSION_ENCRYPTION_KEYS: `k2:${key},k1:${Buffer.alloc(32, 1).toString('base64url')}`,
@@ -108,6 +110,8 @@ describe('config defaults', () => {
       password: 'pw-123456',
       tls: true,
       commandTimeoutMs: 250,
+      failoverWaitMs: 7000,
+      failoverWaiters: 50,
       prefix: 'x:',
     });
     expect(config.session.secrets).toEqual(['a'.repeat(32), 'b'.repeat(40)]);

@@ -17,6 +17,8 @@ describe('config redis mode', () => {
       password: 'pw',
       tls: true,
       commandTimeoutMs: 800,
+      failoverWaitMs: 10_000,
+      failoverWaiters: 1000,
       prefix: 'tgbff:',
     });
   });
@@ -37,6 +39,8 @@ describe('config redis mode', () => {
       sentinelPassword: 'spw',
       tls: false,
       commandTimeoutMs: 800,
+      failoverWaitMs: 10_000,
+      failoverWaiters: 1000,
       prefix: 'tgbff:',
     });
   });

@@ -1,0 +1,91 @@
+/**
+ * @serial kills and restarts a private redis-server under requests and times answers around the wait bound
+ */
+import { startRigOnOwnRedis, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
+import { poll } from '../../helpers/poll.js';
+import type { RedisServer } from '../../helpers/redis-server.js';
+
+const FAILOVER_WAIT_MS = 1500;
+const WAITERS = 5;
+
+/** Requests the simulator saw for the relayed echo, by whatever name it counts them. */
+function echoes(rig: Rig): number {
+  return Object.entries(rig.sim.counts())
+    .filter(([k]) => k.includes('echo'))
+    .reduce((n, [, v]) => n + v, 0);
+}
+
+async function timedGet(agent: ReturnType<Rig['agent']>, path: string) {
+  const from = Date.now();
+  const res = await agent.get(path);
+  return { status: res.status, code: (res.body as { error?: { code?: string } }).error?.code, ms: Date.now() - from };
+}
+
+describe('a relayed request during a lost Redis connection', () => {
+  let own: OwnRedisRig;
+  let redis: RedisServer;
+  let rig: Rig;
+  beforeAll(async () => {
+    own = await startRigOnOwnRedis({
+      env: {
+        STORE_FAILOVER_WAIT_MS: String(FAILOVER_WAIT_MS),
+        STORE_FAILOVER_WAITERS: String(WAITERS),
+        RELAY_SESSION_CONCURRENCY: '100',
+      },
+    });
+    ({ rig, redis } = own);
+  });
+  afterAll(() => own.close());
+
+  /** Restarts Redis and waits until a request needing it answers again (the client reconnected). */
+  async function backUp(agent: ReturnType<Rig['agent']>) {
+    await redis.restart();
+    await poll(async () => (await agent.get('/api/echo')).status !== 503, 10_000, 'the store to answer again');
+  }
+
+  test('when Redis comes back within the bound, then the request waits and answers 200, relayed once', async () => {
+    const a = await rig.login();
+    expect((await a.get('/api/echo')).status).toBe(200);
+    // The session lives in Redis without persistence: a restarted Redis forgets it. Keep it by saving.
+    await rig.redis().save();
+    const before = echoes(rig);
+    expect(before).toBeGreaterThan(0);
+    await redis.kill();
+    const pending = timedGet(a, '/api/echo');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await redis.restart();
+    const answer = await pending;
+    expect(answer.status).toBe(200);
+    expect(answer.ms).toBeGreaterThanOrEqual(400);
+    expect(echoes(rig) - before).toBe(1);
+  }, 30_000);
+
+  test('when Redis stays down past the bound, then the request answers 503 store_unavailable at the bound, and later ones at once', async () => {
+    const a = await rig.login();
+    await redis.kill();
+    const waited = await timedGet(a, '/api/echo');
+    expect([waited.status, waited.code]).toEqual([503, 'store_unavailable']);
+    expect(waited.ms).toBeGreaterThanOrEqual(FAILOVER_WAIT_MS / 2);
+    expect(waited.ms).toBeLessThan(FAILOVER_WAIT_MS + 1500);
+    const later = await timedGet(a, '/api/echo');
+    expect(later.status).toBe(503);
+    expect(later.ms).toBeLessThan(500);
+    await backUp(a);
+  }, 30_000);
+
+  test('when a flood arrives while Redis is away, then beyond the waiter cap requests answer 503 at once', async () => {
+    const a = await rig.login();
+    await rig.redis().save();
+    await redis.kill();
+    const flood = Array.from({ length: 40 }, () => timedGet(a, '/api/echo'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await redis.restart();
+    const answers = await Promise.all(flood);
+    const fast503 = answers.filter((r) => r.status === 503 && r.ms < 300);
+    // At most WAITERS store commands waited; each request needs at least one, so at most that many got through.
+    expect(answers.filter((r) => r.status === 200).length).toBeLessThanOrEqual(WAITERS);
+    expect(answers.filter((r) => r.status === 200).length).toBeGreaterThan(0);
+    expect(fast503.length).toBeGreaterThanOrEqual(40 - WAITERS * 2);
+    await backUp(a);
+  }, 30_000);
+});

@@ -1,0 +1,139 @@
+/**
+ * @serial kills, restarts and freezes a private redis-server and waits for timers around it
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createLogger } from '../../../src/observability/logger.js';
+import { createCipher } from '../../../src/crypto/crypto.js';
+import { createRedisStores } from '../../../src/store/create-stores.js';
+import { createRedisClient, type RedisClient } from '../../../src/store/redis/client.js';
+import { rideOutFailover, type FailoverWait } from '../../../src/store/redis/failover-wait.js';
+import type { Stores } from '../../../src/store/types.js';
+import { poll } from '../../helpers/poll.js';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+
+// A private redis-server: these tests kill and freeze it, which the shared one must never see.
+let server: RedisServer;
+
+const silent = createLogger({ level: 'fatal', destination: { write: () => undefined } });
+
+async function rig(waitMs: number, maxWaiters: number) {
+  const redis: RedisClient = createRedisClient(
+    { mode: 'standalone', url: server.url, commandTimeoutMs: 500, maxReconnectDelayMs: 100 },
+    { logger: silent },
+  );
+  const failover: FailoverWait = rideOutFailover(redis, { waitMs, maxWaiters });
+  await redis.connect();
+  const stores: Stores = createRedisStores({
+    redis,
+    prefix: 'fw:',
+    cipher: createCipher([{ id: 'k', key: randomBytes(32) }]),
+    failover,
+  });
+  return { redis, failover, stores };
+}
+
+/** Outcome of a promise and when it settled, relative to `from`. */
+async function timed<T>(from: number, p: Promise<T>) {
+  try {
+    const value = await p;
+    return { ok: true as const, value, ms: Date.now() - from };
+  } catch (err) {
+    return { ok: false as const, error: err as Error, ms: Date.now() - from };
+  }
+}
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+describe('store commands ride out a lost Redis connection', () => {
+  test('when Redis is killed and back within the bound, then commands issued meanwhile succeed once it is back and readiness stays ready', async () => {
+    const { redis, failover, stores } = await rig(4000, 100);
+    try {
+      await redis.set('fw:k', 'before');
+      await server.kill();
+      await poll(async () => redis.status !== 'ready', 5000, 'the client to notice the kill');
+      const from = Date.now();
+      const pending = timed(from, Promise.all([redis.get('fw:k'), redis.set('fw:k2', 'during'), redis.incr('fw:n')]));
+      await sleep(50);
+      expect(failover.waiting()).toBe(3);
+      // Within the bound: ready, without a PING that would itself wait.
+      await expect(stores.ping()).resolves.toBeUndefined();
+      await sleep(700);
+      await server.restart();
+      const outcome = await pending;
+      expect(outcome.ok).toBe(true);
+      // The data was not persisted (no save), so the GET sees nothing; the write and the INCR went once.
+      expect(outcome.ok && outcome.value).toEqual([null, 'OK', 1]);
+      expect(await redis.get('fw:n')).toBe('1');
+      expect(failover.waiting()).toBe(0);
+    } finally {
+      await stores.close();
+    }
+  }, 20_000);
+
+  test('when Redis stays down past the bound, then a waiting command fails at the bound, later ones at once, and readiness fails', async () => {
+    const { redis, failover, stores } = await rig(1200, 100);
+    try {
+      await server.kill();
+      await poll(async () => redis.status !== 'ready', 5000, 'the client to notice the kill');
+      const from = Date.now();
+      const waited = await timed(from, redis.get('fw:k'));
+      expect(waited.ok).toBe(false);
+      // It waited (not an instant refusal) and was refused at about the bound, not after it.
+      expect(waited.ms).toBeGreaterThanOrEqual(600);
+      expect(waited.ms).toBeLessThan(2500);
+      const later = await timed(Date.now(), redis.get('fw:k'));
+      expect(later.ok).toBe(false);
+      expect(later.ms).toBeLessThan(200);
+      expect(failover.withinBound()).toBe(false);
+      await expect(stores.ping()).rejects.toThrow();
+    } finally {
+      await server.restart();
+      await stores.close();
+    }
+  }, 20_000);
+
+  test('when more commands wait than the cap, then the ones beyond it fail at once and the waiters succeed', async () => {
+    const { redis, failover, stores } = await rig(5000, 10);
+    try {
+      await server.kill();
+      await poll(async () => redis.status !== 'ready', 5000, 'the client to notice the kill');
+      const from = Date.now();
+      const flood = Array.from({ length: 200 }, (_, i) => timed(from, redis.set(`fw:flood:${i}`, 'x')));
+      await sleep(100);
+      expect(failover.waiting()).toBe(10);
+      await server.restart();
+      const outcomes = await Promise.all(flood);
+      expect(outcomes.filter((o) => o.ok)).toHaveLength(10);
+      const refused = outcomes.filter((o) => !o.ok);
+      expect(refused).toHaveLength(190);
+      expect(Math.max(...refused.map((o) => o.ms))).toBeLessThan(100);
+      expect(failover.waiting()).toBe(0);
+    } finally {
+      await stores.close();
+    }
+  }, 20_000);
+
+  test('when Redis is frozen (SIGSTOP), then a command still fails at the command timeout and readiness fails', async () => {
+    const { redis, stores } = await rig(10_000, 100);
+    try {
+      server.pause();
+      const from = Date.now();
+      const frozen = await timed(from, redis.get('fw:k'));
+      expect(frozen.ok).toBe(false);
+      expect(frozen.ok ? '' : frozen.error.message).toMatch(/timed out/i);
+      expect(frozen.ms).toBeLessThan(1500);
+      const ping = await timed(Date.now(), stores.ping());
+      expect(ping.ok).toBe(false);
+      expect(ping.ms).toBeLessThan(2000);
+    } finally {
+      server.resume();
+      await stores.close();
+    }
+  }, 20_000);
+});
