@@ -102,6 +102,19 @@ export const SUBJECTS: Subject[] = [
     QUOTA_RATE: '1000000',
     QUOTA_CONCURRENCY: '10000',
   }),
+  // (d) with OpenTelemetry on, every request sampled, spans exported over OTLP/HTTP to a sink process.
+  {
+    id: 'bff-traced',
+    label: '(h) tigergraph-bff, Redis, tracing at 100 %',
+    async start(ctx) {
+      const port = await freePort();
+      await script(ctx, 'otlp-sink', 'otlp-sink.js', { PORT: String(port) }, port);
+      return bff('bff-traced', '', 'redis', {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        OTEL_TRACES_SAMPLER: 'always_on',
+      }).start(ctx);
+    },
+  },
 ];
 
 /** The subjects of a run: all of SUBJECTS, plus another build's BFF when BENCH_COMPARE_DIST names one. */

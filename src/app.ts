@@ -2,6 +2,8 @@ import express from 'express';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
+import type { Tracing } from './observability/tracing.js';
+import type { Audit } from './observability/audit.js';
 import type { Relay } from './relay/relay.js';
 import type { Cipher, Stores } from './store/types.js';
 import type { SessionLifecycle } from './sessions/lifecycle.js';
@@ -22,6 +24,8 @@ import { applyRouting } from './http/route-helpers/routing.js';
 import { frontDoor, type FrontDoor } from './http/server/front-door.js';
 import { sessionGate } from './http/session/session-gate.js';
 import { sessionConcurrency } from './http/limits/session-concurrency.js';
+import { describePrincipal, type DescribePrincipal } from './http/session/principal.js';
+import { logIds } from './observability/log-ids.js';
 import { sessionLookup } from './http/session/session-lookup.js';
 import { logoutClearsCookie } from './http/route-helpers/logout-clears-cookie.js';
 import { BACKCHANNEL_LOGOUT_PATH, oidcRoutes, type OidcRoutesDeps } from './http/routes/oidc-routes.js';
@@ -47,6 +51,8 @@ export interface AppSettings {
   clientIpv6Prefix: number;
   /** Logins per address and per credential per window (the guess limits' window), successful ones included. */
   loginBudget: { perAddress: number; perCredential: number };
+  /** Access lines name users by a keyed hash instead of by name (LOG_USER_NAMES=hashed). */
+  hashUserNames?: boolean;
   /** Folder of the demo page; null serves none. */
   publicDir?: string | null;
   /** The OpenAPI YAML served as GET /openapi.json (OPENAPI_ROUTE); absent or null serves none. */
@@ -71,6 +77,12 @@ export interface AppDeps {
   passwords?: SessionSecrets;
   /** ADMIN_ROUTES: absent means /admin is not mounted (404). */
   admin?: AdminRoutesDeps;
+  /** The audit trail (observability/audit.ts); absent means events are dropped. */
+  audit?: Audit;
+  /** How access lines and audit events name a session (service.ts shares its own); absent: made here. */
+  describe?: DescribePrincipal;
+  /** OpenTelemetry (OTEL_*): a span per request; absent means tracing is off. */
+  tracing?: Tracing;
   /** QUOTA_*: per-principal quotas on relayed requests across instances; absent when none is set. */
   quota?: UserQuota;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
@@ -92,6 +104,14 @@ export function createApp(deps: AppDeps): FrontDoor {
     absoluteTimeoutSec: settings.absoluteTimeoutSec,
     now,
   };
+  // One describer for access lines and audit events alike: the same session hash in both.
+  const describe =
+    deps.describe ??
+    describePrincipal(logIds(settings.sessionSecrets[0] ?? ''), {
+      hashUserNames: settings.hashUserNames === true,
+    });
+  const audit = deps.audit;
+  const audited = audit && { audit, describe };
   const pipeline = createPipeline({
     logger,
     metrics,
@@ -106,7 +126,9 @@ export function createApp(deps: AppDeps): FrontDoor {
       secrets: settings.sessionSecrets,
     }),
     gate: sessionGate(sessionDeps),
+    describe,
     ...(deps.oidc && { serverToServerPosts: [BACKCHANNEL_LOGOUT_PATH] }),
+    ...(deps.tracing && { tracing: deps.tracing }),
   });
 
   // Everything but /api: the pipeline has run (front-door.ts), so only routes and their errors are here.
@@ -121,6 +143,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     addressKey,
     metrics,
     logger,
+    ...(audit && { audit }),
   });
   const budget = createLoginBudget({
     limiter: stores.rateLimiter,
@@ -128,6 +151,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     addressKey,
     metrics,
     logger,
+    ...(audit && { audit }),
   });
   const credentialIdsOf = credentialIds(settings.sessionSecrets[0] ?? '');
   const auth = authRoutes({
@@ -146,6 +170,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     idleTimeoutSec: settings.idleTimeoutSec,
     ...(deps.passwords && { passwords: deps.passwords }),
     oidc: deps.oidc !== undefined,
+    ...audited,
   });
   app.use('/auth', auth);
   if (deps.oidc) {
@@ -162,6 +187,7 @@ export function createApp(deps: AppDeps): FrontDoor {
         now,
         budget,
         credentialIds: credentialIdsOf,
+        ...audited,
       }),
     );
   }
@@ -178,9 +204,10 @@ export function createApp(deps: AppDeps): FrontDoor {
     logger,
     lifecycle: deps.lifecycle,
     relay: deps.relay,
-    concurrency: sessionConcurrency(settings.relaySessionConcurrency, 'session', metrics),
-    credentialConcurrency: sessionConcurrency(settings.relayCredentialConcurrency, 'credential', metrics),
+    concurrency: sessionConcurrency(settings.relaySessionConcurrency, 'session', metrics, audit),
+    credentialConcurrency: sessionConcurrency(settings.relayCredentialConcurrency, 'credential', metrics, audit),
     credentialIds: credentialIdsOf,
+    ...audited,
     ...(deps.quota && { quota: deps.quota }),
   });
   return frontDoor(pipeline, lane, app);

@@ -30,6 +30,8 @@ import {
 } from './config/secrets.js';
 import { trustProxy, type TrustProxy } from './config/trust-proxy.js';
 import { nodeEnv } from './config/node-env.js';
+import { otlpUrl, ratio, TRACE_SAMPLERS, tracingFrom } from './config/tracing.js';
+import type { TracingSettings } from './observability/tracing.js';
 import { policyFile, quotaFrom, quotaRules, type QuotaConfig } from './config/quota.js';
 import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
 import { relayAllowSpec } from './config/relay-allow.js';
@@ -99,6 +101,8 @@ const FIELDS = {
   CLIENT_IPV6_PREFIX: withDefault(integer(1, 128), 64),
   LOG_LEVEL: withDefault(oneOf(LOG_LEVELS), 'info'),
   LOG_FLUSH_MS: withDefault(integer(0, 10_000), 250),
+  LOG_USER_NAMES: withDefault(oneOf(['plain', 'hashed'] as const), 'plain'),
+  AUDIT_LOG_FILE: optional(text),
   SHUTDOWN_TIMEOUT_MS: withDefault(integer(0), 10_000),
   LOGIN_RATE_LIMIT: withDefault(integer(1), 10),
   LOGIN_RATE_WINDOW: withDefault(integer(1), 60),
@@ -110,6 +114,14 @@ const FIELDS = {
   SESSIONS_PER_CREDENTIAL: withDefault(integer(1, 10_000), 100),
   TOKEN_LEASE_TTL_MS: withDefault(integer(100, 600_000), 5000),
   TOKEN_SWEEP_INTERVAL_MS: withDefault(integer(100, 3_600_000), 30_000),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optional(otlpUrl),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optional(otlpUrl),
+  OTEL_SERVICE_NAME: withDefault(text, 'tigergraph-bff'),
+  OTEL_TRACES_SAMPLER: withDefault(oneOf(TRACE_SAMPLERS), 'parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: withDefault(ratio, 1),
+  OTEL_TRACES_EXPORTER: withDefault(oneOf(['otlp', 'none'] as const), 'otlp'),
+  OTEL_SDK_DISABLED: withDefault(boolean, false),
+  TRACE_TRUST_PARENT: withDefault(boolean, false),
   OIDC_ISSUER: optional(absoluteUrl),
   OIDC_CLIENT_ID: optional(text),
   OIDC_CLIENT_SECRET: optional(text),
@@ -209,6 +221,12 @@ export interface Config {
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** Log lines are written in batches, at the latest this often; 0 writes each line at once. */
   readonly logFlushMs: number;
+  /** `hashed`: access lines name users by a keyed hash (observability/log-ids.ts), never by name. */
+  readonly logUserNames: 'plain' | 'hashed';
+  /** The audit trail's file (AUDIT_LOG_FILE); undefined writes it to stdout. */
+  readonly auditLogFile?: string;
+  /** OpenTelemetry traces (OTEL_*); null when off, the default. */
+  readonly tracing: TracingSettings | null;
   readonly shutdownTimeoutMs: number;
   /**
    * Failed credential checks (login and admin Basic auth): `max` per address and `userMax` per user name
@@ -343,6 +361,9 @@ function build(v: Values, redis: RedisConfig): Config {
       v.OPENAPI_ROUTE === undefined ? (production ? 'off' : 'if-present') : v.OPENAPI_ROUTE ? 'required' : 'off',
     logLevel: v.LOG_LEVEL,
     logFlushMs: v.LOG_FLUSH_MS,
+    logUserNames: v.LOG_USER_NAMES,
+    tracing: tracingFrom(v),
+    ...(v.AUDIT_LOG_FILE !== undefined && { auditLogFile: v.AUDIT_LOG_FILE }),
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     loginRateLimit: {
       max: v.LOGIN_RATE_LIMIT,

@@ -9,6 +9,7 @@ import { closeConnectionsWhenDone } from './http/server/drain-connections.js';
 import { boundAddress, browserUrl, listen, startBanner } from './http/server/listen.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
+import { createAudit } from './observability/audit.js';
 import { installSafetyNet } from './observability/safety-net.js';
 import { createService, type Upstream } from './service.js';
 import type { SimulatorHandle } from './simulator/index.js';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
     ...(config.logFlushMs > 0 && { buffered: { flushMs: config.logFlushMs } }),
   });
   const metrics = createMetrics();
+  const audit = createAudit(config.auditLogFile !== undefined ? { file: config.auditLogFile } : {});
   installSafetyNet(process, logger, metrics);
   if (envFileRead)
     logger.info({ file: envFile }, 'read settings from .env; variables already in the environment kept their values');
@@ -67,7 +69,14 @@ async function main(): Promise<void> {
     };
   }
 
-  const service = await createService({ config, upstream, logger, metrics });
+  const service = await createService({ config, upstream, logger, metrics, audit });
+  // Which settings were given, by name: never a value (some are secrets).
+  audit.emit({
+    event: 'config.loaded',
+    settings: CONFIG_KEYS.filter((key) => (process.env[key] ?? '').trim() !== ''),
+    tracing: config.tracing !== null,
+    audit: config.auditLogFile !== undefined ? 'file' : 'stdout',
+  });
   // A client that sends its headers or body slowly loses the request (408) instead of holding a socket
   // and a slot: Node checks these every connectionsCheckingInterval, so that is kept short too.
   const server: Server = createServer(

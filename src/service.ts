@@ -10,6 +10,10 @@ import { securityHeaders } from './http/pipeline/security-headers.js';
 import { openapiFileFor } from './http/routes/openapi-route.js';
 import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';
+import type { Tracing } from './observability/tracing.js';
+import { silentAudit, type Audit } from './observability/audit.js';
+import { logIds } from './observability/log-ids.js';
+import { describePrincipal } from './http/session/principal.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { DEFAULT_RELAY_ALLOW, parseRelayAllow } from './relay/allowlist.js';
 import { createRelay } from './relay/relay.js';
@@ -61,6 +65,8 @@ export interface ServiceOptions {
   upstream: Upstream;
   logger: Logger;
   metrics?: Metrics;
+  /** The audit trail (observability/audit.ts); none: events are dropped. */
+  audit?: Audit;
   now?: () => number;
   instanceId?: string;
   /** Lease TTL for cross-instance refreshes (tests shorten it). */
@@ -76,8 +82,17 @@ export interface ServiceOptions {
 export async function createService(options: ServiceOptions): Promise<Service> {
   const { config, upstream, logger } = options;
   const metrics = options.metrics ?? createMetrics();
+  const audit = options.audit ?? silentAudit();
+  const sessionIds = logIds(config.session.secrets[0] ?? '');
+  // How access lines and audit events name a session and its user: one describer, the same hashes in both.
+  const describe = describePrincipal(sessionIds, { hashUserNames: config.logUserNames === 'hashed' });
   const now = options.now ?? Date.now;
   const cipher = createCipher([...config.session.encryptionKeys]);
+
+  // Loaded only when an OTLP endpoint is set: with tracing off, nothing of OpenTelemetry is in the process.
+  const tracing: Tracing | undefined = config.tracing
+    ? (await import('./observability/otel-tracing.js')).createOtelTracing(config.tracing)
+    : undefined;
 
   const instanceId = options.instanceId ?? randomUUID();
   const stores = await createStores(
@@ -123,6 +138,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     stateGraceMs: tokenStateGraceMs(config.tigergraph.sweepIntervalMs),
     metrics,
     logger,
+    audit,
+    ...(tracing && { tracing }),
   });
   // Loaded only when SSO is on: openid-client and jose cost about 10 MB of RSS in every replica otherwise.
   const oidc: OidcParts | undefined = config.oidc
@@ -150,6 +167,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     now,
     instanceId,
     logger,
+    audit,
     ...(options.secretSweep && { sweep: options.secretSweep }),
   });
 
@@ -173,6 +191,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     now,
     metrics,
     logger,
+    audit: { audit, describe, sessionHash: (sid) => sessionIds('session', sid) },
   });
   const sweepMs = config.tigergraph.sweepIntervalMs;
   const tokenSweeper = createSessionEndSweeper({
@@ -204,6 +223,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     maxResponseBytes: config.maxResponseBytes,
     metrics,
     logger,
+    ...(tracing && { tracing }),
   });
   // Off unless a QUOTA_* setting or the policy file limits something: it costs Redis calls per request.
   const quota: UserQuota | undefined = policyLimits(config.quota)
@@ -243,6 +263,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       clientIpv6Prefix: config.clientIpv6Prefix,
       loginBudget: config.loginBudget,
       openapiFile: openapiFileFor(config.openapiRoute),
+      hashUserNames: config.logUserNames === 'hashed',
     },
     logger,
     metrics,
@@ -262,6 +283,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(adminParts.passwords && { passwords: adminParts.passwords }),
     ...(adminParts.admin && { admin: adminParts.admin }),
     ...(oidc && { oidc: oidc.routes }),
+    ...(tracing && { tracing }),
+    audit,
+    describe,
     ...(quota && { quota }),
   });
 
@@ -280,6 +304,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
       quota?.close();
       await Promise.allSettled([stores.close(), pool.close(), probePool.close(), tokenAgent.close(), api.close()]);
+      // Last: the spans of the requests that just finished are flushed to the collector.
+      await tracing?.shutdown();
     },
   };
 }

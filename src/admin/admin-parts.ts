@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
+import type { Audit } from '../observability/audit.js';
 import type { SecretDropStore } from '../store/secret-drops.js';
 import type { Cipher, LeaseStore } from '../store/types.js';
 import { createSecretApi, capabilitiesOf, type SecretClient } from '@tigergraph-bff/client';
@@ -39,6 +40,7 @@ export interface AdminPartsDeps {
   instanceId: string;
   logger: Logger;
   sweep?: SweepOptions;
+  audit?: Audit;
 }
 
 /**
@@ -58,7 +60,9 @@ export function createAdminParts(deps: AdminPartsDeps): AdminParts {
   });
   // Secrets belong to a graph before 4.1, so a password login must name one there.
   const graphRequired = capabilitiesOf(upstream.version).secretsApi === 'gsql';
-  const parts: AdminParts = config.adminRoutes ? { admin: { secrets, graphRequired } } : {};
+  const parts: AdminParts = config.adminRoutes
+    ? { admin: { secrets, graphRequired, ...(deps.audit && { audit: deps.audit }) } }
+    : {};
   if (!config.passwordLogin) return parts;
 
   const dropSecret = createSecretDropper({ secrets, cipher: deps.cipher });
@@ -71,6 +75,7 @@ export function createAdminParts(deps: AdminPartsDeps): AdminParts {
     graphRequired,
     now: deps.now,
     logger,
+    ...(deps.audit && { audit: deps.audit }),
   });
   parts.sweeper = createSecretSweeper({
     drops: deps.drops,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../observability/logger.js';
+import type { Audit } from '../observability/audit.js';
 import type { SecretDrop, SecretDropStore } from '../store/secret-drops.js';
 import { sealedAs } from '../crypto/crypto.js';
 import type { Cipher } from '../store/types.js';
@@ -29,6 +30,8 @@ export interface SessionSecretsDeps {
   graphRequired: boolean;
   now: () => number;
   logger: Logger;
+  /** The audit trail: secret.created at login, secret.dropped when its session ends. */
+  audit?: Audit;
 }
 
 export function createSessionSecrets(deps: SessionSecretsDeps): SessionSecrets {
@@ -41,6 +44,7 @@ export function createSessionSecrets(deps: SessionSecretsDeps): SessionSecrets {
       if (outcome === 'unsealable')
         logger.error({ alias }, 'service-created secret cannot be unsealed any more; drop it by hand');
       await drops.remove(drop);
+      deps.audit?.emit({ event: 'secret.dropped', alias, by: 'password_login' });
       return;
     } catch (err) {
       logger.warn({ err, alias }, 'dropping a service-created secret failed; the sweeper will retry');
@@ -79,6 +83,7 @@ export function createSessionSecrets(deps: SessionSecretsDeps): SessionSecrets {
         throw err;
       }
       logger.info({ alias: drop.alias, graph }, 'created a session secret for a password login');
+      deps.audit?.emit({ event: 'secret.created', alias: drop.alias, by: 'password_login' });
       return { secret: made.secret, drop };
     },
     release,

@@ -24,7 +24,8 @@ export type SectionId =
   | 'sessions-and-cookie'
   | 'browser-security'
   | 'features'
-  | 'single-sign-on';
+  | 'single-sign-on'
+  | 'tracing';
 
 /** The sections of .env.example and docs/configuration.md, in order. */
 export const SETTING_SECTIONS: Readonly<Record<SectionId, SettingSection>> = {
@@ -46,6 +47,11 @@ export const SETTING_SECTIONS: Readonly<Record<SectionId, SettingSection>> = {
   'single-sign-on': {
     title: 'Single sign-on (OIDC)',
     intro: 'on when OIDC_ISSUER is set; see README "Single sign-on"',
+  },
+  tracing: {
+    title: 'Tracing (OpenTelemetry)',
+    intro:
+      'off unless an OTLP endpoint is set; the standard OTEL_* variables, see docs/tracing.md. OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT and _COMPRESSION are read by the exporter itself',
   },
 };
 
@@ -73,6 +79,14 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   LOG_FLUSH_MS: {
     section: 'service',
     doc: 'Log lines are written in batches of about 4 KiB, at the latest this often, in ms; 0 writes each line at once.',
+  },
+  LOG_USER_NAMES: {
+    section: 'service',
+    doc: 'How access lines name the user of a logged-in request (TigerGraph user or IdP subject): plain, or hashed (a keyed hash, for deployments that must not log names).',
+  },
+  AUDIT_LOG_FILE: {
+    section: 'service',
+    doc: 'File the audit trail (logins, logouts, session ends, token calls, secrets, limits; docs/audit.md) is appended to; unset writes it to stdout beside the request log, each line marked "stream":"audit".',
   },
   SHUTDOWN_TIMEOUT_MS: {
     section: 'service',
@@ -284,6 +298,26 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   TOKEN_SWEEP_INTERVAL_MS: {
     section: 'features',
     doc: 'How often (ms) each instance looks for sessions that ended without a logout (idle or absolute timeout, removed by an admin) and deletes their tokens upstream; one instance at a time, under a lease. A token dies at most about this long after its session.',
+  },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    section: 'tracing',
+    doc: 'OTLP/HTTP collector base URL, e.g. http://otel-collector:4318; traces go to its /v1/traces. Setting it turns tracing on.',
+  },
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {
+    section: 'tracing',
+    doc: 'OTLP/HTTP traces URL, used as given (instead of the base URL plus /v1/traces). Setting it turns tracing on.',
+  },
+  OTEL_SERVICE_NAME: { section: 'tracing', doc: 'The service.name of every span.' },
+  OTEL_TRACES_SAMPLER: {
+    section: 'tracing',
+    doc: 'always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio. A parent counts only with TRACE_TRUST_PARENT.',
+  },
+  OTEL_TRACES_SAMPLER_ARG: { section: 'tracing', doc: 'The ratio of the traceidratio samplers, 0 to 1.' },
+  OTEL_TRACES_EXPORTER: { section: 'tracing', doc: 'otlp, or none to turn tracing off.' },
+  OTEL_SDK_DISABLED: { section: 'tracing', doc: 'true turns tracing off whatever else is set.' },
+  TRACE_TRUST_PARENT: {
+    section: 'tracing',
+    doc: "Continue a caller's W3C traceparent instead of starting a trace per request. Only behind a proxy that sets or strips it: otherwise any client chooses trace ids and, with a parent-based sampler, whether its requests are sampled.",
   },
   OIDC_ISSUER: {
     section: 'single-sign-on',

@@ -11,6 +11,13 @@ export interface Metrics {
   /** Requests that waited for another holder's refresh instead of calling upstream. */
   leaseWaits: Counter<'outcome'>;
   relayDuration: Histogram<'method' | 'status_class'>;
+  /**
+   * Every request the public port answered, from arrival to the last byte (or the client gone): route = the
+   * route pattern (`/api/*`, `/auth/login`, …; `other` when no route matched: static files, 404s, answers of a
+   * step), method = one of HTTP_METHODS or `other`, status_class = 1xx…5xx or `aborted`. No label value is
+   * chosen by a client.
+   */
+  httpDuration: Histogram<'route' | 'method' | 'status_class'>;
   /** kind = timeout | unavailable | rejected | protocol | too_large (an answer over RELAY_MAX_RESPONSE_BYTES). */
   upstreamErrors: Counter<'kind'>;
   redisErrors: Counter;
@@ -68,6 +75,13 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'tgbff_relay_duration_seconds',
       help: 'Relayed request duration until the response headers arrived',
       labelNames: ['method', 'status_class'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'tgbff_http_request_duration_seconds',
+      help: 'Requests the public port answered, by route pattern, method and status class, until the last byte',
+      labelNames: ['route', 'method', 'status_class'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),

@@ -5,7 +5,8 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
  *
  * Upstream gets only an allowlist of the browser's headers (DEFAULT_FORWARD_HEADERS plus the operator's
  * RELAY_FORWARD_HEADERS), then the BFF's own: Authorization (the token), X-Request-Id and X-Forwarded-*
- * (X-Forwarded-For = the client address as the trust-proxy setting sees it). A denylist let any header
+ * (X-Forwarded-For = the client address as the trust-proxy setting sees it), and with tracing on the W3C
+ * traceparent of the BFF's upstream span. A denylist let any header
  * nobody thought of through (X-HTTP-Method-Override, X-Original-URL, X-Rewrite-URL, …), which a proxy in
  * front of TigerGraph may honour. Content-Length is not forwarded: the body is buffered and undici frames it.
  * Downstream, by allowlist too (DEFAULT_RESPONSE_HEADERS plus RELAY_RESPONSE_HEADERS): what describes the
@@ -63,6 +64,9 @@ export const NEVER_FORWARDED: readonly string[] = [
   'x-original-url',
   'x-rewrite-url',
   'x-original-method',
+  // Trace context is the BFF's own: with tracing on it sends its span's, never a client's.
+  'traceparent',
+  'tracestate',
 ];
 /**
  * Upstream answer headers the browser gets. TigerGraph documents no informative headers of its own (RESTPP
@@ -149,7 +153,13 @@ export class HeaderPolicy {
   }
 
   /** Flat [name, value, …] list for undici (no object to build, no key normalisation). */
-  upstream(incoming: IncomingHttpHeaders, token: string, requestId: string, fwd: ForwardedFor): string[] {
+  upstream(
+    incoming: IncomingHttpHeaders,
+    token: string,
+    requestId: string,
+    fwd: ForwardedFor,
+    traceparent?: string,
+  ): string[] {
     const named = connectionNamed(incoming.connection);
     const out: string[] = [];
     for (const name in incoming) {
@@ -162,6 +172,7 @@ export class HeaderPolicy {
     out.push('authorization', `Bearer ${token}`, 'x-request-id', requestId, 'x-forwarded-proto', fwd.proto);
     if (fwd.clientIp !== undefined) out.push('x-forwarded-for', fwd.clientIp);
     if (fwd.host !== undefined) out.push('x-forwarded-host', fwd.host);
+    if (traceparent !== undefined) out.push('traceparent', traceparent);
     return out;
   }
 

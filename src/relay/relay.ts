@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { AppError, isAppError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
+import type { TraceSpan, Tracing } from '../observability/tracing.js';
 import type { AllowRule } from './allowlist.js';
 import { readRequestBody } from './body-prefix.js';
 import { HeaderPolicy, type ForwardedFor } from './header-policy.js';
@@ -65,6 +66,8 @@ export interface RelayOptions {
   logger?: Logger;
   /** Where the relay is mounted; default '/api'. */
   mountPath?: string;
+  /** OpenTelemetry: a client span per upstream call, its traceparent sent along. Absent: tracing is off. */
+  tracing?: Tracing;
 }
 
 export function createRelay(opts: RelayOptions): Relay {
@@ -73,6 +76,7 @@ export function createRelay(opts: RelayOptions): Relay {
 
 class UndiciRelay implements Relay {
   private readonly origin: string;
+  private readonly host: string;
   private readonly basePath: string;
   private readonly mount: string;
   private readonly policy: HeaderPolicy;
@@ -80,6 +84,7 @@ class UndiciRelay implements Relay {
   constructor(private readonly opts: RelayOptions) {
     const url = new URL(opts.upstreamUrl);
     this.origin = url.origin;
+    this.host = url.hostname;
     this.basePath = url.pathname.endsWith('/') ? url.pathname.slice(0, -1) : url.pathname;
     this.mount = opts.mountPath ?? '/api';
     this.policy = new HeaderPolicy(opts.csrfHeader, opts.forwardHeaders, opts.responseHeaders);
@@ -156,9 +161,33 @@ class UndiciRelay implements Relay {
     limits: QueryLimits | null,
     signal: RelayCancel,
   ): Promise<UpstreamAnswer> {
+    const tracing = this.opts.tracing;
+    if (tracing === undefined) return this.sendOnce(req, method, call, path, body, token, limits, signal, undefined);
+    return tracing.inSpan(
+      'tigergraph.request',
+      (span) => this.sendOnce(req, method, call, path, body, token, limits, signal, span),
+      'client',
+    );
+  }
+
+  private async sendOnce(
+    req: IncomingMessage,
+    method: string,
+    call: RelayCall,
+    path: string,
+    body: Buffer | null,
+    token: string,
+    limits: QueryLimits | null,
+    signal: RelayCancel,
+    span: TraceSpan | undefined,
+  ): Promise<UpstreamAnswer> {
     const requestId = call.requestId;
-    const allowed = this.policy.upstream(req.headers, token, requestId, call.forwarded);
+    const allowed = this.policy.upstream(req.headers, token, requestId, call.forwarded, span?.traceparent());
     const headers = limits === null ? allowed : withQueryLimits(allowed, limits);
+    if (span !== undefined) {
+      span.set('http.request.method', method);
+      span.set('server.address', this.host);
+    }
     try {
       const answer = await this.opts.dispatcher.request({
         origin: this.origin,
@@ -170,6 +199,7 @@ class UndiciRelay implements Relay {
         headersTimeout: this.opts.upstreamTimeoutMs,
         bodyTimeout: this.opts.upstreamTimeoutMs,
       });
+      span?.set('http.response.status_code', answer.statusCode);
       return await readAnswer(answer.statusCode, answer.headers, answer.body);
     } catch (err) {
       if (signal.aborted) throw err;

@@ -1,5 +1,7 @@
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { Audit } from '../observability/audit.js';
+import type { AuditPrincipal } from '../observability/audit-events.js';
 import { sealedAs } from '../crypto/crypto.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { Cipher, CredentialSessions, SessionRemainingMs, TokenStore, TombstoneStore } from '../store/types.js';
@@ -48,6 +50,15 @@ export interface SessionLifecycleDeps {
   now: () => number;
   metrics: Metrics;
   logger: Logger;
+  /**
+   * The audit trail: every end is a `session.ended` event with its reason (and a logout a `logout` event),
+   * the session named as the access line names it (`describe`; `sessionHash` when only the id is known).
+   */
+  audit?: {
+    audit: Audit;
+    describe: (sid: string, tg: TgSession) => AuditPrincipal;
+    sessionHash: (sid: string) => string;
+  };
 }
 
 /**
@@ -101,6 +112,11 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
   async function end(sid: string, reason: EndReason, known?: TgSession): Promise<boolean> {
     const tg = known ?? ((await deps.sessionStore.get(sid)) as StoredSession | null)?.tg;
     if (!tg) return false;
+    if (deps.audit) {
+      const who = deps.audit.describe(sid, tg);
+      if (reason === 'logout') deps.audit.audit.emit({ event: 'logout', ...who });
+      deps.audit.audit.emit({ event: 'session.ended', reason: reason === 'swept' ? 'expired' : reason, ...who });
+    }
     const entry = entryOf(sid, tg);
     await deps.tombstones.mark(sid, tombstoneMs);
     // Not the request's own session: if anything after the tombstone fails (a crash, the data server),
@@ -186,6 +202,8 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
     establish,
     end,
     sweep(entry, clear) {
+      // Found over without anyone ending it: idle or absolute timeout (retried on failure: at least once).
+      deps.audit?.audit.emit({ event: 'session.ended', reason: 'expired', session: deps.audit.sessionHash(entry.sid) });
       const kind = entry.kind ?? 'secret';
       const credential = credentialAs(kind, clear);
       return strategies[kind].revoke({ sid: entry.sid, entry, credential, reason: 'swept', retry: true });

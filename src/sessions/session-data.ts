@@ -47,7 +47,7 @@ export interface StoredSession extends SessionRecord {
   tg?: TgSession;
 }
 
-/** Which login made a session, as GET /auth/session and GET /auth/methods name them. */
+/** Which login made a session, as GET /auth/session, GET /auth/methods and the access line name them. */
 export type LoginKind = 'secret' | 'password' | 'oidc';
 
 /** The one place a stored session's kind is decided. */

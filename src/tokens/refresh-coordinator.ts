@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
+import { traced, type Tracing } from '../observability/tracing.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
 import { maskSecret } from '@tigergraph-bff/client';
@@ -43,6 +44,7 @@ export function createRefreshCoordinator(deps: {
   now: () => number;
   metrics?: Metrics;
   logger: Logger;
+  tracing?: Tracing;
 }) {
   const { tokens, leases, upstream, now, logger } = deps;
 
@@ -137,7 +139,7 @@ export function createRefreshCoordinator(deps: {
         waited = true;
         const remaining = deadline - performance.now();
         if (remaining <= 0) break;
-        await leases.waitForRelease(req.sid, remaining);
+        await traced(deps.tracing, 'token.lease_wait', () => leases.waitForRelease(req.sid, remaining));
         latest = await tokens.get(req.sid);
         if (latest !== null && answers(latest, req)) {
           deps.metrics?.leaseWaits.inc({ outcome: 'token' });

@@ -1,5 +1,7 @@
 import { silentLogger, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
+import type { Audit } from '../observability/audit.js';
 import type { LeaseStore, TokenState, TokenStore } from '../store/types.js';
 import type { TokenApi, TokenGrant } from '@tigergraph-bff/client';
 import { createLeaseRunner } from './lease-runner.js';
@@ -71,6 +73,10 @@ export interface TokenBrokerDeps {
   readCacheMs?: number;
   metrics?: Metrics;
   logger?: Logger;
+  /** OpenTelemetry: spans for the token calls and lease waits. Absent: tracing is off. */
+  tracing?: Tracing;
+  /** The audit trail: an event per token call (minted, refreshed, deleted). */
+  audit?: Audit;
 }
 
 /**
@@ -117,6 +123,7 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     remintWindowMs: deps.remintWindowMs ?? REMINT_WINDOW_MS,
     now,
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    ...(deps.tracing && { tracing: deps.tracing }),
     logger,
   });
 

@@ -1,4 +1,6 @@
 import type { Metrics } from '../observability/metrics.js';
+import { traced, type Tracing } from '../observability/tracing.js';
+import type { Audit } from '../observability/audit.js';
 import { TigerGraphError, type TokenApi, type TokenGrant } from '@tigergraph-bff/client';
 import { mapUpstreamError, type TokenPhase } from './map-upstream-error.js';
 
@@ -21,19 +23,30 @@ const FAILURE_KINDS: Partial<Record<string, 'timeout' | 'unavailable' | 'protoco
   protocol: 'protocol',
 };
 
-export function createUpstreamCalls(deps: { api: TokenApi; lifetimeSec: number; metrics?: Metrics }): UpstreamCalls {
-  const { api, lifetimeSec, metrics } = deps;
+export function createUpstreamCalls(deps: {
+  api: TokenApi;
+  lifetimeSec: number;
+  metrics?: Metrics;
+  tracing?: Tracing;
+  audit?: Audit;
+}): UpstreamCalls {
+  const { api, lifetimeSec, metrics, tracing, audit } = deps;
+  const EVENTS = { mint: 'token.minted', refresh: 'token.refreshed', delete: 'token.deleted' } as const;
+  const audited = (op: 'mint' | 'refresh' | 'delete', result: 'ok' | 'error') =>
+    audit?.emit({ event: EVENTS[op], result });
 
   const failed = (op: 'mint' | 'refresh' | 'delete', err: unknown) => {
     metrics?.tokenCalls.inc({ op, result: 'error' });
+    audited(op, 'error');
     const kind = FAILURE_KINDS[kindOf(err) ?? ''];
     if (kind) metrics?.upstreamErrors.inc({ kind });
   };
 
   async function counted<T>(op: 'mint' | 'refresh' | 'delete', call: () => Promise<T>): Promise<T> {
     try {
-      const value = await call();
+      const value = await traced(tracing, `token.${op}`, call, 'client');
       metrics?.tokenCalls.inc({ op, result: 'ok' });
+      audited(op, 'ok');
       return value;
     } catch (err) {
       failed(op, err);
@@ -63,8 +76,9 @@ export function createUpstreamCalls(deps: { api: TokenApi; lifetimeSec: number; 
     },
     async remove(secret, token) {
       try {
-        await api.deleteToken(secret, token);
+        await traced(tracing, 'token.delete', () => api.deleteToken(secret, token), 'client');
         metrics?.tokenCalls.inc({ op: 'delete', result: 'ok' });
+        audited('delete', 'ok');
       } catch (err) {
         const kind = kindOf(err);
         // Dropping a secret invalidates its tokens, so a rejected secret leaves nothing to delete.
@@ -74,6 +88,7 @@ export function createUpstreamCalls(deps: { api: TokenApi; lifetimeSec: number; 
           throw mapUpstreamError(err, 'session');
         }
         metrics?.tokenCalls.inc({ op: 'delete', result: 'ok' });
+        audited('delete', 'ok');
       }
     },
   };

@@ -1,3 +1,4 @@
+import { createAudit } from '../../src/observability/audit.js';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -55,6 +56,8 @@ export interface Rig {
   restppUrl: string;
   /** Every log line the service wrote, as text. */
   logs(): string;
+  /** Every audit line the service wrote (its audit trail, observability/audit.ts), as text. */
+  audit(): string;
   /** A cookie-keeping client that always sends the CSRF header. */
   agent(): supertest.Agent;
   /** Logs an agent in with the rig's secret (or another) and returns it. */
@@ -92,10 +95,13 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const sink = new PassThrough();
   sink.on('data', (chunk: Buffer) => (logText += chunk.toString()));
   const logger = createLogger({ level: config.logLevel, destination: sink });
+  let auditText = '';
+  const audit = createAudit({ destination: { write: (line: string) => void (auditText += line) } });
   const service = await createService({
     config,
     upstream: { restppUrl, gsqlUrl: options.gsqlUrl ?? sim.gsqlUrl, version: sim.version },
     logger,
+    audit,
     now,
     ...(options.leaseTtlMs !== undefined && { leaseTtlMs: options.leaseTtlMs }),
     ...(options.secretSweep && { secretSweep: options.secretSweep }),
@@ -113,6 +119,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     prefix,
     restppUrl,
     logs: () => logText,
+    audit: () => auditText,
     agent,
     async login(other = secret) {
       const a = agent();

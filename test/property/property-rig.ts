@@ -32,6 +32,7 @@ export interface PropertyRig {
   /** Answer headers the tap adds; `{token}` is replaced by the bearer token of the request. */
   inject: Array<[string, string]>;
   prefix: string;
+  /** The service's log lines and its audit trail, as text (the leak scans read both). */
   logs(): string;
   redis: Redis;
   close(): Promise<void>;
@@ -72,7 +73,7 @@ export async function startPropertyRig(options: PropertyRigOptions = {}): Promis
     tapped,
     inject,
     prefix: rig.prefix,
-    logs: rig.logs,
+    logs: () => rig.logs() + rig.audit(),
     redis: rig.redis(),
     close: () => rig.close(),
   };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
+import type { Audit } from '../../observability/audit.js';
 import type { BackoffPolicy, RateLimiter, RateLimitResult } from '../../store/types.js';
 
 /** Limits on failed credential checks, shared by /auth/login and the /admin Basic auth. */
@@ -55,6 +56,7 @@ export function createGuessLimiter(deps: {
   /** The one key of a client address (address-key.ts): spellings and an IPv6 prefix fold together. */
   addressKey: (address: string | undefined) => string;
   metrics: Metrics;
+  audit?: Audit;
   logger: Logger;
 }): GuessLimiter {
   const { limiter, limits, metrics, logger } = deps;
@@ -85,6 +87,7 @@ export function createGuessLimiter(deps: {
         if (!result.allowed) {
           await Promise.all(taken.map((k) => limiter.unhit(k))).catch(() => undefined);
           metrics.guessesLimited.inc({ route, scope });
+          deps.audit?.emit({ event: 'limiter.tripped', limit: 'guess', scope, route, ...(address && { address }) });
           // No user name (pino redacts passwords, not names), no password: the address and which limit.
           logger.warn({ route, scope, address, retryAfterMs: result.retryAfterMs }, 'credential guesses limited');
           const retry = String(Math.max(1, Math.ceil(result.retryAfterMs / 1000)));

@@ -1,6 +1,7 @@
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
+import type { Audit } from '../../observability/audit.js';
 import type { RateLimiter } from '../../store/types.js';
 import type { GuessOutcome, GuessTicket } from './guess-limiter.js';
 
@@ -32,6 +33,7 @@ export function createLoginBudget(deps: {
   budgets: LoginBudgets;
   addressKey: (address: string | undefined) => string;
   metrics: Metrics;
+  audit?: Audit;
   logger: Logger;
 }): LoginBudget {
   const { limiter, budgets, metrics, logger } = deps;
@@ -50,6 +52,7 @@ export function createLoginBudget(deps: {
         if (!result.allowed) {
           await Promise.all(taken.map((k) => limiter.unhit(k))).catch(() => undefined);
           metrics.loginBudgetLimited.inc({ scope });
+          deps.audit?.emit({ event: 'limiter.tripped', limit: 'login_budget', scope, address });
           // The address key, or the credential's keyed id (first characters): never a secret or a user name.
           logger.warn(
             {

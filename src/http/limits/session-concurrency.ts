@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.js';
 import type { Metrics } from '../../observability/metrics.js';
+import type { Audit } from '../../observability/audit.js';
 
 /** What a limit counts by: one session, or every session of one credential (secret, user, IdP subject). */
 export type ConcurrencyScope = 'session' | 'credential';
@@ -22,6 +23,7 @@ export function sessionConcurrency(
   max: number,
   scope: ConcurrencyScope = 'session',
   metrics?: Metrics,
+  audit?: Audit,
 ): SessionConcurrency {
   const inFlight = new Map<string, number>();
   const message = `More than ${max} requests of this ${scope === 'session' ? 'session' : "session's credential"} are in flight`;
@@ -30,6 +32,7 @@ export function sessionConcurrency(
       const n = inFlight.get(key) ?? 0;
       if (n >= max) {
         metrics?.relayLimited.inc({ scope });
+        audit?.emit({ event: 'limiter.tripped', limit: 'relay_concurrency', scope });
         throw new AppError('too_many_requests', message, { headers: { 'Retry-After': '1' } });
       }
       inFlight.set(key, n + 1);

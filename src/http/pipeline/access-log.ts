@@ -1,42 +1,152 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../observability/logger.js';
-import type { RequestContext } from './context.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { Histogram } from 'prom-client';
+import type { TraceSpan } from '../../observability/tracing.js';
+import type { DescribePrincipal, Principal } from '../session/principal.js';
+import { API_MOUNT, type RequestContext } from './context.js';
 import type { Step } from './step.js';
+
+export interface AccessLogDeps {
+  logger: Logger;
+  /** Observes tgbff_http_request_duration_seconds in the same finish hook as the line. */
+  metrics?: Metrics;
+  /** Who a logged-in request came from (session/principal.ts); without it lines name nobody. */
+  describe?: DescribePrincipal;
+}
 
 /**
  * One line per request when it finishes or the client goes away. Only the method, the route pattern
  * (low cardinality, and no ids or query strings that might carry secrets), status, duration and size:
  * never headers or bodies. The pattern is the one a handler named in the context (routes record theirs,
- * see routes/routing.ts), else the path without its query.
+ * see routes/routing.ts), else the path without its query. A request that acted as a session (passed the
+ * gate, logged in or out) names its principal: login kind, user, graph and a keyed hash of the session id
+ * (never the id); a relayed installed-query call names the query.
  */
-export function logAccess(logger: Logger): Step {
+export function logAccess(deps: AccessLogDeps): Step {
+  const observe = deps.metrics ? requestHistogram(deps.metrics.httpDuration) : undefined;
   return (req, res, ctx) => {
-    trackAccess(logger, req, res, ctx);
+    trackAccess(deps, observe, req, res, ctx);
   };
 }
 
-function trackAccess(logger: Logger, req: IncomingMessage, res: ServerResponse, ctx: RequestContext): void {
+/** The methods the request histogram names; any other token a client sends counts as `other`. */
+export const HTTP_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+type Observe = (
+  route: string | undefined,
+  method: string | undefined,
+  status: number,
+  aborted: boolean,
+  seconds: number,
+) => void;
+
+/**
+ * The histogram's children, looked up once per label set (routes × methods × classes, a few hundred at
+ * most) instead of prom-client hashing the label object on every request.
+ */
+function requestHistogram(histogram: Histogram<'route' | 'method' | 'status_class'>): Observe {
+  const children = new Map<string, { observe(value: number): void }>();
+  return (route, method, status, aborted, seconds) => {
+    const r = route ?? 'other';
+    const m = method !== undefined && HTTP_METHODS.has(method) ? method : 'other';
+    const c = aborted ? 'aborted' : `${Math.floor(status / 100)}xx`;
+    const key = `${r} ${m} ${c}`;
+    let child = children.get(key);
+    if (child === undefined) {
+      child = histogram.labels({ route: r, method: m, status_class: c });
+      children.set(key, child);
+    }
+    child.observe(seconds);
+  };
+}
+
+const QUERY_PREFIX = `${API_MOUNT}/query/`;
+/** What a query name may look like in a line: TigerGraph's identifiers, bounded. Anything else is not logged. */
+const QUERY_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** The query of `/api/query/<graph>/<name>`, when the name is an identifier; else undefined. */
+export function queryNameOf(path: string): string | undefined {
+  if (!path.startsWith(QUERY_PREFIX)) return undefined;
+  const graphEnd = path.indexOf('/', QUERY_PREFIX.length);
+  if (graphEnd < 0) return undefined;
+  const nameEnd = path.indexOf('/', graphEnd + 1);
+  const name = path.slice(graphEnd + 1, nameEnd < 0 ? path.length : nameEnd);
+  return QUERY_NAME.test(name) ? name : undefined;
+}
+
+function trackAccess(
+  deps: AccessLogDeps,
+  observe: Observe | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: RequestContext,
+): void {
+  const { logger, describe } = deps;
   const started = process.hrtime.bigint();
   const bytes = countBodyBytes(res);
   let done = false;
   const finish = (aborted: boolean) => {
     if (done) return;
     done = true;
+    const elapsed = Number(process.hrtime.bigint() - started);
+    observe?.(ctx.route, req.method, res.statusCode, aborted, elapsed / 1e9);
+    const acted = describe && ctx.session.principal();
+    const principal = acted && describe(acted.sid, acted.tg);
+    const query = ctx.lane === 'api' ? queryNameOf(ctx.path) : undefined;
+    const span = ctx.span;
+    if (span !== undefined) endRequestSpan(span, req, res, ctx, aborted, principal, query);
     logger.info(
       {
         requestId: ctx.requestId,
         method: req.method,
         route: ctx.route ?? ctx.path,
         status: res.statusCode,
-        durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
+        durationMs: Math.round(elapsed / 1e4) / 100,
         bytes: bytes(),
         ...(aborted && { aborted: true }),
+        ...principal,
+        ...(query !== undefined && { query }),
+        ...(span !== undefined && { traceId: span.traceId }),
       },
       'request',
     );
   };
   res.once('finish', () => finish(false));
   res.once('close', () => finish(!res.writableFinished));
+}
+
+/**
+ * The request span gets what the line has, as attributes: the route pattern (never the path, which may
+ * carry ids), method, status, the principal's login kind, graph, session hash and user (hashed or not, as
+ * in the line), the query name. Never a header, cookie, query string or body. A 5xx or an abort fails it.
+ */
+function endRequestSpan(
+  span: TraceSpan,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: RequestContext,
+  aborted: boolean,
+  principal: Principal | undefined,
+  query: string | undefined,
+): void {
+  const method = req.method !== undefined && HTTP_METHODS.has(req.method) ? req.method : 'other';
+  const route = ctx.route ?? 'other';
+  span.rename(`${method} ${route}`);
+  span.set('http.request.method', method);
+  span.set('http.route', route);
+  span.set('http.response.status_code', res.statusCode);
+  span.set('tgbff.request_id', ctx.requestId);
+  if (principal !== undefined) {
+    span.set('tgbff.login', principal.login);
+    span.set('tgbff.session', principal.session);
+    if (principal.user !== undefined) span.set('enduser.id', principal.user);
+    if (principal.graph !== undefined) span.set('tgbff.graph', principal.graph);
+  }
+  if (query !== undefined) span.set('tgbff.query', query);
+  if (aborted) span.fail('aborted');
+  else if (res.statusCode >= 500) span.fail(String(res.statusCode));
+  span.end();
 }
 
 /** Counts body bytes as written, since streamed (relayed) responses carry no Content-Length. */

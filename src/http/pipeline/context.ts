@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { ForwardedFor } from '../../relay/header-policy.js';
+import type { TraceSpan } from '../../observability/tracing.js';
 import type { RequestSession } from '../session/request-session.js';
 
 export const API_MOUNT = '/api';
@@ -32,6 +33,8 @@ export interface RequestContext {
   route: string | undefined;
   /** The session of the request's cookie, read at most once; set by the session step. */
   session: RequestSession;
+  /** The request's server span when tracing is on; the access line ends it. */
+  readonly span: TraceSpan | undefined;
 }
 
 const CONTEXT = Symbol('tgbff.context');

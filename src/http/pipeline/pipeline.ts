@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { RequestSession } from '../session/request-session.js';
+import type { Tracing } from '../../observability/tracing.js';
+import type { DescribePrincipal } from '../session/principal.js';
 import type { SessionGate } from '../session/session-gate.js';
 import type { SessionLookup } from '../session/session-lookup.js';
 import { attachContext, laneOf, type RequestContext } from './context.js';
@@ -26,6 +28,10 @@ export interface PipelineDeps {
   cookieSecure: boolean;
   sessions: SessionLookup;
   gate: SessionGate;
+  /** Names the principal of a logged-in request in its access line (session/principal.ts). */
+  describe?: DescribePrincipal;
+  /** OpenTelemetry: a server span per request, active while its handler runs. Absent: tracing is off. */
+  tracing?: Tracing;
   /** Exact paths servers POST to without a browser (OIDC back-channel logout): no CSRF header asked. */
   serverToServerPosts?: readonly string[];
 }
@@ -33,6 +39,7 @@ export interface PipelineDeps {
 /** What runs before every handler: the context, then the steps; null when a step already answered. */
 export interface Pipeline {
   run(req: IncomingMessage, res: ServerResponse): RequestContext | null;
+  readonly tracing?: Tracing;
 }
 
 /**
@@ -46,13 +53,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const cookie = { cookieName: deps.cookieName, cookieSecure: deps.cookieSecure };
   const steps: readonly Step[] = [
     echoRequestId,
-    logAccess(logger),
+    logAccess({ logger, metrics: deps.metrics, ...(deps.describe && { describe: deps.describe }) }),
     countInFlight(deps.metrics),
     setSecurityHeaders(),
     cors(deps),
     csrfGuard(deps),
   ];
+  const { tracing } = deps;
   return {
+    ...(tracing && { tracing }),
     run(req, res) {
       const arrivedAt = performance.now();
       const url = req.url ?? '/';
@@ -67,7 +76,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         lane: laneOf(path),
         forwarded: seen,
         route: undefined,
-        session: new RequestSession(req, res, deps.sessions, deps.gate, cookie),
+        session: new RequestSession(req, res, deps.sessions, deps.gate, cookie, tracing),
+        span: tracing?.startRequest(req.method ?? 'GET', req.headers),
       };
       try {
         for (const step of steps) if (step(req, res, ctx) === true) return null;
@@ -93,6 +103,8 @@ export function servePipeline(
     const ctx = pipeline.run(req, res);
     if (ctx === null) return;
     if (ctx.lane !== 'api') attachContext(req, ctx);
-    handler(req, res, ctx);
+    if (ctx.span !== undefined && pipeline.tracing !== undefined)
+      pipeline.tracing.within(ctx.span, () => handler(req, res, ctx));
+    else handler(req, res, ctx);
   };
 }

@@ -10,9 +10,13 @@ import { contextOf } from '../pipeline/context.js';
 import { outcomeOf, type GuessLimiter } from '../limits/guess-limiter.js';
 import { parseAliasPath, parseCreateSecret, parseGraphQuery } from '../schemas/admin.js';
 import { jsonBody } from '../schemas/json-body.js';
+import type { Audit } from '../../observability/audit.js';
 
 /** What /admin needs: built by src/admin/admin-parts.ts when ADMIN_ROUTES is on. */
-export type AdminRoutesDeps = AdminSurface;
+export type AdminRoutesDeps = AdminSurface & {
+  /** The audit trail: secret.created and secret.dropped by an admin. */
+  audit?: Audit;
+};
 
 /** Admin-server errors as AppErrors; a rejected login also carries the basic-auth challenge. */
 function adminError(err: unknown): unknown {
@@ -71,6 +75,7 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
     const creds = basicCredentials(req);
     const { graph, alias } = parseCreateSecret(req.body, deps.graphRequired);
     const made = await asCaller(req, creds, graph, () => secrets.createSecret(creds, graph ?? '', alias));
+    deps.audit?.emit({ event: 'secret.created', alias: made.alias, by: 'admin' });
     // The only time the value is ever shown: nothing may cache it.
     res.status(201).set('Cache-Control', 'no-store').json({ alias: made.alias, secret: made.secret });
   });
@@ -80,6 +85,7 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
     const alias = parseAliasPath(req.params);
     const graph = parseGraphQuery(req.query, deps.graphRequired);
     await asCaller(req, creds, graph, () => secrets.dropSecret(creds, graph ?? '', alias));
+    deps.audit?.emit({ event: 'secret.dropped', alias, by: 'admin' });
     res.status(204).end();
   });
 

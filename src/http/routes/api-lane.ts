@@ -13,6 +13,9 @@ import type { UserQuota } from '../../quota/user-quota.js';
 
 const ROUTE = `${API_MOUNT}/*`;
 
+import type { Audit } from '../../observability/audit.js';
+import type { DescribePrincipal } from '../session/principal.js';
+
 export interface ApiLaneDeps {
   logger: Logger;
   /** Which broker keeps a session's token, and how a session the upstream refused ends (src/sessions/). */
@@ -24,6 +27,9 @@ export interface ApiLaneDeps {
   credentialIds: CredentialIds;
   /** Per-principal quotas across all instances (QUOTA_*); absent when none is set. */
   quota?: UserQuota;
+  /** The audit trail: a token re-minted after a refusal, a quota refusal. */
+  audit?: Audit;
+  describe?: DescribePrincipal;
 }
 
 /** The /api handler, after the pipeline: session, per-session and per-credential concurrency, token, relay. */
@@ -62,7 +68,15 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
     if (closed) credentialConcurrency.leave(id);
     else credential = id;
     if (deps.quota) {
-      const end = await deps.quota.admit(id, ctx.url);
+      const end = await deps.quota.admit(id, ctx.url).catch((err: unknown) => {
+        if (err instanceof AppError && err.status === 429)
+          deps.audit?.emit({
+            event: 'limiter.tripped',
+            limit: 'quota',
+            scope: err.code === 'quota_exceeded' ? 'rate' : 'concurrency',
+          });
+        throw err;
+      });
       if (closed) end();
       else endQuota = end;
     }
@@ -79,12 +93,15 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       }
       throw err;
     };
+    const reminted = (s: { token: string } | null): string | null => {
+      if (s !== null && deps.describe)
+        deps.audit?.emit({ event: 'token.reminted', session: deps.describe(live.sid, live.tg).session });
+      return s?.token ?? null;
+    };
     const auth: RelayAuth = {
       token: () => source.token(live.sid, live.credential, live.remainingMs).then((s) => s.token, ending),
       rejected: (token) =>
-        source
-          .replaceRejected(live.sid, live.credential, token, live.remainingMs)
-          .then((s) => s?.token ?? null, ending),
+        source.replaceRejected(live.sid, live.credential, token, live.remainingMs).then(reminted, ending),
     };
     await relay.handle(req, res, {
       auth,

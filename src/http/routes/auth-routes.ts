@@ -21,6 +21,9 @@ import { jsonBody } from '../schemas/json-body.js';
 import { parseLoginBody, parsePasswordLogin, wantsPasswordLogin } from '../schemas/login.js';
 import type { SessionSecrets } from '../../admin/session-secrets.js';
 
+import type { Audit } from '../../observability/audit.js';
+import type { DescribePrincipal } from '../session/principal.js';
+
 export interface AuthRoutesDeps extends RequireSessionDeps {
   broker: TokenBroker;
   tokens: TokenStore;
@@ -41,6 +44,22 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   passwords?: SessionSecrets;
   /** Set when OIDC is configured (GET /auth/methods offers it). */
   oidc?: boolean;
+  /** The audit trail: logins succeeded, refused, limited (session ends are the lifecycle's). */
+  audit?: Audit;
+  describe?: DescribePrincipal;
+}
+
+/** A login that made a session, for the audit trail: who (as the access line names them) and from where. */
+export function auditLogin(deps: { audit?: Audit; describe?: DescribePrincipal }, req: Request): void {
+  const ctx = requestContext(req);
+  const acted = ctx.session.principal();
+  if (deps.audit === undefined || deps.describe === undefined || acted === undefined) return;
+  const address = ctx.forwarded.clientIp;
+  deps.audit.emit({
+    event: 'login.succeeded',
+    ...deps.describe(acted.sid, acted.tg),
+    ...(address !== undefined && { address }),
+  });
 }
 
 const iso = (epochSec: number) => new Date(epochSec * 1000).toISOString();
@@ -54,7 +73,12 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
    * The guess limits, then the login budget, as one ticket: a 429 from either takes nothing. Guesses first,
    * so an address that is past its failures does not even get a budget counter for each secret it tries.
    */
-  async function admit(req: Request, credential: string, username: string | undefined): Promise<GuessTicket> {
+  async function admit(
+    req: Request,
+    credential: string,
+    username: string | undefined,
+    login: 'secret' | 'password',
+  ): Promise<GuessTicket> {
     const address = requestContext(req).forwarded.clientIp;
     try {
       const guess = await deps.guesses.admit('login', address, username);
@@ -70,15 +94,23 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
           void (await Promise.all([guess.settle(outcome), budget.settle(outcome)])),
       };
     } catch (err) {
-      if (err instanceof AppError && err.status === 429) deps.metrics.logins.inc({ result: 'rate_limited' });
+      if (err instanceof AppError && err.status === 429) {
+        deps.metrics.logins.inc({ result: 'rate_limited' });
+        deps.audit?.emit({ event: 'login.limited', login, ...(address !== undefined && { address }) });
+      }
       throw err;
     }
   }
 
-  function countFailure(err: unknown): never {
-    deps.metrics.logins.inc({ result: err instanceof AppError && err.status === 401 ? 'invalid' : 'error' });
-    throw err;
-  }
+  const countFailure =
+    (req: Request, login: 'secret' | 'password') =>
+    (err: unknown): never => {
+      const reason = err instanceof AppError && err.status === 401 ? 'invalid' : 'error';
+      deps.metrics.logins.inc({ result: reason });
+      const address = requestContext(req).forwarded.clientIp;
+      deps.audit?.emit({ event: 'login.refused', login, reason, ...(address !== undefined && { address }) });
+      throw err;
+    };
 
   routes.post('/login', json, async (req: Request, res: Response) => {
     const { session, forwarded } = requestContext(req);
@@ -95,7 +127,8 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     const credential = byPassword
       ? deps.credentialIds('user', byPassword.creds.username.toLowerCase())
       : deps.credentialIds('secret', bySecret?.secret ?? '');
-    const ticket = await admit(req, credential, byPassword?.creds.username);
+    const kind = byPassword ? 'password' : 'secret';
+    const ticket = await admit(req, credential, byPassword?.creds.username, kind);
     const secretLogin = bySecret?.secret ?? '';
     const at = deps.now();
     let created: Awaited<ReturnType<SessionSecrets['create']>> | undefined;
@@ -104,12 +137,12 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       if (byPassword && deps.passwords) {
         // The login gets its own secret; its drop is also due at the absolute timeout, as a backstop.
         const dueAt = at + deps.absoluteTimeoutSec * 1000;
-        created = await deps.passwords.create(byPassword.creds, byPassword.graph, dueAt).catch(countFailure);
+        created = await deps.passwords.create(byPassword.creds, byPassword.graph, dueAt).catch(countFailure(req, kind));
       }
       // The graph goes along, so TigerGraph refuses a graph that does not exist (or is not the secret's) now.
       grant = await deps.broker
         .mint(created?.secret ?? secretLogin, byPassword?.graph ?? bySecret?.graph ?? undefined)
-        .catch(countFailure);
+        .catch(countFailure(req, kind));
       await ticket.settle('accepted');
     } catch (err) {
       await ticket.settle(outcomeOf(err));
@@ -133,6 +166,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
         : { kind: 'secret', secret: secretLogin, graph, cred: credential, grant, at };
     await lifecycle.establish(login, session);
     deps.metrics.logins.inc({ result: 'ok' });
+    auditLogin(deps, req);
     res.json({ authenticated: true, graph, tokenExpiresAt: iso(grant.expiresAt) });
   });
 
@@ -144,7 +178,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     const current = await session.load();
     const sid = session.sid();
     if (current?.tg && sid !== null) {
-      session.ending();
+      session.ending(current.tg);
       await lifecycle.end(sid, 'logout', current.tg);
     }
     res.clearCookie(deps.cookieName, cookieClearOptions(deps));

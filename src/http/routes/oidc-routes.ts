@@ -20,7 +20,14 @@ import { strictRoutes } from '../route-helpers/routing.js';
 
 export const BACKCHANNEL_LOGOUT_PATH = '/auth/oidc/backchannel-logout';
 
+import type { Audit } from '../../observability/audit.js';
+import type { DescribePrincipal } from '../session/principal.js';
+import { auditLogin } from './auth-routes.js';
+
 export interface OidcRoutesDeps {
+  /** The audit trail: SSO logins succeeded, refused, limited. */
+  audit?: Audit;
+  describe?: DescribePrincipal;
   flow: LoginFlow;
   /** The IdP's side of SSO sessions: RP-initiated logout URLs, the sessions a logout token names. */
   sessions: OidcSessions;
@@ -87,9 +94,14 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     } catch (err) {
       const limited = isAppError(err) && err.status === 429;
       await ticket?.settle(isAppError(err) && err.status < 500 ? 'refused' : 'unchecked');
-      deps.metrics.logins.inc({
-        result: limited ? 'rate_limited' : isAppError(err) && err.status < 500 ? 'invalid' : 'error',
-      });
+      const result = limited ? 'rate_limited' : isAppError(err) && err.status < 500 ? 'invalid' : 'error';
+      deps.metrics.logins.inc({ result });
+      const address = forwarded.clientIp === undefined ? {} : { address: forwarded.clientIp };
+      deps.audit?.emit(
+        result === 'rate_limited'
+          ? { event: 'login.limited', login: 'oidc', ...address }
+          : { event: 'login.refused', login: 'oidc', reason: result, ...address },
+      );
       return failure(req, res, next, err);
     }
     try {
@@ -109,6 +121,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
         session,
       );
       deps.metrics.logins.inc({ result: 'ok' });
+      auditLogin(deps, req);
       res.set('Cache-Control', 'no-store').redirect(303, signOn.returnTo);
     } catch (err) {
       return failure(req, res, next, err);
@@ -139,7 +152,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
         // Worked out before the session (and its sealed id token) is gone.
         if (deps.lifecycle.strategyOf(current.tg).kind === 'oidc')
           target = (await deps.sessions.logoutUrl(sid, current.tg, { hint: check.kind === 'navigation' })) ?? target;
-        session.ending();
+        session.ending(current.tg);
         await deps.lifecycle.end(sid, 'logout', current.tg);
       }
       res.clearCookie(deps.cookieName, cookieClearOptions(deps));

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { traced, type Tracing } from '../../observability/tracing.js';
 import { sessionCookie, storedSession, type CookieSettings } from './session.js';
 import type { SessionGate, SessionContext } from './session-gate.js';
 import type { SessionLookup } from './session-lookup.js';
@@ -16,6 +17,8 @@ export class RequestSession implements SessionWriter {
   private loaded: Promise<StoredSession | null> | undefined;
   /** Set once login or logout replaced or ended the cookie's session: nothing may touch it then. */
   private ended = false;
+  /** The session this request acted as (passed the gate, was logged in, or logged out), for the access line. */
+  private actedAs: { sid: string; tg: TgSession } | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -23,6 +26,7 @@ export class RequestSession implements SessionWriter {
     private readonly sessions: SessionLookup,
     private readonly gate: SessionGate,
     private readonly cookie: CookieSettings,
+    private readonly tracing?: Tracing,
   ) {}
 
   /** The id of the request's verified session cookie, or null. */
@@ -39,7 +43,17 @@ export class RequestSession implements SessionWriter {
 
   /** The logged-in session, past the gate (tombstone, absolute timeout, secret), or the 401 to answer. */
   live(): Promise<SessionContext> {
-    return this.load().then((data) => this.gate(this.sid() ?? '', data?.tg, () => this.drop()));
+    return this.load()
+      .then((data) => this.gate(this.sid() ?? '', data?.tg, () => this.drop()))
+      .then((live) => {
+        this.actedAs = live;
+        return live;
+      });
+  }
+
+  /** The session the request acted as, once it passed the gate, logged in or logged out; else undefined. */
+  principal(): { sid: string; tg: TgSession } | undefined {
+    return this.actedAs;
   }
 
   /** The cookie's stored session, for a login that replaces it. */
@@ -49,9 +63,14 @@ export class RequestSession implements SessionWriter {
     return data?.tg && sid !== null ? { sid, tg: data.tg } : null;
   }
 
-  /** The session is being ended (by the lifecycle, which deletes its record): nothing may touch it now. */
-  ending(): void {
+  /**
+   * The session is being ended (by the lifecycle, which deletes its record): nothing may touch it now. With
+   * `tg` (a logout), the access line still names who it was.
+   */
+  ending(tg?: TgSession): void {
     this.ended = true;
+    const sid = this.sid();
+    if (tg !== undefined && sid !== null) this.actedAs ??= { sid, tg };
   }
 
   /**
@@ -69,10 +88,15 @@ export class RequestSession implements SessionWriter {
   async save(sid: string, tg: TgSession): Promise<void> {
     await this.sessions.save(sid, storedSession(tg, this.cookie.cookieSecure));
     this.res.appendHeader('Set-Cookie', sessionCookie(this.cookie, this.sessions.sign(sid)));
+    this.actedAs = { sid, tg };
   }
 
-  /** Logout's half: the stored session is deleted (a store failure rejects). */
-  async destroy(): Promise<void> {
+  /** The stored session is deleted (a store failure rejects). */
+  destroy(): Promise<void> {
+    return this.remove();
+  }
+
+  private async remove(): Promise<void> {
     const sid = this.sid();
     this.ended = true;
     if (sid !== null) await this.sessions.destroy(sid);
@@ -81,13 +105,13 @@ export class RequestSession implements SessionWriter {
   private async read(): Promise<StoredSession | null> {
     const sid = this.sid();
     if (sid === null) return null;
-    const data = await this.sessions.load(sid);
+    const data = await traced(this.tracing, 'session.load', () => this.sessions.load(sid));
     if (data !== null) this.res.once('finish', () => this.ended || this.sessions.touch(sid, data));
     return data;
   }
 
   /** The gate's clean-up of a session found expired or unreadable: best effort, the 401 stands. */
   private drop(): Promise<void> {
-    return this.destroy().catch(() => undefined);
+    return this.remove().catch(() => undefined);
   }
 }

@@ -9,8 +9,8 @@ import { promisify } from 'node:util';
 // beside other files (slower, not wrong); it compiles dist-bench/ itself, as soak-smoke does, which is serial
 // and so never compiles at the same time.
 const run = promisify(execFile);
-const SUBJECTS = ['direct', 'floor', 'plain-peer', 'bff-redis', 'bff-memory', 'bff-refresh', 'bff-quota'];
-const REDIS_SUBJECTS = ['plain-peer', 'bff-redis', 'bff-refresh', 'bff-quota'];
+const SUBJECTS = ['direct', 'floor', 'plain-peer', 'bff-redis', 'bff-memory', 'bff-refresh', 'bff-quota', 'bff-traced'];
+const REDIS_SUBJECTS = ['plain-peer', 'bff-redis', 'bff-refresh', 'bff-quota', 'bff-traced'];
 
 interface Report {
   machine: { cpus: number; node: string };

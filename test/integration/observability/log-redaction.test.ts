@@ -105,8 +105,11 @@ describe.each(['3.4.0', '3.9.3', '4.1.0'])(
         'session id': sid,
       };
       for (const [i, token] of [...tokens].entries()) sensitive[`token #${i}`] = token;
+      // The audit trail is scanned too: it saw the same logins, refusals, token calls and logout.
+      const audit = rig.audit();
+      expect(audit).toContain('"event":"login.succeeded"');
       const leaks = Object.entries(sensitive)
-        .filter(([, value]) => text.includes(value))
+        .filter(([, value]) => text.includes(value) || audit.includes(value))
         .map(([label]) => label);
       expect(leaks).toEqual([]);
     });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import supertest from 'supertest';
+import { auditValidator } from '../../helpers/audit-schema.js';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import {
   CSRF,
@@ -59,6 +60,18 @@ describe('single sign-on: logout, revocation and back-channel logout across inst
     expect(idp.destroyedRefreshTokens()).toBeGreaterThan(destroyedBefore);
     expect(await alive(a, cookie)).toBe(false);
     expect((await supertest(b.service.app).get('/api/echo').set(CSRF).set('Cookie', cookie)).status).toBe(401);
+    // The audit trail has the SSO login and its logout, by subject and session hash, and no IdP token.
+    const text = a.audit();
+    expect(auditValidator().problems(text)).toEqual([]);
+    const events = auditValidator().events(text);
+    const login = events.filter((e) => e.event === 'login.succeeded').at(-1);
+    expect(login).toMatchObject({ login: 'oidc', user: 'alice' });
+    expect(events.filter((e) => e.session === login!.session).map((e) => e.event)).toEqual([
+      'login.succeeded',
+      'logout',
+      'session.ended',
+    ]);
+    expect(text).not.toMatch(/eyJ[\w-]+\.eyJ/); // no JWT (id or access token)
   });
 
   /** What a browser sends when the page's own logout button navigates to the URL. */

@@ -1,3 +1,4 @@
+import { createAudit } from '../../../src/observability/audit.js';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
@@ -47,6 +48,8 @@ export interface SsoService {
   service: Service;
   config: Config;
   logs(): string;
+  /** The instance's audit trail (observability/audit.ts), as text. */
+  audit(): string;
   close(): Promise<void>;
 }
 
@@ -78,14 +81,16 @@ export async function startSsoService(options: {
   let text = '';
   const sink = new PassThrough();
   sink.on('data', (c: Buffer) => (text += c.toString()));
+  let auditText = '';
   const service = await createService({
     config,
     upstream: { restppUrl: options.upstream, version: config.tigergraph.version },
     logger: createLogger({ level: 'debug', destination: sink }),
+    audit: createAudit({ destination: { write: (line: string) => void (auditText += line) } }),
     instanceId: randomUUID(),
     ...(options.now && { now: options.now }),
   });
-  return { service, config, logs: () => text, close: () => service.close() };
+  return { service, config, logs: () => text, audit: () => auditText, close: () => service.close() };
 }
 
 export const newPrefix = (): string => uniquePrefix('oidc');

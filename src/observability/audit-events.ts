@@ -1,0 +1,39 @@
+/**
+ * The audit trail's events: the one list of what a security team can keep, documented in docs/audit.md
+ * and docs/audit.schema.json (a test validates every emitted event against the schema). Fields are names,
+ * kinds, keyed hashes, aliases and addresses: never a secret, token, password, cookie or session id.
+ */
+
+export type LoginKind = 'secret' | 'password' | 'oidc';
+
+/** Who, as the access line names them (http/session/principal.ts): never the session id itself. */
+export interface AuditPrincipal {
+  login: LoginKind;
+  user?: string;
+  graph?: string;
+  /** The keyed hash of the session id. */
+  session: string;
+}
+
+/** Why a session ended. */
+export type SessionEndReason = 'logout' | 'replaced' | 'expired' | 'backchannel' | 'idp_refused' | 'evicted';
+
+export type AuditEvent =
+  | { event: 'config.loaded'; settings: string[]; tracing: boolean; audit: 'stdout' | 'file' }
+  | ({ event: 'login.succeeded'; address?: string } & AuditPrincipal)
+  | { event: 'login.refused'; login: LoginKind; reason: 'invalid' | 'error'; address?: string }
+  | { event: 'login.limited'; login: LoginKind; address?: string }
+  | ({ event: 'logout' } & AuditPrincipal)
+  | ({ event: 'session.ended'; reason: SessionEndReason } & Partial<AuditPrincipal> & { session: string })
+  | { event: 'token.minted' | 'token.refreshed' | 'token.deleted'; result: 'ok' | 'error'; session?: string }
+  | { event: 'token.reminted'; session: string }
+  | { event: 'secret.created' | 'secret.dropped'; alias: string; by: 'password_login' | 'admin'; user?: string }
+  | {
+      event: 'limiter.tripped';
+      limit: 'guess' | 'login_budget' | 'relay_concurrency' | 'quota';
+      scope: string;
+      route?: string;
+      address?: string;
+    };
+
+export type AuditEventName = AuditEvent['event'];
