@@ -1,6 +1,7 @@
 import { AppError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { RedisClient } from '../store/redis/client.js';
+import { redisKeys } from '../store/keys.js';
 import {
   createMemoryLeases,
   createRedisLeases,
@@ -49,7 +50,8 @@ interface Bucket {
 const noop = (): void => undefined;
 
 export function createUserQuota(opts: UserQuotaOptions): UserQuota {
-  const { policy, metrics, prefix } = opts;
+  const { policy, metrics } = opts;
+  const keys = redisKeys(opts.prefix);
   let warned = 0;
   const storeFailed = (op: 'rate' | 'acquire' | 'release' | 'renew') => (err?: unknown) => {
     metrics.storeFailures.inc({ op });
@@ -70,7 +72,7 @@ export function createUserQuota(opts: UserQuotaOptions): UserQuota {
         ? createRateQuota({
             limits,
             ...(opts.redis && { redis: opts.redis }),
-            keyPrefix: `${prefix}quota:${name}`,
+            keyPrefix: keys.quotaCounters(name),
             onStoreFailure: () => storeFailed('rate')(),
           })
         : null,
@@ -121,10 +123,10 @@ export function createUserQuota(opts: UserQuotaOptions): UserQuota {
       }
       // Both counters of a principal share its hash tag, so one script enters both on Cluster.
       const counters: LeaseCounter[] = [];
-      const tag = `${prefix}inflight:{${principal}}`;
+      const tag = keys.inflight(principal);
       if (policy.defaults.concurrency > 0) counters.push({ key: tag, max: policy.defaults.concurrency });
       if (b !== defaults && b.limits.concurrency > 0)
-        counters.push({ key: `${tag}:${b.name}`, max: b.limits.concurrency });
+        counters.push({ key: keys.inflight(principal, b.name), max: b.limits.concurrency });
       if (counters.length === 0) {
         metrics.admitted.inc({ rule: b.name });
         return noop;

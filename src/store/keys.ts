@@ -20,6 +20,13 @@ export interface RedisKeys {
   oidcIndex(key: string): string;
   /** OIDC: logout token ids and completed logins already used. */
   oidcUsed(key: string): string;
+  /**
+   * Per-principal quotas (src/quota): the prefix of a rule's rate counters; rate-limiter-flexible appends
+   * `:<principal id>` (and the burst counter `:burst:<principal id>`).
+   */
+  quotaCounters(rule: string): string;
+  /** Per-principal quotas: a principal's in-flight leases, overall or for one rule, under one hash tag. */
+  inflight(principal: string, rule?: string): string;
 }
 
 /** The keys of a session's own slot; the name older code and tests know. */
@@ -37,6 +44,8 @@ export function redisKeys(prefix: string): RedisKeys {
     secretDrops: () => `${prefix}secret-drops`,
     oidcIndex: (key) => `${prefix}oidc-idx:{${key}}`,
     oidcUsed: (key) => `${prefix}oidc-jti:{${key}}`,
+    quotaCounters: (rule) => `${prefix}quota:${rule}`,
+    inflight: (principal, rule) => `${prefix}inflight:{${principal}}${rule === undefined ? '' : `:${rule}`}`,
   };
 }
 
