@@ -271,7 +271,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   LOGIN_RATE_LIMIT: {
     section: 'features',
-    doc: 'Failed credential checks (logins and /admin Basic auth) allowed per client address per window, whatever the username. Beyond it: 429 rate_limited with Retry-After. Successful logins are not guesses: they count against LOGIN_ADDRESS_BUDGET and LOGIN_CREDENTIAL_BUDGET.',
+    doc: 'Failed credential checks (logins and /admin Basic auth; a login whose graph TigerGraph refuses counts too) allowed per client address per window, whatever the username. Beyond it: 429 rate_limited with Retry-After. Successful logins are not guesses: they count against LOGIN_ADDRESS_BUDGET and LOGIN_CREDENTIAL_BUDGET.',
   },
   LOGIN_RATE_WINDOW: { section: 'features', doc: 'Length of the login rate-limit window in seconds.' },
   LOGIN_USER_LIMIT: {

@@ -116,6 +116,14 @@ export function createGuessLimiter(deps: {
   };
 }
 
-/** The outcome of a credential check that ended in `err`: only a 401 says the credentials were wrong. */
+/**
+ * The outcome of a credential check that ended in `err`. TigerGraph refusing it is `refused`: a 401 (wrong
+ * credentials), and also a graph it will not grant (`graph_not_found` at login, `forbidden` for a password
+ * user without privileges on the graph), since each of those cost an upstream call just as a wrong secret
+ * does; counting only 401s let one valid secret loop `{graph: "nope"}` without limit. Anything else (the
+ * store or TigerGraph unavailable, a bad body) is `unchecked` and given back.
+ */
 export const outcomeOf = (err: unknown): GuessOutcome =>
-  err instanceof AppError && err.status === 401 ? 'refused' : 'unchecked';
+  err instanceof AppError && (err.status === 401 || err.code === 'graph_not_found' || err.code === 'forbidden')
+    ? 'refused'
+    : 'unchecked';
