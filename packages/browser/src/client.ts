@@ -151,7 +151,9 @@ export class TgbffClient extends EventTarget {
     }
     if (!res.ok) throw await this.#refusal(res);
     this.#session = (await res.json()) as Session;
-    this.#arm(this.#session);
+    // The service's clock against this browser's, from the answer's Date header (0 when there is none).
+    const serverNow = Date.parse(res.headers.get('Date') ?? '');
+    this.#arm(this.#session, Number.isNaN(serverNow) ? 0 : serverNow - Date.now());
     return this.#session;
   }
 
@@ -245,7 +247,9 @@ export class TgbffClient extends EventTarget {
           },
         );
       }
-      if (attempt < retries && isRetryableStatus(res.status)) {
+      // Only the service's own refusals made before anything reached TigerGraph are retried: a 429/503 that
+      // TigerGraph itself answered (relayed as it came) means the query ran there, and nothing goes twice.
+      if (attempt < retries && isRetryableStatus(res.status) && BEFORE_UPSTREAM.has(await serviceError(res.clone()))) {
         const wait = delayBefore(attempt, retryAfterMs(res.headers.get('Retry-After')), this.#retry);
         if (wait !== undefined) {
           await res.body?.cancel();
@@ -280,10 +284,11 @@ export class TgbffClient extends EventTarget {
     );
   }
 
-  #arm(session: Session): void {
+  #arm(session: Session, skewMs = 0): void {
     this.close();
     if (!session.sessionExpiresAt) return;
-    const left = Date.parse(session.sessionExpiresAt) - Date.now();
+    // Time left by the service's clock: a browser clock ahead of it must not make the end look past.
+    const left = Date.parse(session.sessionExpiresAt) - (Date.now() + skewMs);
     if (Number.isNaN(left)) return;
     const at = (ms: number, run: () => void) => {
       const timer = setTimeout(run, Math.min(Math.max(0, ms), MAX_TIMER_MS));
@@ -296,7 +301,9 @@ export class TgbffClient extends EventTarget {
       this.dispatchEvent(new SessionEvent('sessionexpiring', { expiresAt: session.sessionExpiresAt })),
     );
     // At the end, ask: the service may have ended it earlier (idle) or not yet (clock skew).
-    at(left, () => void this.session().catch(() => undefined));
+    // Never sooner than MIN_RECHECK_MS: with a skew the Date header could not show, the end may look past
+    // while the session lives, and each check would re-arm at once (a tight loop of /auth/session).
+    at(Math.max(left, MIN_RECHECK_MS), () => void this.session().catch(() => undefined));
   }
 
   #end(reason: SessionEndReason): void {
@@ -307,6 +314,18 @@ export class TgbffClient extends EventTarget {
     if (had || reason === 'logout') this.dispatchEvent(new SessionEvent('sessionend', { reason }));
   }
 }
+
+/** The service's refusals made before a request reached TigerGraph: safe to send again after the wait. */
+const BEFORE_UPSTREAM = new Set<string | undefined>([
+  'quota_exceeded',
+  'too_many_requests',
+  'rate_limited',
+  'store_unavailable',
+  'token_unavailable',
+]);
+
+/** The soonest the SDK asks /auth/session again when the session's end has come. */
+const MIN_RECHECK_MS = 5_000;
 
 /** The service's error code in an answer, or undefined for anything else (TigerGraph's envelope included). */
 async function serviceError(res: Response): Promise<ReturnType<typeof codeOf>> {
