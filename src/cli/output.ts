@@ -22,6 +22,19 @@ interface Writable {
 // Shorter values would mask ordinary short words ("to", "or") while protecting nothing worth guessing.
 const MIN_PROTECTED_LENGTH = 4;
 
+/**
+ * Text for a terminal: control characters (other than newline and tab) shown as `\xNN`, so text a server
+ * sent (an error message, a listing's names, an alias) cannot drive the terminal (colours, cursor moves,
+ * an OSC 52 clipboard write). JSON output needs none of this: JSON.stringify escapes C0, and C1 is escaped
+ * here before it too.
+ */
+export const terminalSafe = (text: string): string =>
+  text.replace(
+    // eslint-disable-next-line no-control-regex
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+
 export function createOutput(options: {
   json: boolean;
   verbose?: boolean;
@@ -38,19 +51,19 @@ export function createOutput(options: {
     },
     result(data, human) {
       options.stdout.write(
-        options.json ? `${JSON.stringify(data, null, 2)}\n` : human.endsWith('\n') ? human : `${human}\n`,
+        options.json ? `${JSON.stringify(data, null, 2)}\n` : terminalSafe(human.endsWith('\n') ? human : `${human}\n`),
       );
     },
     note(text) {
-      if (!options.json) options.stderr.write(`${text}\n`);
+      if (!options.json) options.stderr.write(`${terminalSafe(text)}\n`);
     },
     info(text) {
       if (!options.verbose) return;
-      const message = redact(text, sensitive, MIN_PROTECTED_LENGTH);
+      const message = terminalSafe(redact(text, sensitive, MIN_PROTECTED_LENGTH));
       options.stderr.write(options.json ? `${JSON.stringify({ info: message })}\n` : `tgbff: ${message}\n`);
     },
     error(err) {
-      const message = redact(err.message, sensitive, MIN_PROTECTED_LENGTH);
+      const message = terminalSafe(redact(err.message, sensitive, MIN_PROTECTED_LENGTH));
       const line = options.json ? JSON.stringify({ error: { code: err.code, message } }) : `tgbff: ${message}`;
       options.stderr.write(`${line}\n`);
     },

@@ -82,3 +82,17 @@ describe('CLI output', () => {
     ).toBe('A           LONG\nlong-value  x');
   });
 });
+
+describe('CLI output on a terminal', () => {
+  it('when text from a server carries control characters, then they are shown as \\xNN, never written raw', () => {
+    const { out, stdout, stderr } = capture(false);
+    const hostile = 'alias\u001b]52;c;cGF3bmVk\u0007\u009b31m end';
+    out.result({ a: hostile }, hostile);
+    out.note(hostile);
+    out.error(new CliError(ExitCode.other, 'refused', `refused: ${hostile}`));
+    const written = stdout.join('') + stderr.join('');
+    // eslint-disable-next-line no-control-regex
+    expect(written).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(stdout.join('')).toBe('alias\\x1b]52;c;cGF3bmVk\\x07\\x9b31m end\n');
+  });
+});
