@@ -52,12 +52,27 @@ export interface RedisStoresOptions {
   failover?: FailoverWait;
 }
 
+/** How long after a client ended by itself it is connected again (a few times a second at most). */
+const RESTART_DELAY_MS = 250;
+
 export function createRedisStores(options: RedisStoresOptions): Stores {
   const { redis, cipher, logger } = options;
   const keys = redisKeys(options.prefix);
   const guard = createGuard(options.metrics);
   const direct = createSessionClient({ redis, keys, guard });
   const hot = options.sessionHotPath;
+  // ioredis can give up by itself: a Sentinel client has been seen to emit 'end' in a failover (its master
+  // killed, over TLS, about every other run of redis-tls-ha.test.ts) and stay ended, every command then
+  // "Connection is closed." for good. A client that ended without close() is connected again.
+  let closing = false;
+  const restart = () => {
+    if (closing) return;
+    logger?.warn('redis client ended by itself; connecting again');
+    setTimeout(() => {
+      if (!closing && redis.status === 'end') redis.connect().catch(() => undefined);
+    }, RESTART_DELAY_MS).unref();
+  };
+  redis.on('end', restart);
   const alive = hot ? createAliveMarks(hot.clock) : undefined;
   const client = hot && alive ? withSessionHotPath(direct, { redis, keys, guard, alive, options: hot }) : direct;
   return {
@@ -79,6 +94,8 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
       await guard(() => redis.ping());
     },
     async close() {
+      closing = true;
+      redis.off('end', restart);
       options.failover?.close();
       // QUIT lets in-flight replies arrive; when Redis is already gone it fails, and we just drop the socket.
       await redis.quit().catch(() => undefined);
