@@ -11,6 +11,29 @@ const CSRF = { 'X-Requested-With': 'XMLHttpRequest' };
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
+/** Loopback hosts, where plain http never leaves the machine (the service itself allows http logins there). */
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * The service's URL, refused before the secret is read when plain http would carry that secret across a
+ * network: the service answers such a login 403 https_required anyway, but only after the secret went out.
+ */
+function serviceUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw usageError(`--service must be the service's http(s) URL, got '${raw}'`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw usageError(`--service must be the service's http(s) URL, got '${raw}'`);
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname))
+    throw usageError(
+      `--service ${url.origin} is plain http to another machine: the secret would cross the network in clear; use https`,
+    );
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 /** The body as JSON, refusing more than MAX_LISTING_BYTES; a refusal names the server and its answer. */
 async function readJson(res: Response, what: string): Promise<unknown> {
   const declared = Number(res.headers.get('Content-Length'));
@@ -122,10 +145,8 @@ export const runCodegen: CommandRunner = async (ctx) => {
   if (!graph || !isName(graph))
     throw usageError(`--graph must name a graph (letters, digits, _), got '${graph ?? ''}'`);
   const service = str(ctx.values.service);
-  if (service !== undefined && !/^https?:\/\/[^/]/.test(service))
-    throw usageError(`--service must be the service's http(s) URL, got '${service}'`);
+  const base = service === undefined ? undefined : serviceUrl(service);
   const { settings } = await loadSettings(ctx);
-  const base = service?.replace(/\/+$/, '');
   const listing = base
     ? await throughService(ctx, base, graph, settings.timeoutMs)
     : await direct(ctx, settings.restppUrl, graph, settings.timeoutMs);

@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import { once } from 'node:events';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
 import { jsonError, makeHome, runCli } from './cli-harness.js';
 
@@ -106,5 +108,31 @@ describe('tgbff messages', () => {
     ]);
     expect(long).toMatchObject({ code: 0, stdout: expect.stringMatching(/^tgbff \d+\.\d+\.\d+\n$/) });
     expect(short.stdout).toBe(long.stdout);
+  });
+
+  it('when codegen --service is plain http to another host, then exit 2 before anything is sent', async () => {
+    // 0.0.0.0 reaches this machine on Linux but is not a loopback name: a CLI that sent the login would
+    // connect to this listener.
+    const connections: string[] = [];
+    const listener = createServer((socket) => {
+      connections.push('connected');
+      socket.destroy();
+    }).listen(0, '0.0.0.0');
+    await once(listener, 'listening');
+    try {
+      const port = (listener.address() as { port: number }).port;
+      const r = await runCli(['codegen', '--graph', 'social', '--service', `http://0.0.0.0:${port}`, '--json'], {
+        home: home.dir,
+        input: 'Sekrit-Value-9\n',
+      });
+      expect(r.code).toBe(2);
+      expect(jsonError(r).message).toBe(
+        `--service http://0.0.0.0:${port} is plain http to another machine: the secret would cross the network in clear; use https`,
+      );
+      expect(connections).toEqual([]);
+      expect(r.stderr + r.stdout).not.toContain('Sekrit-Value-9');
+    } finally {
+      listener.close();
+    }
   });
 });
