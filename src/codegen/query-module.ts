@@ -23,6 +23,9 @@ const RESERVED = new Set(
 
 const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
 
+/** Names the module itself declares or imports: a query's function or type must not take one. */
+const MODULE_NAMES = ['GRAPH', 'CallOptions', 'TgbffClient', 'VertexRef', 'ParamValue'];
+
 /**
  * A TypeScript module with one function per installed query of `graph`: parameters typed from the listing,
  * GET when the listing offers it (parameters in the query string), else POST (a JSON body). Names come from
@@ -30,7 +33,7 @@ const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.sli
  */
 export function generateQueryModule(graph: string, listing: EndpointListing, source: string): GeneratedModule {
   const skipped: string[] = [];
-  const byName = new Map<string, { methods: Set<string>; parameters: Record<string, ParamSpec> }>();
+  const byName = new Map<string, { methods: Set<string>; parameters: Map<string, ParamSpec> }>();
   const prefix = `/query/${graph}/`;
   for (const [key, entry] of Object.entries(listing)) {
     const [method = '', path = ''] = key.split(' ');
@@ -41,22 +44,34 @@ export function generateQueryModule(graph: string, listing: EndpointListing, sou
       continue;
     }
     if (method !== 'GET' && method !== 'POST') continue;
-    const seen = byName.get(name) ?? { methods: new Set<string>(), parameters: {} };
+    const seen = byName.get(name) ?? { methods: new Set<string>(), parameters: new Map<string, ParamSpec>() };
     seen.methods.add(method);
-    Object.assign(seen.parameters, entry?.parameters ?? {});
+    // A Map, not Object.assign: a parameter named `__proto__` is a name like any other, not a prototype.
+    for (const [param, spec] of Object.entries(entry?.parameters ?? {})) seen.parameters.set(param, spec);
     byName.set(name, seen);
   }
 
   const uses = new Set<string>(['CallOptions', 'TgbffClient']);
   const blocks: string[] = [];
   const queries: GeneratedModule['queries'] = [];
-  for (const [name, { methods, parameters }] of [...byName].sort(([a], [b]) => a.localeCompare(b))) {
+  // Every name the module declares, with who took it: a second query wanting it is skipped and said
+  // (`Foo` and `foo` both want `FooParams`; `delete` becomes `deleteQuery`, which a query may be named).
+  const taken = new Map<string, string>(MODULE_NAMES.map((n) => [n, 'the module']));
+  for (const [name, { methods, parameters }] of [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const fn = RESERVED.has(name) || taken.has(name) ? `${name}Query` : name;
+    const type = `${pascal(name)}Params`;
+    const clash = [fn, type].find((n) => taken.has(n));
+    if (clash !== undefined) {
+      skipped.push(`${name}: its name ${clash} is taken by ${taken.get(clash)}`);
+      continue;
+    }
+    taken.set(fn, `query ${name}`).set(type, `query ${name}`);
     const method = methods.has('GET') ? 'GET' : 'POST';
     const fields: Array<{ text: string; optional: boolean }> = [];
-    for (const [param, spec] of Object.entries(parameters).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [param, spec] of [...parameters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       // RESTPP lists the query's own name as a parameter `query`, and `<p>.type` beside an untyped vertex.
       if (param === 'query' && spec?.default === name) continue;
-      if (param.endsWith('.type') && Object.hasOwn(parameters, param.slice(0, -'.type'.length))) continue;
+      if (param.endsWith('.type') && parameters.has(param.slice(0, -'.type'.length))) continue;
       if (!IDENTIFIER.test(param)) {
         skipped.push(`${name}(${commentSafe(param)}): not a GSQL parameter name`);
         continue;
@@ -66,8 +81,6 @@ export function generateQueryModule(graph: string, listing: EndpointListing, sou
       const text = `  /** ${mapped.source} */\n  ${param}${mapped.optional ? '?' : ''}: ${mapped.ts};`;
       fields.push({ text, optional: mapped.optional });
     }
-    const fn = RESERVED.has(name) ? `${name}Query` : name;
-    const type = `${pascal(name)}Params`;
     const anyRequired = fields.some((f) => !f.optional);
     blocks.push(
       [

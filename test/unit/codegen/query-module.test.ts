@@ -120,4 +120,38 @@ describe('codegen: the module', () => {
     expect(text).not.toContain('a */ listing');
     expect(text).toContain('ok?: ParamValue;');
   });
+
+  it('when two queries would take one name, or a name the module uses, then the later one is skipped and said', () => {
+    const { text, queries, skipped } = generateQueryModule(
+      'social',
+      {
+        'GET /query/social/Foo': { parameters: {} },
+        'GET /query/social/foo': { parameters: {} },
+        'GET /query/social/delete': { parameters: {} },
+        'GET /query/social/deleteQuery': { parameters: {} },
+        'GET /query/social/GRAPH': { parameters: {} },
+        'GET /query/social/TgbffClient': { parameters: {} },
+      },
+      'listing',
+    );
+    // Sorted by code point: upper case first, so the outcome does not depend on the listing's order.
+    expect(queries.map((q) => q.name)).toEqual(['Foo', 'GRAPH', 'TgbffClient', 'delete', 'deleteQuery']);
+    expect(skipped).toEqual(['foo: its name FooParams is taken by query Foo']);
+    expect(text).toContain('export function deleteQuery<T = unknown>(');
+    expect(text).toContain('export function deleteQueryQuery<T = unknown>(');
+    expect(text).toContain('export function GRAPHQuery<T = unknown>(');
+    expect(text).toContain('export function TgbffClientQuery<T = unknown>(');
+    expect(text.match(/^export (function|type|const) (\w+)/gm)?.length).toBe(
+      new Set(text.match(/^export (function|type|const) (\w+)/gm)).size,
+    );
+  });
+
+  it('when a parameter is named __proto__, then it is a field like any other', () => {
+    const listing = JSON.parse(
+      '{"GET /query/social/q": {"parameters": {"__proto__": {"type": "INT", "min_count": 1}, "b": {"type": "STRING"}}}}',
+    ) as EndpointListing;
+    const { text } = generateQueryModule('social', listing, 'listing');
+    expect(text).toContain('/** INT */\n  __proto__: number;');
+    expect(text).toContain('/** STRING */\n  b?: string;');
+  });
 });
