@@ -138,6 +138,7 @@ async function main(): Promise<void> {
     metricsServer?.closeAllConnections();
     metricsServer?.close();
     await service.close();
+    audit.flush?.();
     await simulator?.close();
     logger.info('stopped');
     logger.flush?.();

@@ -22,7 +22,7 @@ export type AuditEvent =
   | { event: 'config.loaded'; settings: string[]; tracing: boolean; audit: 'stdout' | 'file' }
   | ({ event: 'login.succeeded'; address?: string } & AuditPrincipal)
   | { event: 'login.refused'; login: LoginKind; reason: 'invalid' | 'error'; address?: string }
-  | { event: 'login.limited'; login: LoginKind; address?: string }
+  | { event: 'login.limited'; login: LoginKind; address?: string; repeated?: number }
   | ({ event: 'logout' } & AuditPrincipal)
   | ({ event: 'session.ended'; reason: SessionEndReason } & Partial<AuditPrincipal> & { session: string })
   | { event: 'token.minted' | 'token.refreshed' | 'token.deleted'; result: 'ok' | 'error'; session?: string }
@@ -30,10 +30,12 @@ export type AuditEvent =
   | { event: 'secret.created' | 'secret.dropped'; alias: string; by: 'password_login' | 'admin'; user?: string }
   | {
       event: 'limiter.tripped';
-      limit: 'guess' | 'login_budget' | 'relay_concurrency' | 'quota';
+      limit: 'guess' | 'login_budget' | 'relay_concurrency' | 'quota' | 'audit';
       scope: string;
       route?: string;
       address?: string;
+      /** This many more of the same event in the window, not written one by one (audit-repeats.ts). */
+      repeated?: number;
     };
 
 export type AuditEventName = AuditEvent['event'];

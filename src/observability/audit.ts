@@ -1,5 +1,6 @@
 import { destination as pinoDestination, pino, type DestinationStream } from 'pino';
 import type { AuditEvent } from './audit-events.js';
+import { collapseRepeats, DEFAULT_REPEATS, type RepeatOptions } from './audit-repeats.js';
 import { REDACT_PATHS } from './logger.js';
 
 export type { AuditEvent };
@@ -11,6 +12,8 @@ export type { AuditEvent };
  */
 export interface Audit {
   emit(event: AuditEvent): void;
+  /** Writes the repeats still being counted (at shutdown). */
+  flush?(): void;
 }
 
 export interface AuditOptions {
@@ -18,11 +21,14 @@ export interface AuditOptions {
   file?: string;
   /** Where lines go instead (tests). */
   destination?: DestinationStream;
+  /** How a flood's repeated events are collapsed (audit-repeats.ts). */
+  repeats?: RepeatOptions;
 }
 
 /**
- * Written synchronously, line by line: audit events are few (logins, logouts, token calls, limits), and
- * a line must not be lost in a buffer when the process dies. The service's censor paths apply here too,
+ * Written synchronously, line by line: audit events are few (logins, logouts, token calls, limits; a
+ * flood's refusals are collapsed to a counted line per window), and a line must not be lost in a buffer
+ * when the process dies. The service's censor paths apply here too,
  * as a second line of defence: no event type has a field of those names.
  */
 export function createAudit(options: AuditOptions = {}): Audit {
@@ -42,7 +48,7 @@ export function createAudit(options: AuditOptions = {}): Audit {
     },
     destination,
   );
-  return { emit: (event) => logger.info(event) };
+  return collapseRepeats((event) => logger.info(event), options.repeats ?? DEFAULT_REPEATS);
 }
 
 /** An audit trail that drops everything, for library callers and tests that pass none. */

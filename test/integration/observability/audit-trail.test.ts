@@ -56,6 +56,16 @@ describe('the audit trail through the app', () => {
         ).status,
       );
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    // A flood of refused logins is one line per kind in the window, not a synchronous write each.
+    const flood = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        rig
+          .agent()
+          .post('/auth/login')
+          .send({ secret: `wrong-secret-x${i}` }),
+      ),
+    );
+    expect(new Set(flood.map((r) => r.status))).toEqual(new Set([429]));
 
     const text = rig.audit();
     expect(schema.problems(text)).toEqual([]);
@@ -84,6 +94,8 @@ describe('the audit trail through the app', () => {
     expect(ends[1]!.session).toBe(logins[1]!.session);
     expect(events.filter((e) => e.event === 'login.refused')).toHaveLength(3);
     expect(events.find((e) => e.event === 'limiter.tripped')).toMatchObject({ limit: 'guess', route: 'login' });
+    expect(events.filter((e) => e.event === 'login.limited')).toHaveLength(1);
+    expect(events.filter((e) => e.event === 'limiter.tripped')).toHaveLength(1);
 
     // The leak scan: no secret, password, session id, cookie or token in any event.
     const tokens = rig.sim.tokens().map((t) => t.token);
