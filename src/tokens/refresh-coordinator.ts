@@ -18,6 +18,8 @@ export interface EnsureRequest {
   seen: TokenState | null;
   /** A token the data server refused: never returned, never refreshed; deleted upstream once replaced. */
   rejected?: string;
+  /** The graph the session's login named: every token of the session is minted for it. */
+  graph?: string;
 }
 
 /** The refused token was itself minted as a replacement within the re-mint window: no further mint. */
@@ -68,8 +70,8 @@ export function createRefreshCoordinator(deps: {
     // A rotated credential (an IdP's newer refresh token) supersedes the session's own from then on.
     const credential = current?.renewWith ?? req.credential;
     const grant: RenewableGrant = refreshable
-      ? await upstream.refresh(credential, refreshable.token)
-      : await upstream.mint(credential, 'session');
+      ? await upstream.refresh(credential, refreshable.token, req.graph)
+      : await upstream.mint(credential, 'session', req.graph);
     const replacing = req.rejected !== undefined && refreshable === null;
     const renewWith = grant.renewWith ?? current?.renewWith;
     const state: TokenState = {

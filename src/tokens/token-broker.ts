@@ -21,15 +21,22 @@ export interface TokenBroker {
   /** Stores a grant for a session (after login regenerated the sid). */
   adopt(sid: string, grant: TokenGrant, sessionTtlMs: number): Promise<void>;
   /**
-   * A token valid now and not due for refresh, minting/refreshing under single-flight. When the
+   * A token valid now and not due for refresh, minting/refreshing under single-flight, for `graph` (the
+   * graph the session's login named, so a refresh or re-mint never widens the token to all graphs). When the
    * refresh cannot be done right now, a due but unexpired token is returned rather than an error.
    */
-  token(sid: string, credential: string, sessionTtlMs: number): Promise<TokenState>;
+  token(sid: string, credential: string, sessionTtlMs: number, graph?: string): Promise<TokenState>;
   /**
    * Upstream refused `token` itself: mint once (single-flight), delete the refused one upstream, return
    * the new state; null when that token was itself minted within the re-mint window (no pile-up).
    */
-  replaceRejected(sid: string, credential: string, token: string, sessionTtlMs: number): Promise<TokenState | null>;
+  replaceRejected(
+    sid: string,
+    credential: string,
+    token: string,
+    sessionTtlMs: number,
+    graph?: string,
+  ): Promise<TokenState | null>;
   /**
    * Session end: delete the token upstream (a missing token is fine) and the token state; true when a
    * token was deleted upstream. With keepOnFailure (the sweeper, which retries) a failed delete keeps the state.
@@ -142,21 +149,34 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
       await deps.tokens.set(sid, state, stateTtlMs(grant.expiresAt, now(), grace(sessionTtlMs)));
     },
 
-    async token(sid, credential, sessionTtlMs) {
+    async token(sid, credential, sessionTtlMs, graph) {
       const seen = await (memo ? memo.read(sid, () => deps.tokens.get(sid)) : deps.tokens.get(sid));
       // A token that already lasts as long as its session needs no refresh: one would outlive the session.
       if (fresh(seen) || lastsSession(seen, sessionTtlMs)) return seen!;
       const since = memo?.now() ?? 0;
       const state = await shared(sid, () =>
-        coordinator.ensure({ sid, credential, sessionTtlMs: grace(sessionTtlMs), seen }),
+        coordinator.ensure({
+          sid,
+          credential,
+          sessionTtlMs: grace(sessionTtlMs),
+          seen,
+          ...(graph !== undefined && { graph }),
+        }),
       );
       memo?.remember(sid, state, since);
       return state;
     },
 
-    async replaceRejected(sid, credential, token, sessionTtlMs) {
+    async replaceRejected(sid, credential, token, sessionTtlMs, graph) {
       memo?.forget(sid);
-      const request = { sid, credential, sessionTtlMs: grace(sessionTtlMs), seen: null, rejected: token };
+      const request = {
+        sid,
+        credential,
+        sessionTtlMs: grace(sessionTtlMs),
+        seen: null,
+        rejected: token,
+        ...(graph !== undefined && { graph }),
+      };
       try {
         const joined = await shared(sid, () => coordinator.ensure(request));
         if (joined.token !== token) return joined;

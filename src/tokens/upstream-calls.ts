@@ -8,8 +8,11 @@ import { mapUpstreamError, type TokenPhase } from './map-upstream-error.js';
 export interface UpstreamCalls {
   /** `graph` (a login's): TigerGraph checks the secret against it (3.5+), a refusal is graph_not_found. */
   mint(secret: string, phase: TokenPhase, graph?: string): Promise<TokenGrant>;
-  /** PUT with new expiry = now + lifetime; a token that is gone upstream is replaced by a POST. */
-  refresh(secret: string, token: string): Promise<TokenGrant>;
+  /**
+   * PUT with new expiry = now + lifetime; a token that is gone upstream is replaced by a POST. `graph` (the
+   * session's): every mint of a session is for the graph its login named, re-mints and 4.1+ refreshes too.
+   */
+  refresh(secret: string, token: string, graph?: string): Promise<TokenGrant>;
   /** DELETE; a token that is already gone, or died with its secret, counts as deleted. */
   remove(secret: string, token: string): Promise<void>;
 }
@@ -66,11 +69,15 @@ export function createUpstreamCalls(deps: {
 
   return {
     mint,
-    async refresh(secret, token) {
+    async refresh(secret, token, graph) {
       try {
-        return await counted('refresh', () => api.refreshToken(secret, token, lifetimeSec));
+        return await counted('refresh', () =>
+          graph === undefined
+            ? api.refreshToken(secret, token, lifetimeSec)
+            : api.refreshToken(secret, token, lifetimeSec, { graph }),
+        );
       } catch (err) {
-        if (kindOf(err) === 'token_not_found') return mint(secret, 'session');
+        if (kindOf(err) === 'token_not_found') return mint(secret, 'session', graph);
         throw mapUpstreamError(err, 'session');
       }
     },

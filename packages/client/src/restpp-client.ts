@@ -58,8 +58,14 @@ export function createTokenApi(opts: ClientOptions): TokenClient {
         // ≤3.4 takes no graph with a secret (the query form has none); the token is for the secret's graph.
         ...(options?.graph !== undefined && caps.graphWithSecret !== 'none' && { graph: options.graph }),
       }),
-    refreshToken: (secret, token, lifetime) =>
-      grant('refresh', { secret: required(secret, 'secret'), token: required(token, 'token'), lifetime }),
+    refreshToken: (secret, token, lifetime, options) =>
+      grant('refresh', {
+        secret: required(secret, 'secret'),
+        token: required(token, 'token'),
+        lifetime,
+        // A refresh on the wire (PUT, before 4.1) keeps the token's own graph; a 4.1+ "refresh" is a mint.
+        ...(options?.graph !== undefined && !caps.refreshOnWire && { graph: options.graph }),
+      }),
     async deleteToken(secret, token) {
       const params = { secret: required(secret, 'secret'), token: required(token, 'token') };
       const { status, text } = await call('delete', params);

@@ -20,8 +20,11 @@ export interface TokenApi {
    * that the secret is not for, throws kind 'graph_not_found'. ≤3.4 cannot send a graph with a secret.
    */
   requestToken(secret: string, lifetime?: number, options?: { graph?: string }): Promise<TokenGrant>;
-  /** New expiry = now + lifetime. On 4.1+ (no refresh on the wire) this mints a new token. */
-  refreshToken(secret: string, token: string, lifetime?: number): Promise<TokenGrant>;
+  /**
+   * New expiry = now + lifetime. On 4.1+ (no refresh on the wire) this mints a new token, for `graph` when
+   * given (as the first was minted: without it, a 4.1+ secret's token reaches every graph of its user).
+   */
+  refreshToken(secret: string, token: string, lifetime?: number, options?: { graph?: string }): Promise<TokenGrant>;
   /** Throws TigerGraphError with kind 'token_not_found' when the token does not exist. */
   deleteToken(secret: string, token: string): Promise<void>;
 }

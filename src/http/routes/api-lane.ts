@@ -98,10 +98,12 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
         deps.audit?.emit({ event: 'token.reminted', session: deps.describe(live.sid, live.tg).session });
       return s?.token ?? null;
     };
+    // Every token of the session is for the graph its login named (a 4.1+ refresh is a mint).
+    const graph = live.tg.graph ?? undefined;
     const auth: RelayAuth = {
-      token: () => source.token(live.sid, live.credential, live.remainingMs).then((s) => s.token, ending),
+      token: () => source.token(live.sid, live.credential, live.remainingMs, graph).then((s) => s.token, ending),
       rejected: (token) =>
-        source.replaceRejected(live.sid, live.credential, token, live.remainingMs).then(reminted, ending),
+        source.replaceRejected(live.sid, live.credential, token, live.remainingMs, graph).then(reminted, ending),
     };
     await relay.handle(req, res, {
       auth,
