@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../../observability/logger.js';
+import { flatLineLogger, type FlatLine, type Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Histogram } from 'prom-client';
 import type { TraceSpan } from '../../observability/tracing.js';
@@ -25,8 +25,10 @@ export interface AccessLogDeps {
  */
 export function logAccess(deps: AccessLogDeps): Step {
   const observe = deps.metrics ? requestHistogram(deps.metrics.httpDuration) : undefined;
+  // Every field of the line is a string, number or boolean, so the top-level censor is all that applies.
+  const lines = flatLineLogger(deps.logger);
   return (req, res, ctx) => {
-    trackAccess(deps, observe, req, res, ctx);
+    trackAccess(lines, deps.describe, observe, req, res, ctx);
   };
 }
 
@@ -76,13 +78,13 @@ export function queryNameOf(path: string): string | undefined {
 }
 
 function trackAccess(
-  deps: AccessLogDeps,
+  lines: ReturnType<typeof flatLineLogger>,
+  describe: DescribePrincipal | undefined,
   observe: Observe | undefined,
   req: IncomingMessage,
   res: ServerResponse,
   ctx: RequestContext,
 ): void {
-  const { logger, describe } = deps;
   const started = process.hrtime.bigint();
   const bytes = countBodyBytes(res);
   let done = false;
@@ -96,21 +98,24 @@ function trackAccess(
     const query = ctx.lane === 'api' ? queryNameOf(ctx.path) : undefined;
     const span = ctx.span;
     if (span !== undefined) endRequestSpan(span, req, res, ctx, aborted, principal, query);
-    logger.info(
-      {
-        requestId: ctx.requestId,
-        method: req.method,
-        route: ctx.route ?? ctx.path,
-        status: res.statusCode,
-        durationMs: Math.round(elapsed / 1e4) / 100,
-        bytes: bytes(),
-        ...(aborted && { aborted: true }),
-        ...principal,
-        ...(query !== undefined && { query }),
-        ...(span !== undefined && { traceId: span.traceId }),
-      },
-      'request',
-    );
+    // One shape for every line (absent fields undefined, which pino leaves out): no object spreads, whose
+    // varying shapes made the line's serialisation several times slower.
+    const line: FlatLine = {
+      requestId: ctx.requestId,
+      method: req.method,
+      route: ctx.route ?? ctx.path,
+      status: res.statusCode,
+      durationMs: Math.round(elapsed / 1e4) / 100,
+      bytes: bytes(),
+      aborted: aborted || undefined,
+      login: principal?.login,
+      user: principal?.user,
+      graph: principal?.graph,
+      session: principal?.session,
+      query,
+      traceId: span?.traceId,
+    };
+    lines.info(line, 'request');
   };
   res.once('finish', () => finish(false));
   res.once('close', () => finish(!res.writableFinished));
