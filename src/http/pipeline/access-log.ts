@@ -45,20 +45,24 @@ type Observe = (
 
 /**
  * The histogram's children, looked up once per label set (routes × methods × classes, a few hundred at
- * most) instead of prom-client hashing the label object on every request.
+ * most) instead of prom-client hashing the label object on every request: by route, then method (both
+ * strings the service chose, so the maps hash them once), then the status class as an array index (0 for
+ * an abort), with no key text built per request.
  */
 function requestHistogram(histogram: Histogram<'route' | 'method' | 'status_class'>): Observe {
-  const children = new Map<string, { observe(value: number): void }>();
+  type Child = { observe(value: number): void };
+  const byRoute = new Map<string, Map<string, Child[]>>();
   return (route, method, status, aborted, seconds) => {
     const r = route ?? 'other';
     const m = method !== undefined && HTTP_METHODS.has(method) ? method : 'other';
-    const c = aborted ? 'aborted' : `${Math.floor(status / 100)}xx`;
-    const key = `${r} ${m} ${c}`;
-    let child = children.get(key);
-    if (child === undefined) {
-      child = histogram.labels({ route: r, method: m, status_class: c });
-      children.set(key, child);
-    }
+    const c = aborted ? 0 : Math.floor(status / 100);
+    let byMethod = byRoute.get(r);
+    if (byMethod === undefined) byRoute.set(r, (byMethod = new Map<string, Child[]>()));
+    let children = byMethod.get(m);
+    if (children === undefined) byMethod.set(m, (children = []));
+    let child = children[c];
+    if (child === undefined)
+      child = children[c] = histogram.labels({ route: r, method: m, status_class: c === 0 ? 'aborted' : `${c}xx` });
     child.observe(seconds);
   };
 }
