@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../../observability/logger.js';
+import { flatLineLogger, type FlatLine, type Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Histogram } from 'prom-client';
 import type { TraceSpan } from '../../observability/tracing.js';
@@ -25,8 +25,10 @@ export interface AccessLogDeps {
  */
 export function logAccess(deps: AccessLogDeps): Step {
   const observe = deps.metrics ? requestHistogram(deps.metrics.httpDuration) : undefined;
+  // Every field of the line is a string, number or boolean, so the top-level censor is all that applies.
+  const lines = flatLineLogger(deps.logger);
   return (req, res, ctx) => {
-    trackAccess(deps, observe, req, res, ctx);
+    trackAccess(lines, deps.describe, observe, req, res, ctx);
   };
 }
 
@@ -43,20 +45,24 @@ type Observe = (
 
 /**
  * The histogram's children, looked up once per label set (routes × methods × classes, a few hundred at
- * most) instead of prom-client hashing the label object on every request.
+ * most) instead of prom-client hashing the label object on every request: by route, then method (both
+ * strings the service chose, so the maps hash them once), then the status class as an array index (0 for
+ * an abort), with no key text built per request.
  */
 function requestHistogram(histogram: Histogram<'route' | 'method' | 'status_class'>): Observe {
-  const children = new Map<string, { observe(value: number): void }>();
+  type Child = { observe(value: number): void };
+  const byRoute = new Map<string, Map<string, Child[]>>();
   return (route, method, status, aborted, seconds) => {
     const r = route ?? 'other';
     const m = method !== undefined && HTTP_METHODS.has(method) ? method : 'other';
-    const c = aborted ? 'aborted' : `${Math.floor(status / 100)}xx`;
-    const key = `${r} ${m} ${c}`;
-    let child = children.get(key);
-    if (child === undefined) {
-      child = histogram.labels({ route: r, method: m, status_class: c });
-      children.set(key, child);
-    }
+    const c = aborted ? 0 : Math.floor(status / 100);
+    let byMethod = byRoute.get(r);
+    if (byMethod === undefined) byRoute.set(r, (byMethod = new Map<string, Child[]>()));
+    let children = byMethod.get(m);
+    if (children === undefined) byMethod.set(m, (children = []));
+    let child = children[c];
+    if (child === undefined)
+      child = children[c] = histogram.labels({ route: r, method: m, status_class: c === 0 ? 'aborted' : `${c}xx` });
     child.observe(seconds);
   };
 }
@@ -76,13 +82,13 @@ export function queryNameOf(path: string): string | undefined {
 }
 
 function trackAccess(
-  deps: AccessLogDeps,
+  lines: ReturnType<typeof flatLineLogger>,
+  describe: DescribePrincipal | undefined,
   observe: Observe | undefined,
   req: IncomingMessage,
   res: ServerResponse,
   ctx: RequestContext,
 ): void {
-  const { logger, describe } = deps;
   const started = process.hrtime.bigint();
   const bytes = countBodyBytes(res);
   let done = false;
@@ -96,21 +102,24 @@ function trackAccess(
     const query = ctx.lane === 'api' ? queryNameOf(ctx.path) : undefined;
     const span = ctx.span;
     if (span !== undefined) endRequestSpan(span, req, res, ctx, aborted, principal, query);
-    logger.info(
-      {
-        requestId: ctx.requestId,
-        method: req.method,
-        route: ctx.route ?? ctx.path,
-        status: res.statusCode,
-        durationMs: Math.round(elapsed / 1e4) / 100,
-        bytes: bytes(),
-        ...(aborted && { aborted: true }),
-        ...principal,
-        ...(query !== undefined && { query }),
-        ...(span !== undefined && { traceId: span.traceId }),
-      },
-      'request',
-    );
+    // One shape for every line (absent fields undefined, which pino leaves out): no object spreads, whose
+    // varying shapes made the line's serialisation several times slower.
+    const line: FlatLine = {
+      requestId: ctx.requestId,
+      method: req.method,
+      route: ctx.route ?? ctx.path,
+      status: res.statusCode,
+      durationMs: Math.round(elapsed / 1e4) / 100,
+      bytes: bytes(),
+      aborted: aborted || undefined,
+      login: principal?.login,
+      user: principal?.user,
+      graph: principal?.graph,
+      session: principal?.session,
+      query,
+      traceId: span?.traceId,
+    };
+    lines.info(line, 'request');
   };
   res.once('finish', () => finish(false));
   res.once('close', () => finish(!res.writableFinished));
