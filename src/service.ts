@@ -14,6 +14,7 @@ import type { Tracing } from './observability/tracing.js';
 import { silentAudit, type Audit } from './observability/audit.js';
 import { logIds } from './observability/log-ids.js';
 import { describePrincipal } from './http/session/principal.js';
+import { Gauge } from 'prom-client';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { DEFAULT_RELAY_ALLOW, parseRelayAllow } from './relay/allowlist.js';
 import { createRelay } from './relay/relay.js';
@@ -99,6 +100,16 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     { redis: config.redis, idleTimeoutSeconds: config.session.idleTimeoutSeconds },
     { cipher, metrics, logger },
   );
+  const { waiting } = stores;
+  if (waiting)
+    new Gauge({
+      name: 'tgbff_store_waiting_commands',
+      help: 'Store commands waiting for a lost Redis connection to come back (STORE_FAILOVER_WAIT_MS)',
+      registers: [metrics.registry],
+      collect() {
+        this.set(waiting());
+      },
+    });
 
   const tls = config.tigergraph.ca ? trustAlso(config.tigergraph.ca) : undefined;
   const restppOrigin = new URL(upstream.restppUrl).origin;

@@ -87,6 +87,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     secretDrops: createRedisSecretDrops({ redis, keys, guard }),
     oidc: createRedisOidcStores({ redis, keys, guard }),
     redis,
+    ...(options.failover && { waiting: options.failover.waiting }),
     async ping() {
       // A lost connection within the wait bound is a failover being ridden out: still ready (no PING, which
       // would wait for it). A connected but frozen Redis is pinged and fails at the command timeout.

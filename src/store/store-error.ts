@@ -1,3 +1,4 @@
+import { ClientLeftError } from './redis/failover-wait.js';
 import { AppError } from '../errors.js';
 
 /** The part of the service metrics the stores touch; optional so library callers can skip metrics. */
@@ -22,7 +23,8 @@ export function createGuard(metrics?: StoreMetrics): Guard {
     try {
       return await op();
     } catch (err) {
-      metrics?.redisErrors.inc();
+      // A command dropped because its client left never reached Redis: not a Redis error.
+      if (!(err instanceof ClientLeftError)) metrics?.redisErrors.inc();
       throw storeUnavailable(err);
     }
   };

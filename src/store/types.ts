@@ -126,6 +126,8 @@ export interface Stores {
    * their counters on it (rate-limiter-flexible and their lease scripts), so they need the client itself.
    */
   redis?: RedisClient;
+  /** Store commands waiting for a lost Redis connection right now (failover-wait.ts); absent in memory mode. */
+  waiting?(): number;
   /** Resolves if storage answers, rejects otherwise (for readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

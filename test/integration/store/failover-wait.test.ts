@@ -7,7 +7,13 @@ import { createLogger } from '../../../src/observability/logger.js';
 import { createCipher } from '../../../src/crypto/crypto.js';
 import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis/client.js';
-import { rideOutFailover, type FailoverWait } from '../../../src/store/redis/failover-wait.js';
+import { EventEmitter } from 'node:events';
+import {
+  ClientLeftError,
+  issuedFor,
+  rideOutFailover,
+  type FailoverWait,
+} from '../../../src/store/redis/failover-wait.js';
 import type { Stores } from '../../../src/store/types.js';
 import { poll } from '../../helpers/poll.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
@@ -50,7 +56,72 @@ afterAll(async () => {
   await server.stop();
 });
 
+/** A response as the wait sees it: `leave()` is the client going away, `finish()` the answer sent in full. */
+class FakeResponse extends EventEmitter {
+  destroyed = false;
+  writableFinished = false;
+  leave(): void {
+    this.destroyed = true;
+    this.emit('close');
+  }
+  finish(): void {
+    this.writableFinished = true;
+    this.destroyed = true;
+    this.emit('close');
+  }
+}
+
 describe('store commands ride out a lost Redis connection', () => {
+  test('when the client of a waiting command leaves, then its slot is free at once and the command is never sent; a finished answer keeps its command waiting', async () => {
+    const { redis, failover, stores } = await rig(10_000, 3);
+    try {
+      await redis.set('fw:left', '0');
+      await redis.set('fw:stays', '0');
+      await redis.save();
+      await server.kill();
+      await poll(async () => redis.status !== 'ready', 5000, 'the client to notice the kill');
+      const leaving = new FakeResponse();
+      const finished = new FakeResponse();
+      const abandoned = [1, 2].map(() =>
+        timed(
+          Date.now(),
+          issuedFor(leaving, () => redis.incr('fw:left')),
+        ),
+      );
+      const kept = timed(
+        Date.now(),
+        issuedFor(finished, () => redis.incr('fw:stays')),
+      );
+      expect(failover.waiting()).toBe(3);
+      // The cap is full: one more fails at once.
+      const refused = await timed(Date.now(), redis.get('fw:stays'));
+      expect(refused.ok).toBe(false);
+
+      leaving.leave();
+      expect(failover.waiting()).toBe(1);
+      for (const a of await Promise.all(abandoned)) expect(a.ok === false && a.error).toBeInstanceOf(ClientLeftError);
+      // A client already gone never waits at all.
+      const late = await timed(
+        Date.now(),
+        issuedFor(leaving, () => redis.incr('fw:left')),
+      );
+      expect(late.ok === false && late.error).toBeInstanceOf(ClientLeftError);
+      expect(failover.waiting()).toBe(1);
+      // An answer sent in full is no client leaving: its command (a touch after the answer) still goes.
+      finished.finish();
+      expect(failover.waiting()).toBe(1);
+
+      await server.restart();
+      expect(await kept).toMatchObject({ ok: true, value: 1 });
+      expect(failover.waiting()).toBe(0);
+      await sleep(200);
+      // The abandoned INCRs never reached Redis, not even once the connection was back.
+      expect(await redis.get('fw:left')).toBe('0');
+    } finally {
+      await stores.close();
+    }
+  }, 20_000);
+
   test('when Redis is killed and back within the bound, then commands issued meanwhile succeed once it is back and readiness stays ready', async () => {
     const { redis, failover, stores } = await rig(4000, 100);
     try {
