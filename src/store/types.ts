@@ -1,3 +1,4 @@
+import type { SessionCache } from './redis/session-cache.js';
 import type { DueQueue } from './due-queue.js';
 import type { RedisClient } from './redis/client.js';
 import type { OidcStores } from './oidc-stores.js';
@@ -126,6 +127,8 @@ export interface Stores {
    * their counters on it (rate-limiter-flexible and their lease scripts), so they need the client itself.
    */
   redis?: RedisClient;
+  /** The session cache (Redis standalone and Sentinel with SESSION_CACHE on): its state, for tests and metrics. */
+  sessionCache?: SessionCache;
   /** Resolves if storage answers, rejects otherwise (for readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
