@@ -88,8 +88,6 @@ export function createSessionCache(deps: {
   const retryMs = options.retryMs ?? 250;
   const cache = new LRUCache<string, string>({ max: options.max, ttl: options.ttlMs, ttlAutopurge: false });
   const pending = new Map<string, Pending>();
-  const sessionPrefix = keys.session('\u0000').split('\u0000')[0] ?? '';
-  const tombstonePrefix = keys.tombstone('\u0000').split('\u0000')[0] ?? '';
 
   let epoch = 0;
   let invalidationSeq = 0;
@@ -106,9 +104,14 @@ export function createSessionCache(deps: {
   const connections = [redis, tracker, invalidations];
   const reportSize = () => metrics?.size.set(cache.size);
 
+  /** The sid of a session or tombstone key (`<prefix>sess:{sid}`, `<prefix>dead:{sid}`); else undefined. */
   const sidOf = (key: string): string | undefined => {
-    for (const prefix of [sessionPrefix, tombstonePrefix]) {
-      if (key.startsWith(`${prefix}{`) && key.endsWith('}')) return key.slice(prefix.length + 1, -1);
+    for (const keyOf of [keys.session, keys.tombstone]) {
+      const empty = keyOf('');
+      const [head, tail] = [empty.slice(0, empty.indexOf('{') + 1), empty.slice(empty.indexOf('{') + 1)];
+      if (key.length <= empty.length || !key.startsWith(head) || !key.endsWith(tail)) continue;
+      const sid = key.slice(head.length, key.length - tail.length);
+      if (keyOf(sid) === key) return sid;
     }
     return undefined;
   };
