@@ -259,7 +259,7 @@ export function createSessionCache(deps: {
           .pttl(keys.session(sid))
           .exec();
         const [[mgetErr, pair], [pttlErr, pttl]] = replies as [[Error | null, SessionPair], [Error | null, number]];
-        if (mgetErr || pttlErr) throw mgetErr ?? pttlErr;
+        if (mgetErr || pttlErr) throw new Error('tracked read failed', { cause: mgetErr ?? pttlErr });
         keep(sid, pair, pttl, startEpoch, startSeq);
         return pair;
       } catch {
