@@ -73,7 +73,6 @@ describe('the session cache over three instances', () => {
       instances: 3,
       label: 'multi-session-cache',
       env: {
-        ...(process.env.X27OFF && { SESSION_CACHE: 'false' }),
         LOGIN_RATE_LIMIT: '1000',
         LOGIN_ADDRESS_BUDGET: '1000',
         LOGIN_CREDENTIAL_BUDGET: '1000',
