@@ -53,6 +53,8 @@ let prefix: string;
 let watch: CommandWatch;
 let admin: Redis;
 const open: Instance[] = [];
+/** Run after the instances closed (a proxy in front of one must outlive its connections). */
+const cleanups: Array<() => Promise<void>> = [];
 
 async function instance(url = server.url): Promise<Instance> {
   const redis = createRedisClient({ mode: 'standalone', url });
@@ -87,6 +89,7 @@ beforeEach(async () => {
 afterEach(async () => {
   watch.stop();
   await Promise.all(open.splice(0).map((i) => i.stores.close()));
+  for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
 async function newSession(on: Instance): Promise<string> {
@@ -184,25 +187,22 @@ test("when this instance touches the session, then the touch's invalidation leav
 test('when an invalidation overtakes the reply of a read in flight, then that reply is not cached', async () => {
   // A proxy in front of A's Redis that can hold back what Redis answers on the tracked connection only.
   const proxy = await holdingProxy(server.port);
-  try {
-    const a = await instance(proxy.url);
-    const b = await instance();
-    const sid = await newSession(b);
-    proxy.hold(true);
-    const reading = a.stores.sessionStore.get(sid); // A's read: sent, its answer held in the proxy
-    await proxy.heldSomething();
-    const invalidated = a.seen.next('key');
-    await b.stores.sessionStore.set(sid, sessionExpiringIn(100_000, { graph: 'changed' }));
-    await invalidated; // the invalidation came on A's other connection, ahead of the reply
-    proxy.hold(false);
-    expect(await reading).toMatchObject({ graph: 'social' }); // the old answer, for the request in flight
-    // …but not kept: the next load reads again and sees the write.
-    await watch.reset();
-    expect(await a.stores.sessionStore.get(sid)).toMatchObject({ graph: 'changed' });
-    expect((await watch.commands()).map(([name]) => name)).toContain('mget');
-  } finally {
-    await proxy.close();
-  }
+  cleanups.push(() => proxy.close());
+  const a = await instance(proxy.url);
+  const b = await instance();
+  const sid = await newSession(b);
+  proxy.hold(true);
+  const reading = a.stores.sessionStore.get(sid); // A's read: sent, its answer held in the proxy
+  await proxy.heldSomething();
+  const invalidated = a.seen.next('key');
+  await b.stores.sessionStore.set(sid, sessionExpiringIn(100_000, { graph: 'changed' }));
+  await invalidated; // the invalidation came on A's other connection, ahead of the reply
+  proxy.hold(false);
+  expect(await reading).toMatchObject({ graph: 'social' }); // the old answer, for the request in flight
+  // …but not kept: the next load reads again and sees the write.
+  await watch.reset();
+  expect(await a.stores.sessionStore.get(sid)).toMatchObject({ graph: 'changed' });
+  expect((await watch.commands()).map(([name]) => name)).toContain('mget');
 });
 
 test('when the invalidation connection is killed under load, then the cache is flushed and nothing stale is served', async () => {
