@@ -14,16 +14,21 @@ export interface SessionCacheOptions {
   ttlMs: number;
   /** How often the invalidation connection is pinged; no answer within the command timeout flushes. */
   heartbeatMs?: number;
-  /** Wait before trying to set tracking up again after a failed attempt. */
+  /** Wait before trying to set tracking up again after a failed attempt (doubling, to 30 s). */
   retryMs?: number;
+  /** How long the set-up's probe invalidation may take before the attempt counts as failed. */
+  probeTimeoutMs?: number;
 }
 
 export const DEFAULT_SESSION_CACHE: SessionCacheOptions = { max: 10_000, ttlMs: 60_000 };
 
 /** What the cache reports (observability/metrics.ts has them as Prometheus series). */
 export interface SessionCacheMetrics {
-  /** result = hit | miss (read from Redis, tracked) | bypass (tracking not established: read as without cache). */
-  lookups: { inc(labels: { result: 'hit' | 'miss' | 'bypass' }): void };
+  /**
+   * result = hit | miss (read from Redis, tracked) | shared (joined a read in flight for the same session) |
+   * bypass (tracking not established: read as without cache).
+   */
+  lookups: { inc(labels: { result: 'hit' | 'miss' | 'shared' | 'bypass' }): void };
   /** kind = key (Redis said a key changed) | flush (everything dropped: connection lost, null invalidation). */
   invalidations: { inc(labels: { kind: 'key' | 'flush' }): void };
   size: { set(value: number): void };
@@ -46,13 +51,16 @@ export interface SessionCache {
   close(): void;
 }
 
-interface Pending {
-  count: number;
-  /** The invalidation sequence number of the last invalidation of this sid while reads were in flight. */
-  lastInvalidation: number;
+/** A tracked read in flight; concurrent misses of one session share it while nothing invalidated it. */
+interface Flight {
+  answer: Promise<SessionPair>;
+  epoch: number;
+  /** An invalidation of its session (or a flush) arrived after it was sent: its reply is not kept. */
+  invalidated: boolean;
 }
 
 const NOOP = (): void => undefined;
+const MAX_RETRY_MS = 30_000;
 
 /**
  * Server-assisted client-side caching of session records (Redis 6+ CLIENT TRACKING, default mode with
@@ -64,8 +72,9 @@ const NOOP = (): void => undefined;
  *
  * Rules (Redis's own for client-side caching):
  * - A read in flight when an invalidation of its key arrives is not cached (the invalidation may overtake
- *   the reply, as it comes on the other connection): reads mark their sid pending, invalidations note the
- *   sequence number on a pending sid, and a reply older than the last invalidation is returned but not kept.
+ *   the reply, as it comes on the other connection): a read is registered per sid while in flight, an
+ *   invalidation marks it, and a marked read's reply is returned but not kept. Concurrent misses of one
+ *   session share the unmarked read in flight (one round trip for a burst).
  * - Any of the three connections closing, a null invalidation or a missed heartbeat flushes everything and
  *   bumps the epoch: replies of reads started in an older epoch are not kept. Until tracking is set up again
  *   on the current connections (and confirmed to redirect to our subscriber on the same server), reads
@@ -87,20 +96,26 @@ export function createSessionCache(deps: {
   const heartbeatMs = options.heartbeatMs ?? 1000;
   const retryMs = options.retryMs ?? 250;
   const cache = new LRUCache<string, string>({ max: options.max, ttl: options.ttlMs, ttlAutopurge: false });
-  const pending = new Map<string, Pending>();
+  const pending = new Map<string, Flight>();
 
   let epoch = 0;
-  let invalidationSeq = 0;
   let ready = false;
   let closed = false;
   let attempt = 0;
   let settingUp = false;
   let waiters: Array<() => void> = [];
-  /** The current subscriber connection's id and name, once it is subscribed; cleared when it closes. */
-  let subscribed: { id: string; name: string } | undefined;
+  /** The current subscriber connection's id, once it is subscribed; cleared when it closes. */
+  let subscribed: string | undefined;
 
   const tracker = redis.duplicate({ lazyConnect: true, enableOfflineQueue: false, connectionName: 'tgbff-tracked' });
-  const invalidations = redis.duplicate({ lazyConnect: true, enableOfflineQueue: false, autoResubscribe: false });
+  const invalidations = redis.duplicate({
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    autoResubscribe: false,
+    connectionName: 'tgbff-invalidations',
+  });
+  const probePrefix = keys.cacheProbe('');
+  const probeTimeoutMs = options.probeTimeoutMs ?? 2000;
   const connections = [redis, tracker, invalidations];
   const reportSize = () => metrics?.size.set(cache.size);
 
@@ -117,28 +132,28 @@ export function createSessionCache(deps: {
   };
 
   const invalidate = (sid: string): void => {
-    invalidationSeq += 1;
-    const entry = pending.get(sid);
-    if (entry) entry.lastInvalidation = invalidationSeq;
+    const flight = pending.get(sid);
+    if (flight) flight.invalidated = true;
     if (cache.delete(sid)) reportSize();
   };
 
   const flush = (why: string): void => {
     epoch += 1;
-    invalidationSeq += 1;
-    for (const entry of pending.values()) entry.lastInvalidation = invalidationSeq;
+    for (const flight of pending.values()) flight.invalidated = true;
     cache.clear();
     reportSize();
     metrics?.invalidations.inc({ kind: 'flush' });
-    if (ready) logger?.info({ reason: why }, 'session cache flushed; bypassed until tracking is set up again');
+    logger?.info({ reason: why }, 'session cache flushed');
   };
 
   const lost = (why: string) => () => {
     const wasReady = ready;
     ready = false;
     attempt += 1;
-    if (wasReady || cache.size > 0) flush(why);
-    else epoch += 1;
+    if (wasReady || cache.size > 0) {
+      flush(why);
+      logger?.info('session cache bypassed until tracking is set up again');
+    } else epoch += 1;
   };
 
   invalidations.on('messageBuffer', (channel: Buffer, message: Buffer | Buffer[] | null) => {
@@ -149,12 +164,22 @@ export function createSessionCache(deps: {
       return;
     }
     for (const raw of Array.isArray(message) ? message : [message]) {
-      const sid = sidOf(raw.toString());
+      const key = raw.toString();
+      if (probe?.key === key) {
+        probe.arrived();
+        continue;
+      }
+      if (key.startsWith(probePrefix)) continue; // an earlier set-up's probe
+      const sid = sidOf(key);
       metrics?.invalidations.inc({ kind: 'key' });
       if (sid === undefined) flush('invalidation of an unexpected key');
       else invalidate(sid);
     }
   });
+
+  /** The probe of the set-up in progress: its key, and what to call when its invalidation arrives. */
+  let probe: { key: string; arrived: () => void } | undefined;
+  let failures = 0;
 
   const setUp = async (): Promise<void> => {
     if (settingUp || closed || ready) return;
@@ -162,40 +187,60 @@ export function createSessionCache(deps: {
     settingUp = true;
     const mine = attempt;
     try {
-      // The subscriber is named with a fresh random name, so the tracker can confirm that the id it
-      // redirects to is this very connection on the very server it reads from (ids are per server).
       // A subscriber still connected (only another connection dropped) is kept as it is.
       if (subscribed === undefined) {
-        const name = `tgbff-inv-${randomBytes(8).toString('hex')}`;
-        await invalidations.client('SETNAME', name);
         const subId = String(await invalidations.client('ID'));
         await invalidations.subscribe(INVALIDATE_CHANNEL);
-        subscribed = { id: subId, name };
+        subscribed = subId;
       }
-      const { id, name } = subscribed;
       await tracker.call('CLIENT', 'TRACKING', 'OFF');
-      const on = await tracker.call('CLIENT', 'TRACKING', 'ON', 'REDIRECT', id);
-      const listed = String(await tracker.call('CLIENT', 'LIST', 'ID', id));
-      const [mainInfo, trackerInfo] = await Promise.all([redis.info('server'), tracker.info('server')]);
-      const runId = (info: string) => /run_id:(\w+)/.exec(info)?.[1];
-      const sameServer = runId(mainInfo) !== undefined && runId(mainInfo) === runId(trackerInfo);
-      if (on !== 'OK' || !listed.includes(` name=${name} `) || !sameServer) throw new Error('tracking not confirmed');
+      const on = await tracker.call('CLIENT', 'TRACKING', 'ON', 'REDIRECT', subscribed);
+      if (on !== 'OK') throw new Error('CLIENT TRACKING refused');
+      // Confirmed end to end: the tracker reads a probe key, the main connection writes it, and the
+      // subscriber must hear of it. Ids are per server, so this also proves all three reach one server
+      // (a redirect id that happens to exist on another server would never deliver the probe).
+      const key = keys.cacheProbe(randomBytes(8).toString('hex'));
+      const heard = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('probe invalidation did not arrive')), probeTimeoutMs);
+        probe = {
+          key,
+          arrived: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+      });
+      heard.catch(NOOP);
+      await tracker.get(key);
+      await redis.set(key, '1', 'PX', 10_000);
+      await heard;
+      await redis.del(key);
       if (mine !== attempt || closed) return; // a connection dropped meanwhile: its handler starts again
       ready = true;
+      failures = 0;
       for (const wake of waiters) wake();
       waiters = [];
       logger?.info('session cache tracking established');
     } catch (err) {
-      logger?.warn({ err: { message: (err as Error).message } }, 'session cache tracking not set up; retrying');
+      // One warning per outage, not per retry (a Redis ACL without CLIENT TRACKING or the channel would
+      // otherwise log every few seconds; the cache then stays bypassed, each load one MGET as without it).
+      if (failures === 0)
+        logger?.warn(
+          { err: { message: (err as Error).message } },
+          'session cache tracking not set up; loads go to Redis until it is (retrying)',
+        );
+      failures += 1;
       if (mine === attempt && !closed) {
         // Fresh connections, through the sentinels again: they may have been on different servers.
+        const delay = Math.min(retryMs * 2 ** Math.min(failures - 1, 10), MAX_RETRY_MS);
         setTimeout(() => {
           if (closed || ready) return;
           invalidations.disconnect(true);
           tracker.disconnect(true);
-        }, retryMs).unref();
+        }, delay).unref();
       }
     } finally {
+      probe = undefined;
       settingUp = false;
       if (!ready && !closed && mine !== attempt) void setUp();
     }
@@ -225,14 +270,24 @@ export function createSessionCache(deps: {
   void tracker.connect().catch(NOOP);
   void invalidations.connect().catch(NOOP);
 
-  const keep = (sid: string, pair: SessionPair, pttl: number, startEpoch: number, startSeq: number): void => {
+  const keep = (sid: string, pair: SessionPair, pttl: number, flight: Flight): void => {
     const [blob, dead] = pair;
     if (blob == null || dead != null || pttl === -2) return;
-    if (!ready || epoch !== startEpoch) return;
-    const entry = pending.get(sid);
-    if (entry && entry.lastInvalidation > startSeq) return;
+    if (!ready || flight.invalidated || flight.epoch !== epoch) return;
     cache.set(sid, blob, { ttl: pttl > 0 ? Math.min(options.ttlMs, pttl) : options.ttlMs });
     reportSize();
+  };
+
+  const trackedRead = async (sid: string, flight: Flight): Promise<SessionPair> => {
+    const replies = await tracker
+      .pipeline()
+      .mget(keys.session(sid), keys.tombstone(sid))
+      .pttl(keys.session(sid))
+      .exec();
+    const [[mgetErr, pair], [pttlErr, pttl]] = replies as [[Error | null, SessionPair], [Error | null, number]];
+    if (mgetErr || pttlErr) throw new Error('tracked read failed', { cause: mgetErr ?? pttlErr });
+    keep(sid, pair, pttl, flight);
+    return pair;
   };
 
   return {
@@ -246,28 +301,24 @@ export function createSessionCache(deps: {
         metrics?.lookups.inc({ result: 'hit' });
         return [hit, null];
       }
+      // Requests of one session arrive together (a page's burst): they share one read, unless something
+      // invalidated it since it was sent (then its answer may predate a write this instance already knows of).
+      const current = pending.get(sid);
+      if (current && !current.invalidated && current.epoch === epoch) {
+        metrics?.lookups.inc({ result: 'shared' });
+        return current.answer.catch(() => direct(sid));
+      }
       metrics?.lookups.inc({ result: 'miss' });
-      const startEpoch = epoch;
-      const startSeq = invalidationSeq;
-      const entry = pending.get(sid) ?? { count: 0, lastInvalidation: 0 };
-      entry.count += 1;
-      pending.set(sid, entry);
+      const flight: Flight = { answer: Promise.resolve([null, null]), epoch, invalidated: false };
+      flight.answer = trackedRead(sid, flight);
+      pending.set(sid, flight);
       try {
-        const replies = await tracker
-          .pipeline()
-          .mget(keys.session(sid), keys.tombstone(sid))
-          .pttl(keys.session(sid))
-          .exec();
-        const [[mgetErr, pair], [pttlErr, pttl]] = replies as [[Error | null, SessionPair], [Error | null, number]];
-        if (mgetErr || pttlErr) throw new Error('tracked read failed', { cause: mgetErr ?? pttlErr });
-        keep(sid, pair, pttl, startEpoch, startSeq);
-        return pair;
+        return await flight.answer;
       } catch {
         // The tracked connection failed (it is reconnecting; its 'close' flushed): read as without the cache.
         return direct(sid);
       } finally {
-        entry.count -= 1;
-        if (entry.count === 0) pending.delete(sid);
+        if (pending.get(sid) === flight) pending.delete(sid);
       }
     },
     forget(sid) {

@@ -21,12 +21,20 @@ const cipher = createCipher([{ id: 'k1', key: randomBytes(32) }]);
 const hot = { touchFraction: 0.01, maxTouchSkipMs: 60_000 };
 const cacheOptions = { max: 50, ttlMs: 60_000, heartbeatMs: 200 };
 
-type Kind = 'hit' | 'miss' | 'bypass' | 'key' | 'flush';
+type Kind = 'hit' | 'miss' | 'shared' | 'bypass' | 'key' | 'flush';
 
 /** Metrics that count, and tell when an invalidation or a flush happened (so tests await it, not a sleep). */
 function observed() {
   const events = new EventEmitter();
-  const counts: Record<Kind, number> & { size: number } = { hit: 0, miss: 0, bypass: 0, key: 0, flush: 0, size: 0 };
+  const counts: Record<Kind, number> & { size: number } = {
+    hit: 0,
+    miss: 0,
+    shared: 0,
+    bypass: 0,
+    key: 0,
+    flush: 0,
+    size: 0,
+  };
   const metrics: StoreMetrics = {
     redisErrors: { inc: () => undefined },
     sessionCache: {
@@ -113,7 +121,7 @@ async function invalidationClients(): Promise<string[]> {
   const list = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
   return list
     .split('\n')
-    .filter((line) => / name=tgbff-inv-/.test(line))
+    .filter((line) => / name=tgbff-invalidations /.test(line))
     .map((line) => /\bid=(\d+)/.exec(line)![1]!);
 }
 
@@ -279,6 +287,16 @@ test('when many more sessions are warmed than the cap, then the cache holds at m
   expect(a.seen.counts.hit).toBeGreaterThan(0);
   expect(a.stores.sessionCache!.size()).toBe(cacheOptions.max);
   expect(a.seen.counts.size).toBe(cacheOptions.max);
+});
+
+test('when many requests of one session miss together, then they share one read of Redis', async () => {
+  const a = await instance();
+  const sid = await newSession(a);
+  await watch.reset();
+  const loads = await Promise.all(Array.from({ length: 20 }, () => a.stores.sessionStore.get(sid)));
+  expect(loads.every((l) => (l as { graph?: string } | null)?.graph === 'social')).toBe(true);
+  expect((await watch.commands()).map(([name]) => name)).toEqual(['mget', 'pttl']);
+  expect(a.seen.counts.shared).toBe(19);
 });
 
 test('when a session is unknown or logged out, then it is not cached (no room taken by refusals)', async () => {
