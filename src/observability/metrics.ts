@@ -138,7 +138,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     sessionCache: {
       lookups: new Counter({
         name: 'tgbff_session_cache_lookups_total',
-        help: 'Session loads by result: hit (process memory), miss (read from Redis and tracked), bypass (tracking not established)',
+        help: 'Session loads by result: hit (process memory), miss (read from Redis and tracked), shared (joined a read in flight), bypass (tracking not established)',
         labelNames: ['result'],
         registers,
       }),
