@@ -12,6 +12,8 @@ interface RedisCommon {
   failoverWaitMs: number;
   /** How many store commands may wait for it at once; beyond, they fail at once. */
   failoverWaiters: number;
+  /** Warm sessions from process memory (CLIENT TRACKING); false: off. Not used on Cluster. */
+  sessionCache: { max: number; ttlMs: number } | false;
 }
 
 export type RedisConfig =
@@ -33,6 +35,9 @@ export interface RedisInput {
   REDIS_COMMAND_TIMEOUT_MS: number;
   STORE_FAILOVER_WAIT_MS: number;
   STORE_FAILOVER_WAITERS: number;
+  SESSION_CACHE: boolean;
+  SESSION_CACHE_MAX: number;
+  SESSION_CACHE_TTL_MS: number;
   REDIS_PREFIX: string;
 }
 
@@ -75,6 +80,8 @@ export function redisMode(v: RedisInput): { redis?: RedisConfig; issues: KeyIssu
     commandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS,
     failoverWaitMs: v.STORE_FAILOVER_WAIT_MS,
     failoverWaiters: v.STORE_FAILOVER_WAITERS,
+    sessionCache: v.SESSION_CACHE &&
+      v.SESSION_CACHE_MAX > 0 && { max: v.SESSION_CACHE_MAX, ttlMs: v.SESSION_CACHE_TTL_MS },
   };
   if (v.REDIS_URL !== undefined) return { redis: { mode: 'standalone', url: v.REDIS_URL, ...common }, issues };
   if (v.REDIS_SENTINELS !== undefined) {

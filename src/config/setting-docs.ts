@@ -218,6 +218,18 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'redis',
     doc: 'How many store commands may wait for a lost Redis connection at once, per instance; beyond it they answer 503 at once.',
   },
+  SESSION_CACHE: {
+    section: 'redis',
+    doc: "Serve warm sessions from process memory, kept true by Redis's CLIENT TRACKING invalidations (standalone and Sentinel; Cluster keeps one MGET per request). A write on any instance reaches the others within a few ms on loopback; a lost invalidation connection flushes the cache and bypasses it until tracking is set up again. false: one MGET per request as before.",
+  },
+  SESSION_CACHE_MAX: {
+    section: 'redis',
+    doc: 'Most sessions the session cache holds per instance (least recently used go first); 0 turns the cache off.',
+  },
+  SESSION_CACHE_TTL_MS: {
+    section: 'redis',
+    doc: "Longest a session stays cached in ms, whatever else happens; the session key's own TTL caps it too.",
+  },
   REDIS_PREFIX: { section: 'redis', doc: 'Prefix of every Redis key this service writes.' },
   SESSION_SECRET: {
     section: 'sessions-and-cookie',

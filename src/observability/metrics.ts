@@ -34,6 +34,12 @@ export interface Metrics {
   /** Readiness probes actually sent to a dependency (shared and cached): check = store | upstream | idp, result = ok | error. */
   readinessProbes: Counter<'check' | 'result'>;
   activeRequests: Gauge;
+  /** The session cache (CLIENT TRACKING): lookups by result, invalidations by kind, entries held. */
+  sessionCache: {
+    lookups: Counter<'result'>;
+    invalidations: Counter<'kind'>;
+    size: Gauge;
+  };
   /** Errors that reached the process-level safety net (kind = exception | rejection): each one is a bug. */
   uncaughtErrors: Counter<'kind'>;
 }
@@ -129,6 +135,21 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       registers,
     }),
     activeRequests: new Gauge({ name: 'tgbff_active_requests', help: 'Requests in flight', registers }),
+    sessionCache: {
+      lookups: new Counter({
+        name: 'tgbff_session_cache_lookups_total',
+        help: 'Session loads by result: hit (process memory), miss (read from Redis and tracked), shared (joined a read in flight), bypass (tracking not established)',
+        labelNames: ['result'],
+        registers,
+      }),
+      invalidations: new Counter({
+        name: 'tgbff_session_cache_invalidations_total',
+        help: 'Session cache invalidations: key (Redis reported a write) or flush (all dropped: connection lost, null invalidation)',
+        labelNames: ['kind'],
+        registers,
+      }),
+      size: new Gauge({ name: 'tgbff_session_cache_entries', help: 'Sessions held in the session cache', registers }),
+    },
     uncaughtErrors: new Counter({
       name: 'tgbff_uncaught_errors_total',
       help: 'Uncaught exceptions and unhandled rejections caught by the process safety net',

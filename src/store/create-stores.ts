@@ -10,6 +10,7 @@ import { createMemoryTokenStore } from './memory/token-store.js';
 import { createMemoryTombstones } from './memory/tombstones.js';
 import { createMemoryOidcStores } from './memory/oidc-stores.js';
 import { createMemorySecretDrops } from './memory/secret-drops.js';
+import { Cluster } from 'ioredis';
 import { createRedisClient, type RedisClient } from './redis/client.js';
 import { rideOutFailover, type FailoverWait } from './redis/failover-wait.js';
 import { createRedisOidcStores } from './redis/oidc-stores.js';
@@ -29,6 +30,7 @@ import {
 } from './redis/session-hot-path.js';
 import { createRedisTokenStore } from './redis/token-store.js';
 import { createRedisTombstones } from './redis/tombstones.js';
+import { createSessionCache, type SessionCache, type SessionCacheOptions } from './redis/session-cache.js';
 import { createRedisSessionStore } from './redis/session-store.js';
 import { createGuard, type StoreMetrics } from './store-error.js';
 import type { Cipher, Stores } from './types.js';
@@ -48,6 +50,11 @@ export interface RedisStoresOptions {
    * thinned out (see DEFAULT_SESSION_HOT_PATH). Absent: a GET, an EXISTS and an EXPIRE per request.
    */
   sessionHotPath?: SessionHotPathOptions;
+  /**
+   * Warm sessions served from process memory, kept true by Redis's CLIENT TRACKING invalidations
+   * (session-cache.ts); needs `sessionHotPath`. Not on Cluster (see docs/architecture.md). Absent: off.
+   */
+  sessionCache?: SessionCacheOptions;
   /** Store commands ride out a lost connection (see failover-wait.ts); readiness asks it while Redis is away. */
   failover?: FailoverWait;
 }
@@ -74,11 +81,27 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
   };
   redis.on('end', restart);
   const alive = hot ? createAliveMarks(hot.clock) : undefined;
-  const client = hot && alive ? withSessionHotPath(direct, { redis, keys, guard, alive, options: hot }) : direct;
+  // The cache needs the hot path's one read of session + tombstone, and one server to track on.
+  const cache: SessionCache | undefined =
+    hot && options.sessionCache && !(redis instanceof Cluster)
+      ? createSessionCache({
+          redis,
+          keys,
+          direct: (sid) =>
+            guard(() => redis.mget(keys.session(sid), keys.tombstone(sid))) as Promise<[string | null, string | null]>,
+          options: options.sessionCache,
+          ...(options.metrics?.sessionCache && { metrics: options.metrics.sessionCache }),
+          ...(logger && { logger }),
+        })
+      : undefined;
+  const client =
+    hot && alive
+      ? withSessionHotPath(direct, { redis, keys, guard, alive, options: hot, ...(cache && { cache }) })
+      : direct;
   return {
     tokens: createRedisTokenStore({ redis, keys, cipher, guard, ...(logger ? { logger } : {}) }),
     leases: createRedisLeaseStore({ redis, keys, guard }),
-    tombstones: createRedisTombstones({ redis, keys, guard, ...(alive ? { alive } : {}) }),
+    tombstones: createRedisTombstones({ redis, keys, guard, ...(alive ? { alive } : {}), ...(cache && { cache }) }),
     rateLimiter: createRedisRateLimiter({ redis, keys, guard }),
     sessionEnds: createRedisDueQueue({ redis, key: keys.sessionEnds(), guard }),
     sessionRemainingMs: redisSessionRemainingMs({ redis, keys, guard }),
@@ -88,6 +111,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     oidc: createRedisOidcStores({ redis, keys, guard }),
     redis,
     ...(options.failover && { waiting: options.failover.waiting }),
+    ...(cache && { sessionCache: cache }),
     async ping() {
       // A lost connection within the wait bound is a failover being ridden out: still ready (no PING, which
       // would wait for it). A connected but frozen Redis is pinged and fails at the command timeout.
@@ -97,6 +121,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     async close() {
       closing = true;
       redis.off('end', restart);
+      cache?.close();
       options.failover?.close();
       // QUIT lets in-flight replies arrive; when Redis is already gone it fails, and we just drop the socket.
       await redis.quit().catch(() => undefined);
@@ -158,5 +183,6 @@ export async function createStores(
     logger: deps.logger,
     sessionFallbackTtlSeconds: settings.idleTimeoutSeconds,
     sessionHotPath: DEFAULT_SESSION_HOT_PATH,
+    ...(config.sessionCache && { sessionCache: config.sessionCache }),
   });
 }

@@ -27,6 +27,11 @@ export interface RedisKeys {
   quotaCounters(rule: string): string;
   /** Per-principal quotas: a principal's in-flight leases, overall or for one rule, under one hash tag. */
   inflight(principal: string, rule?: string): string;
+  /**
+   * The session cache's set-up probe (store/redis/session-cache.ts): read with tracking on, written once, its
+   * invalidation awaited, deleted; lives at most 10 s. `{id}` empty gives the prefix of every probe key.
+   */
+  cacheProbe(id: string): string;
 }
 
 /** The keys of a session's own slot; the name older code and tests know. */
@@ -45,6 +50,7 @@ export function redisKeys(prefix: string): RedisKeys {
     oidcIndex: (key) => `${prefix}oidc-idx:{${key}}`,
     oidcUsed: (key) => `${prefix}oidc-jti:{${key}}`,
     quotaCounters: (rule) => `${prefix}quota:${rule}`,
+    cacheProbe: (id) => (id === '' ? `${prefix}cache-probe:` : `${prefix}cache-probe:{${id}}`),
     inflight: (principal, rule) => `${prefix}inflight:{${principal}}${rule === undefined ? '' : `:${rule}`}`,
   };
 }

@@ -1,9 +1,12 @@
 import { ClientLeftError } from './redis/failover-wait.js';
+import type { SessionCacheMetrics } from './redis/session-cache.js';
 import { AppError } from '../errors.js';
 
 /** The part of the service metrics the stores touch; optional so library callers can skip metrics. */
 export interface StoreMetrics {
   redisErrors: { inc(): void };
+  /** The session cache's hits, misses, invalidations and size (session-cache.ts). */
+  sessionCache?: SessionCacheMetrics;
 }
 
 export const storeUnavailable = (cause: unknown): AppError =>

@@ -1,3 +1,4 @@
+import type { SessionCache } from './redis/session-cache.js';
 import type { DueQueue } from './due-queue.js';
 import type { RedisClient } from './redis/client.js';
 import type { OidcStores } from './oidc-stores.js';
@@ -128,6 +129,8 @@ export interface Stores {
   redis?: RedisClient;
   /** Store commands waiting for a lost Redis connection right now (failover-wait.ts); absent in memory mode. */
   waiting?(): number;
+  /** The session cache (Redis standalone and Sentinel with SESSION_CACHE on): its state, for tests and metrics. */
+  sessionCache?: SessionCache;
   /** Resolves if storage answers, rejects otherwise (for readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -4,6 +4,7 @@ import type { RedisClient } from './client.js';
 import type { SessionClient } from './session-client.js';
 import { ShortCache } from '../../cache/short-cache.js';
 import type { Guard } from '../store-error.js';
+import type { SessionCache } from './session-cache.js';
 
 export interface SessionHotPathOptions {
   /**
@@ -40,20 +41,39 @@ export function createAliveMarks(clock?: () => number): AliveMarks {
  */
 export function withSessionHotPath(
   client: SessionClient,
-  deps: { redis: RedisClient; keys: SessionKeys; guard: Guard; alive: AliveMarks; options: SessionHotPathOptions },
+  deps: {
+    redis: RedisClient;
+    keys: SessionKeys;
+    guard: Guard;
+    alive: AliveMarks;
+    options: SessionHotPathOptions;
+    /** Warm sessions from process memory, kept true by Redis's invalidations (session-cache.ts). */
+    cache?: SessionCache;
+  },
 ): SessionClient {
-  const { redis, keys, guard, alive, options } = deps;
+  const { redis, keys, guard, alive, options, cache } = deps;
   const clock = options.clock ?? (() => performance.now());
   const touches = new ShortCache<number>(options.maxTouchSkipMs, 50_000, clock);
   const forget = (sid: string) => {
     touches.delete(sid);
     alive.delete(sid);
+    cache?.forget(sid);
+  };
+  const load = (sid: string) => guard(() => redis.mget(keys.session(sid), keys.tombstone(sid)));
+  /** A write of this instance: the cached record goes before it is sent and again once it is done. */
+  const writing = async <T>(sid: string, write: () => Promise<T>): Promise<T> => {
+    cache?.forget(sid);
+    try {
+      return await write();
+    } finally {
+      cache?.forget(sid);
+    }
   };
 
   return {
     ...client,
     async get(sid) {
-      const [blob, dead] = await guard(() => redis.mget(keys.session(sid), keys.tombstone(sid)));
+      const [blob, dead] = cache ? await cache.read(sid) : await load(sid);
       if (dead != null || blob == null) {
         alive.delete(sid);
         return null;
@@ -63,7 +83,7 @@ export function withSessionHotPath(
     },
     async set(sid, value, ttlSeconds) {
       forget(sid);
-      return client.set(sid, value, ttlSeconds);
+      return writing(sid, () => client.set(sid, value, ttlSeconds));
     },
     async expire(sid, ttlSeconds) {
       const now = clock();
@@ -73,7 +93,8 @@ export function withSessionHotPath(
       // Marked before the round trip, so the requests of one session that arrive meanwhile skip too.
       touches.set(sid, now);
       try {
-        const result = await client.expire(sid, ttlSeconds);
+        // A touch is a write: Redis invalidates the record everywhere (one re-read), here too.
+        const result = await writing(sid, () => client.expire(sid, ttlSeconds));
         // Only a touch that found the key counts: a missing session must not look recently touched.
         if (result !== 1) touches.delete(sid);
         return result;
@@ -84,7 +105,7 @@ export function withSessionHotPath(
     },
     async del(sid) {
       forget(sid);
-      return client.del(sid);
+      return writing(sid, () => client.del(sid));
     },
   };
 }

@@ -11,12 +11,19 @@ export function createRedisTombstones(deps: {
   keys: SessionKeys;
   guard: Guard;
   alive?: AliveMarks;
+  /** The session cache: a tombstone this instance writes drops the cached session before and after. */
+  cache?: { forget(sid: string): void };
 }): TombstoneStore {
-  const { redis, keys, guard, alive } = deps;
+  const { redis, keys, guard, alive, cache } = deps;
   return {
     async mark(sid, ttlMs) {
       alive?.delete(sid);
-      await guard(() => redis.set(keys.tombstone(sid), '1', 'PX', positiveMs(ttlMs)));
+      cache?.forget(sid);
+      try {
+        await guard(() => redis.set(keys.tombstone(sid), '1', 'PX', positiveMs(ttlMs)));
+      } finally {
+        cache?.forget(sid);
+      }
     },
     async isDead(sid) {
       if (alive?.get(sid)) return false;

@@ -8,6 +8,8 @@ import { call, login, startCluster, type Cluster } from '../multi-instance/clust
 import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';
 import { figures, steadyLoad, windowFigures } from './steady-load.js';
 import { recordFigure } from '../../helpers/figures.js';
+import { entries, metric, tokensSeen, warmEverywhere } from '../multi-instance/cache-metrics.js';
+import { waitFor } from '../multi-instance/cluster.js';
 
 const SESSIONS = 30;
 // Sentinels call the master down after 1 s, then elect and promote; the bound is generous for a busy 2-core machine.
@@ -51,6 +53,9 @@ describe('failover under load: Sentinel master killed while three instances serv
     // A session survives a crash only once it reached the replica (asynchronous replication).
     expect(await group.client(doomedPort).wait(1, 2000)).toBe(1);
     const mintsBefore = cluster.sim.counts()['POST /requesttoken'] ?? 0;
+    const flushes = () =>
+      Promise.all(cluster.instances.map((i) => metric(i, 'tgbff_session_cache_invalidations_total', 'kind="flush"')));
+    const flushesBefore = await flushes();
 
     const load = steadyLoad(
       cluster.instances.map((i) => i.url),
@@ -105,5 +110,23 @@ describe('failover under load: Sentinel master killed while three instances serv
     const remint = await remintEverySession(cluster, cookies);
     expect(remint.answers.filter((s) => s !== 200)).toEqual([]);
     expect(remint.mints).toBe(SESSIONS);
+    // Every instance's session cache was dropped when its connections to the old master went.
+    expect((await flushes()).map((n, i) => n > flushesBefore[i]!)).toEqual(cluster.instances.map(() => true));
   }, 60_000);
+
+  test('when the failover is over, then the session caches serve again from the new master and a logout there holds everywhere', async () => {
+    const cookie = await login(cluster.instances[0]!.url, cluster.secret);
+    const mark = cluster.sim.seen().length;
+    // Served from every instance's cache: tracking was set up again on the new master.
+    await warmEverywhere(cluster, [cookie]);
+    const ended = tokensSeen(cluster, mark);
+    const before = await Promise.all(cluster.instances.map(entries));
+    expect((await call(cluster.instances[2]!.url, '/auth/logout', cookie, 'POST')).status).toBe(204);
+    await waitFor('every cache to drop the session', async () =>
+      (await Promise.all(cluster.instances.map(entries))).every((n, i) => n === before[i]! - 1),
+    );
+    const after = cluster.sim.seen().length;
+    for (const i of cluster.instances) expect((await call(i.url, '/api/echo', cookie)).status).toBe(401);
+    expect([...tokensSeen(cluster, after)].filter((t) => ended.has(t))).toEqual([]);
+  }, 30_000);
 });

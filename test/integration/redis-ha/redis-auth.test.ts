@@ -26,6 +26,16 @@ describe('Redis password and ACL user', () => {
         'on',
         `>${BFF_PASSWORD}`,
         '~test:*',
+        '&__redis__:invalidate',
+        '+@all',
+        '-@dangerous',
+        '+info',
+        // The same without the invalidation channel: the session cache cannot set up.
+        '--user',
+        'bare',
+        'on',
+        `>${BFF_PASSWORD}`,
+        '~test:*',
         '+@all',
         '-@dangerous',
         '+info',
@@ -47,6 +57,8 @@ describe('Redis password and ACL user', () => {
 
   test('when an ACL user limited to the key prefix and without dangerous commands is used, then the service works within it', async () => {
     const rig = await rigWith({ REDIS_USERNAME: 'bff', REDIS_PASSWORD: BFF_PASSWORD });
+    // The documented ACL (docs/redis-ha.md) lets the session cache set up its tracking.
+    await rig.service.stores.sessionCache!.whenServing();
     const agent = await rig.login();
     expect((await agent.get('/api/echo')).status).toBe(200);
     expect((await agent.get('/auth/session')).status).toBe(200);
@@ -62,6 +74,19 @@ describe('Redis password and ACL user', () => {
     } finally {
       asBff.disconnect();
     }
+  });
+
+  test('when the ACL user may not subscribe to the invalidation channel, then the cache stays bypassed and the service works as without it', async () => {
+    const rig = await rigWith({ REDIS_USERNAME: 'bare', REDIS_PASSWORD: BFF_PASSWORD });
+    const agent = await rig.login();
+    expect((await agent.get('/api/echo')).status).toBe(200);
+    expect((await agent.get('/api/echo')).status).toBe(200);
+    expect((await agent.post('/auth/logout')).status).toBe(204);
+    expect((await agent.get('/api/echo')).status).toBe(401);
+    expect(rig.service.stores.sessionCache!.serving()).toBe(false);
+    const lookups = await rig.service.metrics.sessionCache.lookups.get();
+    expect(lookups.values.filter((v) => v.value > 0).map((v) => v.labels.result)).toEqual(['bypass']);
+    expect(rig.logs().match(/session cache tracking not set up/g)).toHaveLength(1);
   });
 
   test('when the password is wrong, then requests get 503 store_unavailable and the log says why without the password', async () => {

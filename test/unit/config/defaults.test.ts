@@ -70,6 +70,9 @@ describe('config defaults', () => {
       REDIS_COMMAND_TIMEOUT_MS: '250',
       STORE_FAILOVER_WAIT_MS: '7000',
       STORE_FAILOVER_WAITERS: '50',
+      SESSION_CACHE: 'true',
+      SESSION_CACHE_MAX: '500',
+      SESSION_CACHE_TTL_MS: '5000',
       REDIS_PREFIX: 'x:',
       SESSION_SECRET: `${'a'.repeat(32)},${'b'.repeat(40)}`,
       SESSION_ENCRYPTION_KEYS: `k2:${key},k1:${Buffer.alloc(32, 1).toString('base64url')}`,
@@ -112,6 +115,7 @@ describe('config defaults', () => {
       commandTimeoutMs: 250,
       failoverWaitMs: 7000,
       failoverWaiters: 50,
+      sessionCache: { max: 500, ttlMs: 5000 },
       prefix: 'x:',
     });
     expect(config.session.secrets).toEqual(['a'.repeat(32), 'b'.repeat(40)]);

@@ -19,6 +19,7 @@ describe('config redis mode', () => {
       commandTimeoutMs: 800,
       failoverWaitMs: 10_000,
       failoverWaiters: 1000,
+      sessionCache: { max: 10_000, ttlMs: 60_000 },
       prefix: 'tgbff:',
     });
   });
@@ -41,6 +42,7 @@ describe('config redis mode', () => {
       commandTimeoutMs: 800,
       failoverWaitMs: 10_000,
       failoverWaiters: 1000,
+      sessionCache: { max: 10_000, ttlMs: 60_000 },
       prefix: 'tgbff:',
     });
   });
@@ -113,6 +115,15 @@ describe('config redis mode', () => {
       expect(keysOf(configErrorOf({ REDIS_URL: 'rediss://r:6380', REDIS_CA_FILE: join(dir, 'missing.pem') }))).toEqual([
         'REDIS_CA_FILE',
       ]);
+    });
+  });
+
+  it('when SESSION_CACHE is false or SESSION_CACHE_MAX 0, then the session cache is off', () => {
+    const url = { REDIS_URL: 'redis://127.0.0.1:6379' };
+    expect(loadConfig({ ...url, SESSION_CACHE: 'false' }).redis).toMatchObject({ sessionCache: false });
+    expect(loadConfig({ ...url, SESSION_CACHE_MAX: '0' }).redis).toMatchObject({ sessionCache: false });
+    expect(loadConfig({ ...url, SESSION_CACHE_TTL_MS: '250' }).redis).toMatchObject({
+      sessionCache: { max: 10_000, ttlMs: 250 },
     });
   });
 });

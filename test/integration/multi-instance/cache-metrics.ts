@@ -1,0 +1,57 @@
+import { expect } from '@jest/globals';
+import type { ServiceProcess } from '../../helpers/service-process.js';
+import { call, type Cluster } from './cluster.js';
+
+// What the tests of the session cache read from the instances: their metrics, and the tokens the data
+// server saw.
+
+/** One series of an instance's /metrics (the sum over its labels), e.g. tgbff_session_cache_entries. */
+export async function metric(instance: ServiceProcess, name: string, labels = ''): Promise<number> {
+  const text = await (await fetch(`${instance.metricsUrl}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .filter((line) => line.includes(labels))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
+
+export const entries = (instance: ServiceProcess) => metric(instance, 'tgbff_session_cache_entries');
+
+/** Bearer tokens the data server saw on requests from `from` on (index into sim.seen()). */
+export function tokensSeen(cluster: Cluster, from = 0): Set<string> {
+  const tokens = new Set<string>();
+  for (const seen of cluster.sim.seen().slice(from)) {
+    const auth = seen.headers.authorization;
+    if (typeof auth === 'string' && auth.startsWith('Bearer ')) tokens.add(auth.slice('Bearer '.length));
+  }
+  return tokens;
+}
+
+/**
+ * Requests every cookie at every instance until each instance holds all of them in its cache. A request's
+ * touch invalidates the record everywhere once per instance, so the first round leaves gaps the next fills.
+ */
+export async function warmEverywhere(cluster: Cluster, cookies: string[]): Promise<void> {
+  const base = await Promise.all(cluster.instances.map(entries));
+  for (let round = 0; round < 6; round++) {
+    for (const instance of cluster.instances) {
+      const answers = await Promise.all(cookies.map((cookie) => call(instance.url, '/api/echo', cookie)));
+      expect(answers.map((a) => a.status)).toEqual(cookies.map(() => 200));
+    }
+    const held = await Promise.all(cluster.instances.map(entries));
+    if (held.every((n, i) => n === base[i]! + cookies.length)) return served(cluster, cookies);
+  }
+  throw new Error('the sessions never all came to be cached on every instance');
+}
+
+/** One more round, every answer from the caches: each instance's hits grow by one per cookie. */
+async function served(cluster: Cluster, cookies: string[]): Promise<void> {
+  const hits = (i: ServiceProcess) => metric(i, 'tgbff_session_cache_lookups_total', 'result="hit"');
+  const before = await Promise.all(cluster.instances.map(hits));
+  for (const instance of cluster.instances) {
+    const answers = await Promise.all(cookies.map((cookie) => call(instance.url, '/api/echo', cookie)));
+    expect(answers.map((a) => a.status)).toEqual(cookies.map(() => 200));
+  }
+  const after = await Promise.all(cluster.instances.map(hits));
+  expect(after.map((n, i) => n - before[i]!)).toEqual(cluster.instances.map(() => cookies.length));
+}
