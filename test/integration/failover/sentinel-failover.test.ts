@@ -15,9 +15,10 @@ const SESSIONS = 30;
 // Sentinels call the master down after 1 s, then elect and promote; the bound is generous for a busy 2-core machine.
 const WINDOW_BOUND_SEC = 15;
 const REQUEST_BOUND_MS = 5000;
-// Store steps wait for the new master (STORE_FAILOVER_WAIT_MS, default 10 s): at most a few requests whose
-// command was already on the wire when the master died may fail (never resent: nothing is sent twice).
-const FAILURE_SHARE_BOUND = 0.01;
+// Store steps wait for the new master (STORE_FAILOVER_WAIT_MS, default 10 s): only a request whose command
+// was already on the wire when the master died may fail (never resent: nothing is sent twice). Each session
+// sends one request at a time, so that is at most one request per session; how many depends on how many were
+// in flight at the kill (0–10 of 30 seen), so the check is on that shape, not on a share of the requests.
 
 describe('failover under load: Sentinel master killed while three instances serve 30 sessions', () => {
   let group: SentinelGroup;
@@ -87,7 +88,8 @@ describe('failover under load: Sentinel master killed while three instances serv
       expect(f.firstFailureAt!).toBeGreaterThanOrEqual(killedAt - 100);
       expect(f.lastFailureAt!).toBeLessThanOrEqual(healthyAt);
     }
-    expect(f.failed).toBeLessThanOrEqual(Math.ceil(f.requests * FAILURE_SHARE_BOUND));
+    // No session failed twice: a second failure would be a command issued after the loss that did not wait.
+    expect(f.failed).toBe(f.sessionsHit.length);
     expect(f.windowSec).toBeLessThan(WINDOW_BOUND_SEC);
     // The requests of the window waited for the new master: that is, about the failover time, not an error.
     expect(w.requests).toBeGreaterThan(0);
