@@ -25,6 +25,7 @@ import { memorySessionRemainingMs, redisSessionRemainingMs } from './session-pre
 import {
   createAliveMarks,
   DEFAULT_SESSION_HOT_PATH,
+  readSessionPair,
   withSessionHotPath,
   type SessionHotPathOptions,
 } from './redis/session-hot-path.js';
@@ -87,8 +88,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
       ? createSessionCache({
           redis,
           keys,
-          direct: (sid) =>
-            guard(() => redis.mget(keys.session(sid), keys.tombstone(sid))) as Promise<[string | null, string | null]>,
+          direct: (sid) => readSessionPair(redis, keys, guard, sid),
           options: options.sessionCache,
           ...(options.metrics?.sessionCache && { metrics: options.metrics.sessionCache }),
           ...(logger && { logger }),

@@ -26,6 +26,10 @@ export const DEFAULT_SESSION_HOT_PATH: SessionHotPathOptions = { touchFraction: 
  */
 export const ALIVE_MARK_MS = 250;
 
+/** The hot path's one read: a session record and its tombstone (same `{sid}` slot), as one MGET. */
+export const readSessionPair = (redis: RedisClient, keys: SessionKeys, guard: Guard, sid: string) =>
+  guard(() => redis.mget(keys.session(sid), keys.tombstone(sid))) as Promise<[string | null, string | null]>;
+
 /** Sessions whose load just found no tombstone, shared by the session client and the tombstone store. */
 export type AliveMarks = ShortCache<true>;
 
@@ -59,7 +63,7 @@ export function withSessionHotPath(
     alive.delete(sid);
     cache?.forget(sid);
   };
-  const load = (sid: string) => guard(() => redis.mget(keys.session(sid), keys.tombstone(sid)));
+  const load = (sid: string) => readSessionPair(redis, keys, guard, sid);
   /** A write of this instance: the cached record goes before it is sent and again once it is done. */
   const writing = async <T>(sid: string, write: () => Promise<T>): Promise<T> => {
     cache?.forget(sid);
