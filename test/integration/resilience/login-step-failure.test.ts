@@ -207,7 +207,17 @@ describe('a single sign-on login whose store write fails part way', () => {
   test('when every write is allowed, then the callback logs in (the ACL set-up lets a whole login through)', async () => {
     await allowWrites(prefix);
     const res = await callback();
-    expect(res.status).toBe(303);
+    // On failure this names the answer and what the service warned of, not only the status.
+    const warned = () =>
+      svc
+        .logs()
+        .split('\n')
+        .filter((l) => /"level":(4|5)0/.test(l));
+    expect({ status: res.status, body: res.body as unknown, warned: res.status === 303 ? [] : warned() }).toMatchObject(
+      {
+        status: 303,
+      },
+    );
     expect(sessionCookieOfSso(res)).toBeDefined();
   });
 
