@@ -102,10 +102,27 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       level: options.level ?? 'info',
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       base: { service: 'tigergraph-bff' },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimeByMillisecond(),
     },
     destination,
   );
+}
+
+/**
+ * pino's `isoTime`, text for text, with the text of the last millisecond kept: under load many lines share
+ * one millisecond, and a `Date` plus `toISOString()` per line showed in the relay's CPU profile.
+ */
+export function isoTimeByMillisecond(now: () => number = Date.now): () => string {
+  let last = NaN;
+  let text = '';
+  return () => {
+    const ms = now();
+    if (ms !== last) {
+      last = ms;
+      text = `,"time":"${new Date(ms).toISOString()}"`;
+    }
+    return text;
+  };
 }
 
 /** A logger that drops everything, for tests and library callers that pass none. */
