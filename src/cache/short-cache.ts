@@ -31,6 +31,20 @@ export class ShortCache<V> {
     this.entries.set(key, { value, until: this.clock() + this.ttlMs });
   }
 
+  /**
+   * `set` without a new entry when the key is still live: its value and ttl are renewed in place, and it
+   * keeps its place in the eviction order (a full cache may drop it before a younger one). For a mark
+   * the hot path renews on every request, where that costs at worst one miss; a guard that must outlive
+   * its peers (token-memo's `forgotten`) uses `set`.
+   */
+  renew(key: string, value: V): void {
+    const entry = this.entries.get(key);
+    const now = this.clock();
+    if (entry === undefined || entry.until <= now) return this.set(key, value);
+    entry.value = value;
+    entry.until = now + this.ttlMs;
+  }
+
   delete(key: string): void {
     this.entries.delete(key);
   }

@@ -82,7 +82,7 @@ export function withSessionHotPath(
         alive.delete(sid);
         return null;
       }
-      alive.set(sid, true);
+      alive.renew(sid, true);
       return blob;
     },
     async set(sid, value, ttlSeconds) {
