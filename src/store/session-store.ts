@@ -1,3 +1,5 @@
+import { ShortCache } from '../cache/short-cache.js';
+
 /**
  * The session store seam: a stored session is one JSON record per session id, in the shape
  * express-session and connect-redis 8 wrote (a `cookie` plus the application's fields), so records
@@ -49,4 +51,37 @@ export function parseSessionRecord(raw: string | null): SessionRecord | null {
   } catch {
     return null;
   }
+}
+
+/** How long a parsed record is kept against the exact text it was parsed from. */
+const PARSED_MS = 10_000;
+
+/** A record's text to its record, per session id (a store's `get`). */
+export type RecordReader = (sid: string, raw: string | null) => SessionRecord | null;
+
+/**
+ * `parseSessionRecord` with the last record of each session kept (a JSON.parse per request was the
+ * service's largest own item in the relay's CPU profile). An answer is reused only for the very same
+ * text, so any write, anywhere, is a new parse; the record is deep-frozen, so no caller can change what
+ * the next request reads (a store hands out records callers cannot mutate, as with Redis).
+ */
+export function recordReader(maxEntries = 10_000): RecordReader {
+  const parsed = new ShortCache<{ raw: string; record: SessionRecord }>(PARSED_MS, maxEntries);
+  return (sid, raw) => {
+    if (raw === null) return null;
+    const known = parsed.get(sid);
+    if (known !== undefined && known.raw === raw) return known.record;
+    const record = parseSessionRecord(raw);
+    if (record === null) parsed.delete(sid);
+    else parsed.set(sid, { raw, record: deepFreeze(record) });
+    return record;
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }

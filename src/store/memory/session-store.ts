@@ -1,17 +1,18 @@
 import { ExpiringMap } from '../../cache/expiring-map.js';
-import { parseSessionRecord, sessionTtlSeconds, type SessionRecord, type SessionStore } from '../session-store.js';
+import { recordReader, sessionTtlSeconds, type SessionRecord, type SessionStore } from '../session-store.js';
 
 /**
  * Sessions for the embedded single-instance mode, with the Redis store's TTL rules. Records are kept
- * as JSON so callers cannot mutate a stored session by reference, as with Redis.
+ * as JSON and handed out frozen, so callers cannot mutate a stored session by reference, as with Redis.
  */
 export class MemorySessionStore implements SessionStore {
   private readonly sessions = new ExpiringMap<string>();
+  private readonly read = recordReader();
 
   constructor(private readonly fallbackTtlSeconds = 86_400) {}
 
   async get(sid: string): Promise<SessionRecord | null> {
-    return parseSessionRecord(this.sessions.get(sid) ?? null);
+    return this.read(sid, this.sessions.get(sid) ?? null);
   }
 
   async set(sid: string, record: SessionRecord): Promise<void> {

@@ -1,5 +1,5 @@
 import type { SessionClient } from './session-client.js';
-import { parseSessionRecord, sessionTtlSeconds, type SessionStore } from '../session-store.js';
+import { recordReader, sessionTtlSeconds, type SessionStore } from '../session-store.js';
 
 /**
  * Sessions in Redis, byte for byte as connect-redis 8 kept them: JSON.stringify of the record, SET EX
@@ -7,9 +7,10 @@ import { parseSessionRecord, sessionTtlSeconds, type SessionStore } from '../ses
  */
 export function createRedisSessionStore(deps: { client: SessionClient; fallbackTtlSeconds: number }): SessionStore {
   const { client, fallbackTtlSeconds } = deps;
+  const read = recordReader();
   return {
     async get(sid) {
-      return parseSessionRecord(await client.get(sid));
+      return read(sid, await client.get(sid));
     },
     async set(sid, record) {
       const ttl = sessionTtlSeconds(record, fallbackTtlSeconds);
