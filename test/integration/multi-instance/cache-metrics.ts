@@ -1,4 +1,5 @@
 import { expect } from '@jest/globals';
+import { performance } from 'node:perf_hooks';
 import type { ServiceProcess } from '../../helpers/service-process.js';
 import { call, type Cluster } from './cluster.js';
 
@@ -54,4 +55,43 @@ async function served(cluster: Cluster, cookies: string[]): Promise<void> {
   }
   const after = await Promise.all(cluster.instances.map(hits));
   expect(after.map((n, i) => n - before[i]!)).toEqual(cluster.instances.map(() => cookies.length));
+}
+
+/**
+ * After a session ended on one instance: waits until `others` hold nothing in their caches (their own
+ * gauge: the invalidation arrived) and returns how long that took from `since` (performance.now()).
+ */
+export async function droppedBy(others: ServiceProcess[], since: number): Promise<number> {
+  const deadline = since + 10_000;
+  for (;;) {
+    const held = await Promise.all(others.map(entries));
+    if (held.every((n) => n === 0)) return performance.now() - since;
+    if (performance.now() > deadline) throw new Error(`caches still hold ${held.join(', ')} entries`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * Every instance refuses `cookie` (401 with one of `codes`), and the data server saw none of `ended`'s
+ * tokens in those requests.
+ */
+export async function refusedEverywhere(
+  cluster: Cluster,
+  cookie: string,
+  ended: Set<string>,
+  codes = ['not_authenticated'],
+): Promise<void> {
+  const after = cluster.sim.seen().length;
+  for (const instance of cluster.instances) {
+    const res = await call(instance.url, '/api/echo', cookie);
+    expect(res.status).toBe(401);
+    expect(codes).toContain(res.body.error?.code);
+  }
+  expect([...tokensSeen(cluster, after)].filter((token) => ended.has(token))).toEqual([]);
+  expect(
+    cluster.sim
+      .seen()
+      .slice(after)
+      .filter((seen) => seen.path.startsWith('/echo')),
+  ).toEqual([]);
 }

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { call, CSRF, login, startCluster, waitFor, type Cluster } from './cluster.js';
-import { entries, metric, tokensSeen, warmEverywhere } from './cache-metrics.js';
+import { droppedBy, entries, metric, refusedEverywhere, tokensSeen, warmEverywhere } from './cache-metrics.js';
+import { sidOf } from '../../helpers/cookies.js';
 import type { ServiceProcess } from '../../helpers/service-process.js';
 
 // Three instances on one Redis, each with its session cache (SESSION_CACHE's default). A session warm in
@@ -102,5 +104,120 @@ describe('the session cache over three instances', () => {
       expect(res.body.error?.code).toBe('not_authenticated');
     }
     expect([...tokensSeen(cluster, after)].filter((token) => ended.has(token))).toEqual([]);
+  });
+});
+
+// The other ways a session ends, each while the session is warm in all three caches. Short timeouts, and a
+// cap of one session per credential so a second login ends the first; each test has a secret of its own.
+// The idle timeout is long enough that the warm-up's rounds fall inside one touch window (1 % of it):
+// a touch invalidates the record everywhere, so shorter ones never leave all three caches holding it.
+const IDLE_S = 10;
+const ABSOLUTE_S = 14;
+
+describe('the session cache over three instances, when a session ends other than by logout', () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster({
+      instances: 3,
+      label: 'multi-session-cache-ends',
+      env: {
+        SESSION_IDLE_TIMEOUT: String(IDLE_S),
+        SESSION_ABSOLUTE_TIMEOUT: String(ABSOLUTE_S),
+        SESSIONS_PER_CREDENTIAL: '1',
+      },
+    });
+  }, 60_000);
+  afterAll(() => cluster?.close());
+
+  const freshSecret = () => cluster.sim.createSecret({ alias: `ends_${randomBytes(3).toString('hex')}` }).value;
+  const sleepUntil = (epochMs: number) =>
+    new Promise((resolve) => setTimeout(resolve, Math.max(0, epochMs - Date.now())));
+
+  /** Logs in at A, warms the session in every cache, and returns its cookie and the tokens it used. */
+  async function warmSession(secret: string): Promise<{ cookie: string; ended: Set<string> }> {
+    const cookie = await login(cluster.instances[0]!.url, secret);
+    const mark = cluster.sim.seen().length;
+    // Until one round is answered from every cache (each instance's hit counter moves). A touch (at most
+    // one per instance per touch window) drops the record everywhere, and right after start-up a cache may
+    // still be setting tracking up, so it can take a few rounds.
+    const hits = (i: ServiceProcess) => metric(i, 'tgbff_session_cache_lookups_total', 'result="hit"');
+    for (let round = 1; ; round++) {
+      let all = true;
+      for (const instance of cluster.instances) {
+        const before = await hits(instance);
+        expect((await call(instance.url, '/api/echo', cookie)).status).toBe(200);
+        if ((await hits(instance)) === before) all = false;
+      }
+      if (all) break;
+      if (round === 50) throw new Error('the session never came to be served from every cache');
+    }
+    const ended = tokensSeen(cluster, mark);
+    expect(ended.size).toBeGreaterThan(0);
+    return { cookie, ended };
+  }
+
+  test('when a warm session goes idle, then every instance refuses it from the moment its key expires', async () => {
+    const { cookie, ended } = await warmSession(freshSecret());
+    // The record's TTL is the idle timeout, slid by the warm-up's requests. No request until it runs out
+    // (one would slide it again). Then the first request anywhere is refused: each cache kept the entry
+    // for no longer than the PTTL it read with it (Redis's expiry invalidation may come later: its active
+    // expiry samples keys). With both that cap and invalidations switched off, B answered 200 from its cache.
+    const pttl = await cluster.redis.pttl(cluster.keys(sidOf(cookie)).session);
+    expect(pttl).toBeGreaterThan(0);
+    await sleepUntil(Date.now() + pttl + 5);
+    await refusedEverywhere(cluster, cookie, ended);
+  }, 40_000);
+
+  test('when a warm session reaches its absolute timeout, then every instance refuses it from that moment', async () => {
+    const before = Date.now();
+    const { cookie, ended } = await warmSession(freshSecret());
+    // Kept from idling out (a request at each instance every second) until just before its absolute end.
+    const endsBy = before + ABSOLUTE_S * 1000;
+    while (Date.now() < endsBy - 1500) {
+      for (const instance of cluster.instances)
+        expect((await call(instance.url, '/api/echo', cookie)).status).toBe(200);
+      await sleepUntil(Math.min(Date.now() + 1000, endsBy - 1500));
+    }
+    const session = await call(cluster.instances[1]!.url, '/auth/session', cookie);
+    const absoluteEnd = Date.parse(String(session.body.sessionExpiresAt));
+    // The login time is in the record; the login was made just after `before`.
+    expect(absoluteEnd - endsBy).toBeGreaterThanOrEqual(0);
+    expect(absoluteEnd - endsBy).toBeLessThan(5000);
+    await sleepUntil(absoluteEnd + 5);
+    // Every cache still holds the record (its key lives on); the gate reads the login time from it, so
+    // the first request after the absolute end is refused everywhere (without that check: 200).
+    await refusedEverywhere(cluster, cookie, ended, ['session_expired', 'not_authenticated']);
+  }, 40_000);
+
+  test('when a second login of the credential at A ends the first session (one per credential), then B and C drop it and refuse it', async () => {
+    const [a, b, c] = cluster.instances as [ServiceProcess, ServiceProcess, ServiceProcess];
+    const secret = freshSecret();
+    const { cookie, ended } = await warmSession(secret);
+    await login(a.url, secret);
+    const answered = performance.now();
+    const tookMs = await droppedBy([b, c], answered);
+    process.stdout.write(
+      `cap eviction at A: B and C caches empty ${tookMs.toFixed(1)} ms after the login's answer (polled every 5 ms)\n`,
+    );
+    await refusedEverywhere(cluster, cookie, ended);
+  });
+
+  test('when a new login at A replaces the session of the same browser, then B and C drop the old one and refuse it', async () => {
+    const [a, b, c] = cluster.instances as [ServiceProcess, ServiceProcess, ServiceProcess];
+    const secret = freshSecret();
+    const { cookie, ended } = await warmSession(secret);
+    const res = await fetch(`${a.url}/auth/login`, {
+      method: 'POST',
+      headers: { ...CSRF, 'Content-Type': 'application/json', Cookie: cookie },
+      body: JSON.stringify({ secret, graph: 'social' }),
+    });
+    await res.arrayBuffer();
+    expect(res.status).toBe(200);
+    const answered = performance.now();
+    const tookMs = await droppedBy([b, c], answered);
+    process.stdout.write(
+      `replacing login at A: B and C caches empty ${tookMs.toFixed(1)} ms after the login's answer (polled every 5 ms)\n`,
+    );
+    await refusedEverywhere(cluster, cookie, ended);
   });
 });
