@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { call, CSRF, login, startCluster, waitFor, type Cluster } from './cluster.js';
-import { droppedBy, entries, metric, refusedEverywhere, tokensSeen, warmEverywhere } from './cache-metrics.js';
+import {
+  droppedBy,
+  entries,
+  metric,
+  refusedEverywhere,
+  servedFromCaches,
+  tokensSeen,
+  warmEverywhere,
+} from './cache-metrics.js';
 import { sidOf } from '../../helpers/cookies.js';
 import type { ServiceProcess } from '../../helpers/service-process.js';
 
@@ -137,20 +145,10 @@ describe('the session cache over three instances, when a session ends other than
   async function warmSession(secret: string): Promise<{ cookie: string; ended: Set<string> }> {
     const cookie = await login(cluster.instances[0]!.url, secret);
     const mark = cluster.sim.seen().length;
-    // Until one round is answered from every cache (each instance's hit counter moves). A touch (at most
-    // one per instance per touch window) drops the record everywhere, and right after start-up a cache may
-    // still be setting tracking up, so it can take a few rounds.
-    const hits = (i: ServiceProcess) => metric(i, 'tgbff_session_cache_lookups_total', 'result="hit"');
-    for (let round = 1; ; round++) {
-      let all = true;
-      for (const instance of cluster.instances) {
-        const before = await hits(instance);
-        expect((await call(instance.url, '/api/echo', cookie)).status).toBe(200);
-        if ((await hits(instance)) === before) all = false;
-      }
-      if (all) break;
-      if (round === 50) throw new Error('the session never came to be served from every cache');
-    }
+    await servedFromCaches(
+      cluster.instances,
+      async (instance) => (await call(instance.url, '/api/echo', cookie)).status,
+    );
     const ended = tokensSeen(cluster, mark);
     expect(ended.size).toBeGreaterThan(0);
     return { cookie, ended };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { performance } from 'node:perf_hooks';
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { poll } from '../../helpers/poll.js';
@@ -17,13 +18,18 @@ import {
   type CountingUpstream,
 } from './sso-rig.js';
 import { freePort } from '../../helpers/ports.js';
+import { droppedBy, servedFromCaches } from '../multi-instance/cache-metrics.js';
 
-/** Two service processes (dist/main.js, the real start-up path) on one Redis, the IdP ending a session through B. */
-describe('single sign-on across two service processes', () => {
+/**
+ * Service processes (dist/main.js, the real start-up path) on one Redis, the IdP ending a session through B;
+ * C is a third replica, for the session cache (warm on A and C while B ends the session).
+ */
+describe('single sign-on across service processes', () => {
   let idp: TestIdp;
   let upstream: CountingUpstream;
   let a: ServiceProcess;
   let b: ServiceProcess;
+  let c: ServiceProcess;
   const prefix = newPrefix();
 
   beforeAll(async () => {
@@ -48,10 +54,14 @@ describe('single sign-on across two service processes', () => {
       OIDC_REDIRECT_URI: REDIRECT_URI,
       OIDC_AUDIENCE: idp.audience,
     };
-    [a, b] = await Promise.all([startServiceProcess(env), startServiceProcess({ ...env, PORT: String(portB) })]);
+    [a, b, c] = await Promise.all([
+      startServiceProcess(env),
+      startServiceProcess({ ...env, PORT: String(portB) }),
+      startServiceProcess(env),
+    ]);
   });
   afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
+    await Promise.all([a?.stop(), b?.stop(), c?.stop()]);
     await upstream.close();
     await idp.close();
     await dropPrefix(prefix);
@@ -80,5 +90,31 @@ describe('single sign-on across two service processes', () => {
       "B's back-channel log line",
     );
     expect(a.output() + b.output()).not.toContain(idp.clientSecret);
+  });
+
+  test('when a session warm in the caches of A and C ends by back-channel logout at B, then A and C drop it at once and refuse it', async () => {
+    const browser = new IdpBrowser();
+    const { preCookie, authorizeUrl } = await startLogin(a.url);
+    const callback = await idpLogin(authorizeUrl, 'carol', browser);
+    const login = await supertest(a.url).get(`/auth/oidc/callback${callback.search}`).set('Cookie', preCookie);
+    expect(login.status).toBe(303);
+    const cookie = sessionCookieOf(login)!;
+    const echo = async (at: ServiceProcess) =>
+      (await supertest(at.url).get('/api/echo').set(CSRF).set('Cookie', cookie)).status;
+    const mark = upstream.seen.length;
+    await servedFromCaches([a, c], echo);
+    const ended = new Set(upstream.seen.slice(mark));
+    expect(ended.size).toBeGreaterThan(0);
+
+    await idpEndSession(idp.issuer, browser);
+    // Measured from the IdP's end-session answer (it calls B's back-channel endpoint on the way).
+    const tookMs = await droppedBy([a, c], performance.now());
+    process.stdout.write(
+      `back-channel logout at B: A and C caches empty ${tookMs.toFixed(1)} ms after the IdP's end-session page\n`,
+    );
+
+    const after = upstream.seen.length;
+    for (const at of [a, c, b]) expect(await echo(at)).toBe(401);
+    expect(upstream.seen.slice(after).filter((auth) => ended.has(auth))).toEqual([]);
   });
 });
