@@ -208,7 +208,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   REDIS_COMMAND_TIMEOUT_MS: {
     section: 'redis',
-    doc: 'Redis command timeout in ms, so a stalled Redis answers 503 instead of hanging.',
+    doc: 'Redis command timeout in ms, so a stalled Redis answers 503 instead of hanging. A reply that arrived while this process was busy (its event loop held up past the timeout) counts as in time.',
   },
   STORE_FAILOVER_WAIT_MS: {
     section: 'redis',
@@ -283,7 +283,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   LOGIN_RATE_LIMIT: {
     section: 'features',
-    doc: 'Failed credential checks (logins and /admin Basic auth; a login whose graph TigerGraph refuses counts too) allowed per client address per window, whatever the username. Beyond it: 429 rate_limited with Retry-After. Successful logins are not guesses: they count against LOGIN_ADDRESS_BUDGET and LOGIN_CREDENTIAL_BUDGET.',
+    doc: 'Failed credential checks (logins and /admin Basic auth; a login whose graph TigerGraph refuses counts too) allowed per client address per window, whatever the username. Beyond it: 429 rate_limited with Retry-After. Successful logins are not guesses: they count against LOGIN_ADDRESS_BUDGET and LOGIN_CREDENTIAL_BUDGET. A check counts from its start until its verdict (so parallel guesses cannot overrun the limit): more parallel logins than this from one address get 429 even when they would all succeed.',
   },
   LOGIN_RATE_WINDOW: { section: 'features', doc: 'Length of the login rate-limit window in seconds.' },
   LOGIN_USER_LIMIT: {

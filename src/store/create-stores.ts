@@ -12,6 +12,7 @@ import { createMemoryOidcStores } from './memory/oidc-stores.js';
 import { createMemorySecretDrops } from './memory/secret-drops.js';
 import { Cluster } from 'ioredis';
 import { createRedisClient, type RedisClient } from './redis/client.js';
+import { replyBeforeTimeout } from './redis/command-timeout.js';
 import { rideOutFailover, type FailoverWait } from './redis/failover-wait.js';
 import { createRedisOidcStores } from './redis/oidc-stores.js';
 import { createRedisSecretDrops } from './redis/secret-drops.js';
@@ -172,6 +173,7 @@ export async function createStores(
   if (config.mode === 'memory')
     return createMemoryStores({ cipher: deps.cipher, sessionFallbackTtlSeconds: settings.idleTimeoutSeconds });
   const redis = createRedisClient(config, { logger: deps.logger });
+  replyBeforeTimeout(redis);
   const failover = rideOutFailover(redis, { waitMs: config.failoverWaitMs, maxWaiters: config.failoverWaiters });
   await connectOrGoOn(redis, deps.logger);
   return createRedisStores({

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../observability/logger.js';
 import type { SessionKeys } from '../keys.js';
+import { replyBeforeTimeout } from './command-timeout.js';
 
 /** The channel Redis pushes invalidations to for a RESP2 client (CLIENT TRACKING … REDIRECT). */
 export const INVALIDATE_CHANNEL = '__redis__:invalidate';
@@ -114,6 +115,10 @@ export function createSessionCache(deps: {
     autoResubscribe: false,
     connectionName: 'tgbff-invalidations',
   });
+  // Their command timeout, like the main connection's, lets a reply already received win (a heartbeat
+  // answered while the event loop was busy must not flush the cache).
+  replyBeforeTimeout(tracker);
+  replyBeforeTimeout(invalidations);
   const probePrefix = keys.cacheProbe('');
   const probeTimeoutMs = options.probeTimeoutMs ?? 2000;
   const connections = [redis, tracker, invalidations];
