@@ -8,12 +8,14 @@ import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createCipher } from '../../../src/crypto/crypto.js';
 import { createRedisClient } from '../../../src/store/redis/client.js';
 import type { StoreMetrics } from '../../../src/store/store-error.js';
+import type { SessionCacheOptions } from '../../../src/store/redis/session-cache.js';
 import type { Stores } from '../../../src/store/types.js';
 import { uniquePrefix } from '../../helpers/redis-prefix.js';
 import { watchCommands, type CommandWatch } from '../../helpers/redis-monitor.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { sessionExpiringIn } from '../../helpers/session-records.js';
 import { freePort } from '../../helpers/ports.js';
+import { startFaultProxy } from '../../helpers/fault-proxy.js';
 
 // Two "instances" (stores with caches of their own) on a redis-server of the test's own: MONITOR counts
 // what reaches Redis, CLIENT KILL drops connections, and nothing else runs there.
@@ -64,7 +66,7 @@ const open: Instance[] = [];
 /** Run after the instances closed (a proxy in front of one must outlive its connections). */
 const cleanups: Array<() => Promise<void>> = [];
 
-async function instance(url = server.url): Promise<Instance> {
+async function instance(url = server.url, options: SessionCacheOptions = cacheOptions): Promise<Instance> {
   const redis = createRedisClient({ mode: 'standalone', url });
   await redis.connect();
   const seen = observed();
@@ -74,7 +76,7 @@ async function instance(url = server.url): Promise<Instance> {
     cipher,
     metrics: seen.metrics,
     sessionHotPath: hot,
-    sessionCache: cacheOptions,
+    sessionCache: options,
   });
   await stores.sessionCache!.whenServing();
   const made = { stores, seen };
@@ -248,6 +250,77 @@ test('when the invalidation connection is killed under load, then the cache is f
   // And it serves again after tracking is back.
   const sid = await newSession(b);
   await warm(a, sid);
+});
+
+// The window in which a cache serves without hearing from Redis: the heartbeat (a PING on the
+// invalidation connection every `heartbeatMs`) must go unanswered for REDIS_COMMAND_TIMEOUT_MS first, so a
+// cache notices a silent Redis within heartbeat + timeout: 1.8 s with the service's defaults (1000 + 800).
+const SERVICE_DEFAULTS = { max: 50, ttlMs: 60_000 };
+const SILENT_BOUND_MS = 1000 + 800;
+
+/** Loads `sid` on `on` every 10 ms until the cache flushes; how long that took and how many loads it served. */
+async function servedUntilFlush(on: Instance, sid: string, since: () => number) {
+  const flushed = on.seen.next('flush');
+  let done = false;
+  void flushed.then(() => (done = true));
+  let served = 0;
+  while (!done) {
+    const hits = on.seen.counts.hit;
+    const record = await on.stores.sessionStore.get(sid).catch(() => null);
+    if (record !== null && on.seen.counts.hit > hits) served += 1;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return { tookMs: performance.now() - since(), served };
+}
+
+test('when Redis freezes, then warm sessions are served from the cache until the heartbeat misses (at most 1.8 s), then loads fail', async () => {
+  const a = await instance(server.url, SERVICE_DEFAULTS);
+  const sid = await newSession(a);
+  await warm(a, sid);
+  let frozenAt = 0;
+  const window = servedUntilFlush(a, sid, () => frozenAt);
+  server.pause();
+  frozenAt = performance.now();
+  try {
+    const { tookMs, served } = await window;
+    process.stdout.write(
+      `frozen Redis: served ${served} loads from the cache, flushed ${tookMs.toFixed(0)} ms after the freeze\n`,
+    );
+    // Frozen, Redis runs no write: what the cache holds is what Redis holds.
+    expect(served).toBeGreaterThan(0);
+    expect(tookMs).toBeLessThan(SILENT_BOUND_MS + 300);
+    // Bypassed from then on: a load goes to Redis, and fails at the command timeout.
+    await expect(a.stores.sessionStore.get(sid)).rejects.toMatchObject({ code: 'store_unavailable' });
+  } finally {
+    server.resume();
+  }
+  await a.stores.sessionCache!.whenServing();
+  await warm(a, sid);
+});
+
+test('when one instance is cut off from Redis (silently) and another logs the session out, then the cut-off one serves it for at most 1.8 s', async () => {
+  const proxy = await startFaultProxy({ port: server.port });
+  cleanups.push(() => proxy.close());
+  const [a, b] = [await instance(proxy.url('redis'), SERVICE_DEFAULTS), await instance(server.url, SERVICE_DEFAULTS)];
+  const sid = await newSession(b);
+  await warm(a, sid);
+  proxy.set({ kind: 'blackhole' });
+  await b.stores.tombstones.mark(sid, 60_000);
+  const acknowledged = performance.now();
+  // Redis took the logout and pushed the invalidation, which never reaches A: A's cache still answers.
+  const { tookMs, served } = await servedUntilFlush(a, sid, () => acknowledged);
+  process.stdout.write(
+    `cut-off instance: served an ended session ${served} times, flushed ${tookMs.toFixed(0)} ms after the logout\n`,
+  );
+  expect(tookMs).toBeLessThan(SILENT_BOUND_MS + 300);
+  await expect(a.stores.sessionStore.get(sid)).rejects.toMatchObject({ code: 'store_unavailable' });
+  // Back: the connections that lost bytes are reset (ioredis would match later replies to the commands the
+  // blackhole swallowed), A connects again, sets tracking up and refuses the session.
+  proxy.set({ kind: 'reset' });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  proxy.set({ kind: 'pass' });
+  await a.stores.sessionCache!.whenServing();
+  expect(await a.stores.sessionStore.get(sid)).toBeNull();
 });
 
 test('when the tracked data connection is killed, then the cache is flushed and set up again', async () => {
