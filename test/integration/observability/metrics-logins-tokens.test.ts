@@ -49,7 +49,7 @@ describe('token call metrics after real sessions', () => {
     // UPSTREAM_TIMEOUT_MS also bounds token calls.
     rig = await startRig({
       now: clock.now,
-      env: { TG_TOKEN_LIFETIME: '1000', TOKEN_REFRESH_BEFORE: '100', UPSTREAM_TIMEOUT_MS: '500' },
+      env: { TG_TOKEN_LIFETIME: '1000', TOKEN_REFRESH_BEFORE: '100', UPSTREAM_TIMEOUT_MS: '1000' },
     });
   });
   afterAll(() => rig.close());
@@ -91,7 +91,7 @@ describe('token call metrics after real sessions', () => {
     const before = await scrape(rig.service.metricsApp);
     const agent = await rig.login();
     clock.advance(950_000);
-    rig.sim.setFaults({ tokenLatencyMs: 1500 });
+    rig.sim.setFaults({ tokenLatencyMs: 2500 });
     try {
       expect((await agent.get('/api/echo')).status).toBe(200); // the refresh timed out; the current token serves
     } finally {
