@@ -212,7 +212,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   STORE_FAILOVER_WAIT_MS: {
     section: 'redis',
-    doc: 'How long a request waits for a lost Redis connection (refused, reset, a Sentinel or Cluster failover) before 503 store_unavailable; /readyz stays ready meanwhile. The default covers a Sentinel failover at down-after-milliseconds 5000 (election and promotion add 1-3 s). 0 fails at once. A command already sent is never retried, and a frozen Redis still fails at REDIS_COMMAND_TIMEOUT_MS.',
+    doc: 'How long a request waits for a lost Redis connection (refused, reset, a Sentinel or Cluster failover) before 503 store_unavailable; /readyz stays ready meanwhile. The default covers a Sentinel failover at down-after-milliseconds 5000 (election and promotion add 1-3 s). 0 fails at once. A command that may have run (a write already sent when the connection went) is never sent again; one that provably did not run, or a read, is issued again within the bound. A frozen Redis still fails at REDIS_COMMAND_TIMEOUT_MS.',
   },
   STORE_FAILOVER_WAITERS: {
     section: 'redis',

@@ -1,0 +1,79 @@
+import { exists, hasFlag } from '@ioredis/commands';
+import { Command } from 'ioredis';
+
+/**
+ * Which store commands may be issued again after a try failed, and how a try is told apart from the
+ * next one. Used by failover-wait.ts; nothing here waits or counts.
+ *
+ * A try is one ioredis Command. ioredis writes a command to a socket only through `toWritable`, so a try
+ * whose `toWritable` never ran provably never reached Redis. One that did may have run, unless the server
+ * then refused it (a reply Redis sends instead of running the command: MOVED, ASK, TRYAGAIN,
+ * CLUSTERDOWN, LOADING, READONLY, MASTERDOWN).
+ */
+
+/** Replies that mean "not run here": the command can go again, to the node the cluster names next. */
+const REFUSED = /^(?:MOVED|ASK|TRYAGAIN|CLUSTERDOWN|LOADING|READONLY|MASTERDOWN)\b/;
+
+/** An error Redis itself answered (ioredis's ReplyError), as opposed to a lost or timed-out connection. */
+const isReply = (err: Error): boolean => err.name === 'ReplyError';
+
+/** Redis answered the try and did not run it. */
+export const wasRefused = (err: Error): boolean => isReply(err) && REFUSED.test(err.message);
+
+/** A lost, refused or timed-out connection, or a refusal: what a failover looks like. Not a command's own error. */
+export const isFailoverError = (err: Error): boolean => !isReply(err) || REFUSED.test(err.message);
+
+export const isTimeout = (err: Error): boolean => err.message === 'Command timed out';
+
+/** GET, MGET, PTTL, EXISTS…: running one twice changes nothing, so one that may have run can still go again. */
+export const isReadOnly = (name: string): boolean => exists(name) && hasFlag(name, 'readonly');
+
+const WRITTEN = Symbol('written');
+type Marked = Command & { [WRITTEN]?: true };
+const toWritable = Command.prototype.toWritable;
+
+/** Marks `command` when ioredis writes it to a socket (the one place it does). */
+function markWritten(this: Marked, socket: unknown): ReturnType<typeof toWritable> {
+  this[WRITTEN] = true;
+  return toWritable.call(this, socket as never);
+}
+
+export function watchWrites(command: Command): void {
+  command.toWritable = markWritten;
+}
+
+/** Written to a socket and not since refused: it may have run. */
+export const mayHaveRun = (command: Command): boolean => (command as Marked)[WRITTEN] === true;
+
+/** After a refusal the try did not run: a later write (to the next node) marks it again. */
+export function noteRefusal(command: Command, err: Error): void {
+  if (wasRefused(err)) delete (command as Marked)[WRITTEN];
+}
+
+/** The internals a fresh try copies: the args are already transformed and stringified, keys prefixed. */
+interface CommandInternals {
+  replyEncoding?: BufferEncoding | null;
+  bufferMode?: boolean;
+}
+
+/** A fresh try of `command` (own promise, own command timeout, own redirection budget), same name and args. */
+export function freshTry(name: string, args: Command['args'], of: Command): Command {
+  const inner = of as unknown as CommandInternals;
+  const next = new Command(name, [], { replyEncoding: inner.replyEncoding ?? null });
+  next.args = args;
+  (next as unknown as CommandInternals).bufferMode = inner.bufferMode;
+  return next;
+}
+
+/**
+ * A try that is given up (failed, or superseded by a fresh one) may still sit in one of ioredis's queues
+ * (a Cluster's delay queue after CLUSTERDOWN, a node's offline queue) and be written later, after its
+ * caller was answered. It becomes a PING: harmless if it goes, and its reply still pairs with it.
+ */
+export function retire(command: Command): void {
+  command.name = 'ping';
+  command.args = [];
+  delete (command as Marked)[WRITTEN];
+  command.resolve = () => undefined;
+  command.reject = () => undefined;
+}
