@@ -30,12 +30,15 @@ export const isReadOnly = (name: string): boolean => exists(name) && hasFlag(nam
 
 const WRITTEN = Symbol('written');
 type Marked = Command & { [WRITTEN]?: true };
-const toWritable = Command.prototype.toWritable;
+type ToWritable = Command['toWritable'];
 
-/** Marks `command` when ioredis writes it to a socket (the one place it does). */
-function markWritten(this: Marked, socket: unknown): ReturnType<typeof toWritable> {
+/**
+ * Marks `command` when ioredis writes it to a socket (the one place it does), then writes it as its own
+ * class would: a script's command (ioredis's CustomScriptCommand) turns EVALSHA into EVAL there.
+ */
+function markWritten(this: Marked, socket: unknown): ReturnType<ToWritable> {
   this[WRITTEN] = true;
-  return toWritable.call(this, socket as never);
+  return (Object.getPrototypeOf(this) as { toWritable: ToWritable }).toWritable.call(this, socket as never);
 }
 
 export function watchWrites(command: Command): void {
@@ -56,10 +59,14 @@ interface CommandInternals {
   bufferMode?: boolean;
 }
 
-/** A fresh try of `command` (own promise, own command timeout, own redirection budget), same name and args. */
+/**
+ * A fresh try of `command` (own promise, own command timeout, own redirection budget), same class, name
+ * and args.
+ */
 export function freshTry(name: string, args: Command['args'], of: Command): Command {
   const inner = of as unknown as CommandInternals;
-  const next = new Command(name, [], { replyEncoding: inner.replyEncoding ?? null });
+  const Kind = of.constructor as typeof Command;
+  const next = new Kind(name, [], { replyEncoding: inner.replyEncoding ?? null });
   next.args = args;
   (next as unknown as CommandInternals).bufferMode = inner.bufferMode;
   return next;
@@ -73,6 +80,8 @@ export function freshTry(name: string, args: Command['args'], of: Command): Comm
 export function retire(command: Command): void {
   command.name = 'ping';
   command.args = [];
+  // Written as a plain command: a script's own toWritable would turn it back into an EVAL.
+  command.toWritable = Command.prototype.toWritable;
   delete (command as Marked)[WRITTEN];
   command.resolve = () => undefined;
   command.reject = () => undefined;
