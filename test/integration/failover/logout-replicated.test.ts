@@ -1,8 +1,8 @@
 /**
  * @serial freezes and kills the replica of a private Sentinel group under running service processes
  */
-import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
-import { CSRF, call, login, startCluster, type Cluster } from '../multi-instance/cluster.js';
+import { CSRF, call, login } from '../multi-instance/cluster.js';
+import { sentinelRig } from './sentinel-rig.js';
 import { recordFigure } from '../../helpers/figures.js';
 import { sidOf } from '../../helpers/cookies.js';
 
@@ -16,33 +16,17 @@ import { sidOf } from '../../helpers/cookies.js';
 const WAIT_MS = 300;
 
 describe('a logout counts once a replica has its tombstone (Sentinel)', () => {
-  let group: SentinelGroup;
-  let cluster: Cluster;
-
-  beforeAll(async () => {
-    // Sentinels must not call the frozen replica down mid-test; nothing here fails over.
-    group = await startSentinelGroup({ downAfterMs: 5000 });
-    await group.waitUntilReady();
-    cluster = await startCluster({
-      instances: 2,
-      label: 'logout-replicated',
-      env: {
-        REDIS_URL: '',
-        REDIS_SENTINELS: group.sentinelList,
-        REDIS_SENTINEL_NAME: group.name,
-        REDIS_LOGOUT_REPLICA_WAIT_MS: String(WAIT_MS),
-      },
-    });
-  }, 60_000);
-  afterAll(async () => {
-    group?.replica.resume();
-    await cluster?.close();
-    await group?.stop();
+  // Sentinels must not call the frozen replica down mid-test; nothing here fails over.
+  const rig = sentinelRig({
+    label: 'logout-replicated',
+    instances: 2,
+    group: { downAfterMs: 5000 },
+    env: { REDIS_LOGOUT_REPLICA_WAIT_MS: String(WAIT_MS) },
   });
 
   const logout = async (cookie: string) => {
     const from = Date.now();
-    const res = await fetch(`${cluster.instances[0]!.url}/auth/logout`, {
+    const res = await fetch(`${rig.cluster.instances[0]!.url}/auth/logout`, {
       method: 'POST',
       headers: { ...CSRF, Cookie: cookie },
     });
@@ -55,27 +39,27 @@ describe('a logout counts once a replica has its tombstone (Sentinel)', () => {
     };
   };
   const endedEverywhere = async (cookie: string) =>
-    (await Promise.all(cluster.instances.map((i) => call(i.url, '/api/echo', cookie)))).map((a) => a.status);
+    (await Promise.all(rig.cluster.instances.map((i) => call(i.url, '/api/echo', cookie)))).map((a) => a.status);
 
   test('when the replica acknowledges, then the logout answers 204 and holds on every instance', async () => {
-    const cookie = await login(cluster.instances[1]!.url, cluster.secret);
+    const cookie = await login(rig.cluster.instances[1]!.url, rig.cluster.secret);
     const out = await logout(cookie);
     expect(out).toMatchObject({ status: 204, clears: true });
     expect(await endedEverywhere(cookie)).toEqual([401, 401]);
     // On the replica too: what a promotion would keep.
-    const tombstone = cluster.keys(sidOf(cookie)).tombstone;
-    expect(await group.client(group.replica.port).exists(tombstone)).toBe(1);
+    const tombstone = rig.cluster.keys(sidOf(cookie)).tombstone;
+    expect(await rig.group.client(rig.group.replica.port).exists(tombstone)).toBe(1);
     recordFigure(`logout with a replica acknowledging: 204 in ${out.ms} ms`);
   }, 20_000);
 
   test('when the replica cannot acknowledge (SIGSTOP), then the logout answers 503 at the wait, cookie cleared', async () => {
-    const cookie = await login(cluster.instances[1]!.url, cluster.secret);
-    group.replica.pause();
+    const cookie = await login(rig.cluster.instances[1]!.url, rig.cluster.secret);
+    rig.group.replica.pause();
     let out: Awaited<ReturnType<typeof logout>>;
     try {
       out = await logout(cookie);
     } finally {
-      group.replica.resume();
+      rig.group.replica.resume();
     }
     recordFigure(`logout with the replica frozen: ${out.status} ${out.code ?? ''} in ${out.ms} ms`);
     expect(out).toMatchObject({ status: 503, code: 'store_unavailable', clears: true });
@@ -84,9 +68,9 @@ describe('a logout counts once a replica has its tombstone (Sentinel)', () => {
   }, 20_000);
 
   test('when the master has no replica attached, then a logout is not waited on and answers 204', async () => {
-    const cookie = await login(cluster.instances[1]!.url, cluster.secret);
-    await group.replica.kill();
-    const master = group.client(group.master.port);
+    const cookie = await login(rig.cluster.instances[1]!.url, rig.cluster.secret);
+    await rig.group.replica.kill();
+    const master = rig.group.client(rig.group.master.port);
     const deadline = Date.now() + 5000;
     const replicas = async () => ((await master.role()) as [string, number, unknown[]])[2].length;
     while ((await replicas()) > 0) {
