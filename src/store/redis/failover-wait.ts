@@ -1,14 +1,5 @@
 import { Command, type Cluster, type Redis } from 'ioredis';
-import {
-  freshTry,
-  isFailoverError,
-  isReadOnly,
-  isTimeout,
-  mayHaveRun,
-  noteRefusal,
-  retire,
-  watchWrites,
-} from './reissue.js';
+import { freshTry, isFailoverError, isReadOnly, isTimeout, mayHaveRun, noteRefusal, retire } from './reissue.js';
 
 /**
  * The client a store command is issued for: the HTTP response of the request (a `ServerResponse` fits).
@@ -79,6 +70,32 @@ const LOOKING = new Set(['connecting', 'connect', 'reconnecting', 'close']);
 
 /** The client's own AUTH/SELECT/INFO/ROLE on connecting: ioredis handles their failure itself. */
 const isHandshake = (name: string): boolean => Command.checkFlag('HANDSHAKE_COMMANDS', name) || name === 'role';
+
+/** A store command being issued in tries: what every try needs, and where the caller's answer goes. */
+class Issued {
+  readonly name: string;
+  readonly args: Command['args'];
+  /** The caller's own resolve and reject (a try given up is retired, its handlers replaced). */
+  readonly deliver: Command['resolve'];
+  readonly fail: Command['reject'];
+  /** The try whose outcome counts; undefined once answered. */
+  current: Command | undefined;
+  /** Counted among the waiters (from its first failed try on). */
+  counted = false;
+  /** Connections lost when the current try was sent. */
+  lossesAtSend = 0;
+  constructor(
+    readonly command: Command,
+    readonly scope: WaitingClient | undefined,
+    readonly issuedAt: number,
+  ) {
+    this.name = command.name;
+    this.args = command.args;
+    this.deliver = command.resolve;
+    this.fail = command.reject;
+    this.current = command;
+  }
+}
 
 /** Pause between a failed try and the next one (ioredis's own default for its failover retries). */
 const RETRY_DELAY_MS = 100;
@@ -203,82 +220,88 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
     troubleLast = at;
   };
 
-  /** Issues `command` in tries until one answers, one fails for good, or the bound. */
-  const issue = (command: Command): Promise<unknown> => {
-    const scope = issuing;
-    const issuedAt = now();
-    const { name, args } = command;
-    const deliver = command.resolve;
-    const fail = command.reject;
-    let current: Command | undefined = command;
-    let counted = false;
-    const finish = (): void => {
-      current = undefined;
-      if (counted) waiters -= 1;
-      counted = false;
-    };
+  const isCluster = 'refreshSlotsCache' in client;
 
-    const mayRetry = (attempt: Command, err: Error, lossesAtSend: number): boolean => {
-      if (err instanceof ClientLeftError || !isFailoverError(err) || client.status === 'end') return false;
-      if (mayHaveRun(attempt)) {
-        // A write that may have run is never sent again (nothing runs twice).
-        if (!isReadOnly(name)) return false;
-        // A read timed out on a connection still up: a frozen server fails at the command timeout.
-        if (isTimeout(err) && client.status === 'ready' && losses === lossesAtSend) return false;
-      }
-      return now() < deadline(issuedAt) && (counted || waiters < options.maxWaiters);
-    };
+  /** Whether `attempt`, failed with `err`, may be followed by a fresh try. */
+  const mayRetry = (issued: Issued, attempt: Command, err: Error): boolean => {
+    if (err instanceof ClientLeftError || !isFailoverError(err) || client.status === 'end') return false;
+    if (mayHaveRun(attempt)) {
+      // A write that may have run is never sent again (nothing runs twice).
+      if (!isReadOnly(issued.name)) return false;
+      // A read timed out on a connection still up: a frozen server fails at the command timeout.
+      if (isTimeout(err) && client.status === 'ready' && losses === issued.lossesAtSend) return false;
+    }
+    return now() < deadline(issued.issuedAt) && (issued.counted || waiters < options.maxWaiters);
+  };
 
-    const decide = (attempt: Command, err: Error, lossesAtSend: number): void => {
-      if (attempt !== current) return;
-      const retry = mayRetry(attempt, err, lossesAtSend);
-      retire(attempt);
-      if (!retry) {
-        finish();
-        fail(err);
+  const finish = (issued: Issued): void => {
+    issued.current = undefined;
+    if (issued.counted) waiters -= 1;
+    issued.counted = false;
+  };
+
+  const decide = (issued: Issued, attempt: Command, err: Error): void => {
+    if (attempt !== issued.current) return;
+    const retry = mayRetry(issued, attempt, err);
+    retire(attempt);
+    if (!retry) {
+      finish(issued);
+      issued.fail(err);
+      return;
+    }
+    if (!issued.counted) waiters += 1;
+    issued.counted = true;
+    noteTrouble();
+    const next = (): void => {
+      if (!wakers.delete(next)) return;
+      clearTimeout(timer);
+      const scope = issued.scope;
+      if (scope !== undefined && !scope.writableFinished && clientLeft(scope)) {
+        finish(issued);
+        issued.fail(new ClientLeftError());
         return;
       }
-      if (!counted) waiters += 1;
-      counted = true;
-      noteTrouble();
-      const next = (): void => {
-        if (!wakers.delete(next)) return;
-        clearTimeout(timer);
-        if (scope !== undefined && !scope.writableFinished && clientLeft(scope)) {
-          finish();
-          fail(new ClientLeftError());
-          return;
-        }
-        // A Cluster re-reads which node serves the slot (ioredis does the same before its own retries).
-        if ('refreshSlotsCache' in client) client.refreshSlotsCache();
-        current = freshTry(name, args, command);
-        send(current);
+      // A Cluster re-reads which node serves the slot (ioredis does the same before its own retries).
+      if (isCluster) (client as Cluster).refreshSlotsCache();
+      const fresh = freshTry(issued.name, issued.args, issued.command);
+      issued.current = fresh;
+      fresh.resolve = (value: unknown) => {
+        if (fresh !== issued.current) return;
+        finish(issued);
+        troubleSince = undefined;
+        issued.deliver(value);
       };
-      wakers.add(next);
-      const timer = setTimeout(next, Math.max(0, Math.min(RETRY_DELAY_MS, deadline(issuedAt) - now())));
+      send(issued, fresh);
     };
+    wakers.add(next);
+    const timer = setTimeout(next, Math.max(0, Math.min(RETRY_DELAY_MS, deadline(issued.issuedAt) - now())));
+  };
 
-    const send = (attempt: Command): void => {
-      const lossesAtSend = losses;
-      watchWrites(attempt);
-      attempt.reject = (err: Error) => decide(attempt, err, lossesAtSend);
-      if (attempt !== command)
-        attempt.resolve = (value: unknown) => {
-          if (attempt !== current) return;
-          finish();
-          troubleSince = undefined;
-          deliver(value);
-        };
-      void hold(attempt, undefined, undefined, scope, counted);
-      // Outside a Cluster client's own handler (set in the call above), so every refusal is seen.
-      const inner = attempt.reject;
+  /** One try: ioredis gets `attempt`; its final failure comes to `decide`, every refusal marks it unrun. */
+  const send = (issued: Issued, attempt: Command): void => {
+    issued.lossesAtSend = losses;
+    if (!isCluster) {
       attempt.reject = (err: Error) => {
         noteRefusal(attempt, err);
-        inner(err);
+        decide(issued, attempt, err);
       };
+      void hold(attempt, undefined, undefined, issued.scope, issued.counted);
+      return;
+    }
+    attempt.reject = (err: Error) => decide(issued, attempt, err);
+    void hold(attempt, undefined, undefined, issued.scope, issued.counted);
+    // Outside the Cluster client's own handler (set in the call above), so every refusal is seen.
+    const inner = attempt.reject;
+    attempt.reject = (err: Error) => {
+      noteRefusal(attempt, err);
+      inner(err);
     };
+  };
 
-    send(command);
+  /** Issues `command` in tries until one answers, one fails for good, or the bound. */
+  const issue = (command: Command): Promise<unknown> => {
+    const issued = new Issued(command, issuing, now());
+    send(issued, command);
     return command.promise;
   };
 

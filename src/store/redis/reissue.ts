@@ -5,8 +5,8 @@ import { Command } from 'ioredis';
  * Which store commands may be issued again after a try failed, and how a try is told apart from the
  * next one. Used by failover-wait.ts; nothing here waits or counts.
  *
- * A try is one ioredis Command. ioredis writes a command to a socket only through `toWritable`, so a try
- * whose `toWritable` never ran provably never reached Redis. One that did may have run, unless the server
+ * A try is one ioredis Command. ioredis marks a command when it writes it to a socket (`isTraced`, below),
+ * so a try without the mark provably never reached Redis. One with it may have run, unless the server
  * then refused it (a reply Redis sends instead of running the command: MOVED, ASK, TRYAGAIN,
  * CLUSTERDOWN, LOADING, READONLY, MASTERDOWN).
  */
@@ -28,29 +28,19 @@ export const isTimeout = (err: Error): boolean => err.message === 'Command timed
 /** GET, MGET, PTTL, EXISTS…: running one twice changes nothing, so one that may have run can still go again. */
 export const isReadOnly = (name: string): boolean => exists(name) && hasFlag(name, 'readonly');
 
-const WRITTEN = Symbol('written');
-type Marked = Command & { [WRITTEN]?: true };
-type ToWritable = Command['toWritable'];
-
 /**
- * Marks `command` when ioredis writes it to a socket (the one place it does), then writes it as its own
- * class would: a script's command (ioredis's CustomScriptCommand) turns EVALSHA into EVAL there.
+ * Written to a socket and not since refused: it may have run. ioredis sets `isTraced` on a command exactly
+ * when it writes it (Redis#sendCommand's writable branch, once per command, for its tracing channel), so
+ * the mark costs nothing; a refusal clears it, and the next write (to the node the cluster names next)
+ * sets it again. test/integration/store/failover-wait.test.ts ("on the wire") fails if that ever changes.
+ * An own property per command was tried first: about a third more CPU per command (more object shapes in
+ * ioredis's hot paths).
  */
-function markWritten(this: Marked, socket: unknown): ReturnType<ToWritable> {
-  this[WRITTEN] = true;
-  return (Object.getPrototypeOf(this) as { toWritable: ToWritable }).toWritable.call(this, socket as never);
-}
+export const mayHaveRun = (command: Command): boolean => command.isTraced;
 
-export function watchWrites(command: Command): void {
-  command.toWritable = markWritten;
-}
-
-/** Written to a socket and not since refused: it may have run. */
-export const mayHaveRun = (command: Command): boolean => (command as Marked)[WRITTEN] === true;
-
-/** After a refusal the try did not run: a later write (to the next node) marks it again. */
+/** After a refusal the try did not run. */
 export function noteRefusal(command: Command, err: Error): void {
-  if (wasRefused(err)) delete (command as Marked)[WRITTEN];
+  if (wasRefused(err)) command.isTraced = false;
 }
 
 /** The internals a fresh try copies: the args are already transformed and stringified, keys prefixed. */
@@ -82,7 +72,6 @@ export function retire(command: Command): void {
   command.args = [];
   // Written as a plain command: a script's own toWritable would turn it back into an EVAL.
   command.toWritable = Command.prototype.toWritable;
-  delete (command as Marked)[WRITTEN];
   command.resolve = () => undefined;
   command.reject = () => undefined;
 }
