@@ -65,6 +65,7 @@ const FIELDS = {
   REDIS_COMMAND_TIMEOUT_MS: withDefault(integer(1), 800),
   STORE_FAILOVER_WAIT_MS: withDefault(integer(0), 10_000),
   STORE_FAILOVER_WAITERS: withDefault(integer(0), 1000),
+  REDIS_LOGOUT_REPLICA_WAIT_MS: optional(integer(0)),
   SESSION_CACHE: withDefault(boolean, true),
   SESSION_CACHE_MAX: withDefault(integer(0), 10_000),
   SESSION_CACHE_TTL_MS: withDefault(integer(1), 60_000),

@@ -12,6 +12,11 @@ interface RedisCommon {
   failoverWaitMs: number;
   /** How many store commands may wait for it at once; beyond, they fail at once. */
   failoverWaiters: number;
+  /**
+   * Sentinel and Cluster: how long a logout's tombstone waits for a replica's acknowledgement (WAIT) before
+   * the logout answers 503; 0: not at all.
+   */
+  logoutReplicaWaitMs: number;
   /** Warm sessions from process memory (CLIENT TRACKING); false: off. Not used on Cluster. */
   sessionCache: { max: number; ttlMs: number } | false;
 }
@@ -35,6 +40,7 @@ export interface RedisInput {
   REDIS_COMMAND_TIMEOUT_MS: number;
   STORE_FAILOVER_WAIT_MS: number;
   STORE_FAILOVER_WAITERS: number;
+  REDIS_LOGOUT_REPLICA_WAIT_MS?: number | undefined;
   SESSION_CACHE: boolean;
   SESSION_CACHE_MAX: number;
   SESSION_CACHE_TTL_MS: number;
@@ -69,6 +75,12 @@ export function redisMode(v: RedisInput): { redis?: RedisConfig; issues: KeyIssu
   if (named.length === 1 && v.REDIS_CA_FILE !== undefined && !tls) {
     issues.push({ key: 'REDIS_CA_FILE', message: 'only applies with TLS: set REDIS_TLS=true or use a rediss:// URL' });
   }
+  if (v.REDIS_LOGOUT_REPLICA_WAIT_MS !== undefined && v.REDIS_LOGOUT_REPLICA_WAIT_MS >= v.REDIS_COMMAND_TIMEOUT_MS) {
+    issues.push({
+      key: 'REDIS_LOGOUT_REPLICA_WAIT_MS',
+      message: `must be below REDIS_COMMAND_TIMEOUT_MS (${v.REDIS_COMMAND_TIMEOUT_MS}): WAIT blocks in Redis, and the client would time it out first`,
+    });
+  }
   if (issues.length > 0) return { issues };
 
   const common: RedisCommon = {
@@ -80,6 +92,8 @@ export function redisMode(v: RedisInput): { redis?: RedisConfig; issues: KeyIssu
     commandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS,
     failoverWaitMs: v.STORE_FAILOVER_WAIT_MS,
     failoverWaiters: v.STORE_FAILOVER_WAITERS,
+    // Half the command timeout by default: a replica on the same network acknowledges within milliseconds.
+    logoutReplicaWaitMs: v.REDIS_LOGOUT_REPLICA_WAIT_MS ?? Math.floor(v.REDIS_COMMAND_TIMEOUT_MS / 2),
     sessionCache: v.SESSION_CACHE &&
       v.SESSION_CACHE_MAX > 0 && { max: v.SESSION_CACHE_MAX, ttlMs: v.SESSION_CACHE_TTL_MS },
   };

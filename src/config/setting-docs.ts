@@ -212,7 +212,12 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   STORE_FAILOVER_WAIT_MS: {
     section: 'redis',
-    doc: 'How long a request waits for a lost Redis connection (refused, reset, a Sentinel or Cluster failover) before 503 store_unavailable; /readyz stays ready meanwhile. The default covers a Sentinel failover at down-after-milliseconds 5000 (election and promotion add 1-3 s). 0 fails at once. A command already sent is never retried, and a frozen Redis still fails at REDIS_COMMAND_TIMEOUT_MS.',
+    doc: 'How long a request waits for a lost Redis connection (refused, reset, a Sentinel or Cluster failover) before 503 store_unavailable; /readyz stays ready meanwhile. The default covers a Sentinel failover at down-after-milliseconds 5000 (election and promotion add 1-3 s). 0 fails at once. A command that may have run (a write already sent when the connection went) is never sent again; one that provably did not run, or a read, is issued again within the bound. A frozen Redis still fails at REDIS_COMMAND_TIMEOUT_MS.',
+  },
+  REDIS_LOGOUT_REPLICA_WAIT_MS: {
+    section: 'redis',
+    doc: 'Sentinel and Cluster: how long a logout waits for a replica to acknowledge its tombstone (Redis WAIT) before answering 503 store_unavailable (the cookie is cleared all the same); replication is asynchronous, so a tombstone only the old master held is lost in a failover. Must be below REDIS_COMMAND_TIMEOUT_MS. A master with no replica attached is not waited on. 0 turns it off.',
+    defaultText: 'half of REDIS_COMMAND_TIMEOUT_MS (400)',
   },
   STORE_FAILOVER_WAITERS: {
     section: 'redis',

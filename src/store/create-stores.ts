@@ -32,6 +32,7 @@ import {
 } from './redis/session-hot-path.js';
 import { createRedisTokenStore } from './redis/token-store.js';
 import { createRedisTombstones } from './redis/tombstones.js';
+import { replicaAck } from './redis/replica-ack.js';
 import { createSessionCache, type SessionCache, type SessionCacheOptions } from './redis/session-cache.js';
 import { createRedisSessionStore } from './redis/session-store.js';
 import { createGuard, type StoreMetrics } from './store-error.js';
@@ -59,6 +60,8 @@ export interface RedisStoresOptions {
   sessionCache?: SessionCacheOptions;
   /** Store commands ride out a lost connection (see failover-wait.ts); readiness asks it while Redis is away. */
   failover?: FailoverWait;
+  /** Sentinel and Cluster: how long a session end waits for a replica to have its tombstone (WAIT); absent: not. */
+  tombstoneReplicaWaitMs?: number;
 }
 
 /** How long after a client ended by itself it is connected again (a few times a second at most). */
@@ -102,7 +105,14 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
   return {
     tokens: createRedisTokenStore({ redis, keys, cipher, guard, ...(logger ? { logger } : {}) }),
     leases: createRedisLeaseStore({ redis, keys, guard }),
-    tombstones: createRedisTombstones({ redis, keys, guard, ...(alive ? { alive } : {}), ...(cache && { cache }) }),
+    tombstones: createRedisTombstones({
+      redis,
+      keys,
+      guard,
+      ...(alive ? { alive } : {}),
+      ...(cache && { cache }),
+      ...(options.tombstoneReplicaWaitMs && { replicated: replicaAck(redis, options.tombstoneReplicaWaitMs) }),
+    }),
     rateLimiter: createRedisRateLimiter({ redis, keys, guard }),
     sessionEnds: createRedisDueQueue({ redis, key: keys.sessionEnds(), guard }),
     sessionRemainingMs: redisSessionRemainingMs({ redis, keys, guard }),
@@ -186,5 +196,8 @@ export async function createStores(
     sessionFallbackTtlSeconds: settings.idleTimeoutSeconds,
     sessionHotPath: DEFAULT_SESSION_HOT_PATH,
     ...(config.sessionCache && { sessionCache: config.sessionCache }),
+    // A standalone Redis has no automatic failover to lose a tombstone in.
+    ...(config.mode !== 'standalone' &&
+      config.logoutReplicaWaitMs > 0 && { tombstoneReplicaWaitMs: config.logoutReplicaWaitMs }),
   });
 }

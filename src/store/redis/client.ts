@@ -54,6 +54,9 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
     commandTimeout: cfg.commandTimeoutMs ?? 800,
     connectTimeout: cfg.connectTimeoutMs ?? 2000,
     retryStrategy: backoff,
+    // A command on the wire when the connection dropped may have run: never send it again on reconnect
+    // (ioredis's default does, for every one of them). A read is issued again by failover-wait.ts instead.
+    autoResendUnfulfilledCommands: false,
   };
 
   const tls: ConnectionOptions = cfg.ca === undefined ? {} : trustAlso(cfg.ca);
@@ -96,6 +99,15 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
         lazyConnect,
         enableOfflineQueue,
         clusterRetryStrategy: backoff,
+        // ioredis sends a command again when its node's connection closed, written or not, so a write that
+        // ran on a primary just before it died would run twice. failover-wait.ts issues again only a try
+        // that provably never ran, or a read.
+        retryDelayOnFailover: 0,
+        // CLUSTERDOWN (not run) comes back to failover-wait.ts at once, which tries again with a fresh
+        // command: ioredis's own retries every 100 ms share one 800 ms command timeout, which then fires
+        // while the 8th write is on the wire, so a write failed as "may have run". MOVED, ASK and TRYAGAIN
+        // stay ioredis's (answered at once, they do not wait out the timeout).
+        retryDelayOnClusterDown: 0,
         // Replicas lag: a token read there could miss a fresh mint and start a second one.
         scaleReads: 'master',
         redisOptions: {

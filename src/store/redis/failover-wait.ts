@@ -1,4 +1,5 @@
 import { Command, type Cluster, type Redis } from 'ioredis';
+import { freshTry, isFailoverError, isReadOnly, isTimeout, mayHaveRun, noteRefusal, retire } from './reissue.js';
 
 /**
  * The client a store command is issued for: the HTTP response of the request (a `ServerResponse` fits).
@@ -67,27 +68,74 @@ type SendCommand = (command: Command, stream?: unknown, node?: unknown) => Promi
 /** Statuses in which the client is looking for its server (reconnecting, asking sentinels, re-reading slots). */
 const LOOKING = new Set(['connecting', 'connect', 'reconnecting', 'close']);
 
+/** The client's own AUTH/SELECT/INFO/ROLE on connecting: ioredis handles their failure itself. */
+const isHandshake = (name: string): boolean => Command.checkFlag('HANDSHAKE_COMMANDS', name) || name === 'role';
+
+/** A store command being issued in tries: what every try needs, and where the caller's answer goes. */
+class Issued {
+  readonly name: string;
+  readonly args: Command['args'];
+  /** The caller's own resolve and reject (a try given up is retired, its handlers replaced). */
+  readonly deliver: Command['resolve'];
+  readonly fail: Command['reject'];
+  /** The try whose outcome counts; undefined once answered. */
+  current: Command | undefined;
+  /** Counted among the waiters (from its first failed try on). */
+  counted = false;
+  /** Connections lost when the current try was sent. */
+  lossesAtSend = 0;
+  constructor(
+    readonly command: Command,
+    readonly scope: WaitingClient | undefined,
+    readonly issuedAt: number,
+  ) {
+    this.name = command.name;
+    this.args = command.args;
+    this.deliver = command.resolve;
+    this.fail = command.reject;
+    this.current = command;
+  }
+}
+
+/** Pause between a failed try and the next one (ioredis's own default for its failover retries). */
+const RETRY_DELAY_MS = 100;
+/** Tries failing less than this apart belong to one failover: its bound counts from the first. */
+const QUIET_MS = 1000;
+
 /**
- * Lets store commands ride out a lost connection (refused, reset, closed; a Sentinel client asking for the
- * new master; a Cluster client re-reading its slots) instead of failing at once.
+ * Lets store commands ride out a failover (a lost connection, a Sentinel client asking for the new
+ * master, a Cluster primary being replaced) instead of failing at once. Two parts, one bound:
  *
- * ioredis's own offline queue does not fit: the command timeout is armed when a command is queued, so a
- * queued command fails after REDIS_COMMAND_TIMEOUT_MS (800 ms), shorter than any failover, and the queue
- * has no size bound. So a command issued while the client is not ready is held here, before ioredis sees
- * it, until the client is ready again (then it goes out with its full command timeout, so a frozen server
- * still fails fast) or until `waitMs` after the connection was lost (then ioredis refuses it as before,
- * which the stores answer 503). Only commands that were never written wait: a command already sent when
- * the connection dropped fails as before and is never sent twice. Beyond `maxWaiters` waiting commands a
- * new one fails at once. A ready client costs one status check per command.
+ * - **Held while the client is looking for its server.** ioredis's own offline queue does not fit: the
+ *   command timeout is armed when a command is queued, so a queued command fails after
+ *   REDIS_COMMAND_TIMEOUT_MS (800 ms), shorter than any failover, and the queue has no size bound. So a
+ *   command issued while the client is not ready is held here, before ioredis sees it, until the client is
+ *   ready again (then it goes out with its full command timeout, so a frozen server still fails fast).
+ * - **Issued again when a try failed and provably did not run** (see reissue.ts: never written to a
+ *   socket, or refused by the server: CLUSTERDOWN, TRYAGAIN…), **or is a read** (GET, MGET…) that met a
+ *   lost connection. A Cluster client stays ready through a primary failover, so this is what rides it
+ *   out. Each try is a fresh command with its own command timeout (ioredis arms one timeout per command,
+ *   across all its own retries, which is why its retryDelayOnFailover cannot outlast a 2–3 s promotion);
+ *   a try given up is retired so ioredis can never send it later. A write that may have run (written and
+ *   then the connection lost, or timed out) is never sent again: it fails as before. A written command
+ *   that timed out on a connection still up (a frozen server) fails at the command timeout, read or not.
  *
- * A command issued for a request (see `issuedFor`) stops waiting when that request's client leaves:
- * its slot is free at once and the command is never sent (it fails with ClientLeftError).
+ * Both stop at `waitMs` after the trouble began (the connection lost, or the first failed try); then the
+ * command fails as ioredis failed it, which the stores answer 503. At most `maxWaiters` commands wait or
+ * retry at once; beyond, a new one fails at once. A command issued for a request (see `issuedFor`)
+ * stops waiting when that request's client leaves: its slot is free at once and it is not sent again
+ * (it fails with ClientLeftError). A ready client that answers costs a few closures per command.
  */
 export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOptions): FailoverWait {
   const now = options.now ?? Date.now;
   // A Redis never reached since start-up is not a failover: nothing waits, and readiness says so.
   let everReady = client.status === 'ready';
   let downSince: number | undefined = everReady ? undefined : now();
+  // When tries began to fail in this failover, and when one last failed (a Cluster stays "ready").
+  let troubleSince: number | undefined;
+  let troubleLast = 0;
+  // Connections lost so far: a try that timed out after one was lost did not meet a frozen server.
+  let losses = 0;
   let waiters = 0;
   const wakers = new Set<() => void>();
 
@@ -102,8 +150,12 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
   const onLost = (): void => {
     if (downSince === undefined && client.status !== 'ready') downSince = now();
   };
+  const onClose = (): void => {
+    losses += 1;
+    onLost();
+  };
   client.on('ready', onReady);
-  client.on('close', onLost);
+  client.on('close', onClose);
   client.on('error', onLost);
   client.on('reconnecting', onLost);
   client.on('end', wakeAll);
@@ -116,26 +168,31 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
     const status = client.status;
     if (!LOOKING.has(status)) return false;
     // During the handshake the client sends its own AUTH/SELECT/INFO/ROLE; those must go through.
-    if (status === 'connect' && (Command.checkFlag('HANDSHAKE_COMMANDS', command.name) || command.name === 'role'))
-      return false;
+    if (status === 'connect' && isHandshake(command.name)) return false;
     return true;
   };
 
-  const patched: SendCommand = (command, stream, node) => {
+  /** Holds a command while the client looks for its server, then hands it to ioredis. */
+  const hold = (
+    command: Command,
+    stream: unknown,
+    node: unknown,
+    scope: WaitingClient | undefined,
+    counted: boolean,
+  ): Promise<unknown> => {
     if (client.status === 'ready' || !mustWait(command, stream)) return original(command, stream, node);
     if (downSince === undefined) downSince = now();
     const remaining = downSince + options.waitMs - now();
-    if (remaining <= 0 || waiters >= options.maxWaiters) return original(command, stream, node);
-    const scope = issuing;
+    if (remaining <= 0 || (!counted && waiters >= options.maxWaiters)) return original(command, stream, node);
     const watched = scope !== undefined && !scope.writableFinished ? scope : undefined;
     if (watched && clientLeft(watched)) {
       command.reject(new ClientLeftError());
       return command.promise;
     }
-    waiters += 1;
+    if (!counted) waiters += 1;
     const release = (): boolean => {
       if (!wakers.delete(wake)) return false;
-      waiters -= 1;
+      if (!counted) waiters -= 1;
       clearTimeout(timer);
       watched?.off('close', onLeave);
       return true;
@@ -152,6 +209,115 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
     watched?.once('close', onLeave);
     return command.promise;
   };
+
+  /** The bound of a command issued at `issuedAt`, counted from when the failover began. */
+  const deadline = (issuedAt: number): number =>
+    Math.min(issuedAt, downSince ?? issuedAt, troubleSince ?? issuedAt) + options.waitMs;
+
+  const noteTrouble = (): void => {
+    const at = now();
+    if (troubleSince === undefined || at - troubleLast > QUIET_MS) troubleSince = at;
+    troubleLast = at;
+  };
+
+  const isCluster = 'refreshSlotsCache' in client;
+
+  /** Whether `attempt`, failed with `err`, may be followed by a fresh try. */
+  const mayRetry = (issued: Issued, attempt: Command, err: Error): boolean => {
+    if (err instanceof ClientLeftError || !isFailoverError(err) || client.status === 'end') return false;
+    if (mayHaveRun(attempt)) {
+      // A write that may have run is never sent again (nothing runs twice).
+      if (!isReadOnly(issued.name)) return false;
+      // A read timed out on a connection still up: a frozen server fails at the command timeout.
+      if (isTimeout(err) && client.status === 'ready' && losses === issued.lossesAtSend) return false;
+    }
+    return now() < deadline(issued.issuedAt) && (issued.counted || waiters < options.maxWaiters);
+  };
+
+  const finish = (issued: Issued): void => {
+    issued.current = undefined;
+    if (issued.counted) waiters -= 1;
+    issued.counted = false;
+  };
+
+  const decide = (issued: Issued, attempt: Command, err: Error): void => {
+    if (attempt !== issued.current) return;
+    const retry = mayRetry(issued, attempt, err);
+    retire(attempt);
+    if (!retry) {
+      finish(issued);
+      issued.fail(err);
+      return;
+    }
+    if (!issued.counted) waiters += 1;
+    issued.counted = true;
+    noteTrouble();
+    const next = (): void => {
+      if (!wakers.delete(next)) return;
+      clearTimeout(timer);
+      const scope = issued.scope;
+      if (scope !== undefined && !scope.writableFinished && clientLeft(scope)) {
+        finish(issued);
+        issued.fail(new ClientLeftError());
+        return;
+      }
+      // A Cluster re-reads which node serves the slot (ioredis does the same before its own retries).
+      if (isCluster) (client as Cluster).refreshSlotsCache();
+      const fresh = freshTry(issued.name, issued.args, issued.command);
+      issued.current = fresh;
+      fresh.resolve = (value: unknown) => {
+        if (fresh !== issued.current) return;
+        finish(issued);
+        troubleSince = undefined;
+        issued.deliver(value);
+      };
+      send(issued, fresh);
+    };
+    wakers.add(next);
+    const timer = setTimeout(next, Math.max(0, Math.min(RETRY_DELAY_MS, deadline(issued.issuedAt) - now())));
+  };
+
+  /** One try: ioredis gets `attempt`; its final failure comes to `decide`, every refusal marks it unrun. */
+  const send = (issued: Issued, attempt: Command): void => {
+    issued.lossesAtSend = losses;
+    if (!isCluster) {
+      attempt.reject = (err: Error) => {
+        noteRefusal(attempt, err);
+        decide(issued, attempt, err);
+      };
+      void hold(attempt, undefined, undefined, issued.scope, issued.counted);
+      return;
+    }
+    attempt.reject = (err: Error) => decide(issued, attempt, err);
+    void hold(attempt, undefined, undefined, issued.scope, issued.counted);
+    // Outside the Cluster client's own handler (set in the call above), so every refusal is seen.
+    const inner = attempt.reject;
+    attempt.reject = (err: Error) => {
+      noteRefusal(attempt, err);
+      inner(err);
+    };
+  };
+
+  /** Issues `command` in tries until one answers, one fails for good, or the bound. */
+  const issue = (command: Command): Promise<unknown> => {
+    const issued = new Issued(command, issuing, now());
+    send(issued, command);
+    return command.promise;
+  };
+
+  const patched: SendCommand = (command, stream, node) => {
+    // Pipelines, transactions and a Cluster's node-directed tries are held only; never issued again.
+    if (
+      stream !== undefined ||
+      node !== undefined ||
+      !everReady ||
+      options.waitMs <= 0 ||
+      command.name === 'cluster' ||
+      isHandshake(command.name)
+    )
+      return hold(command, stream, node, issuing, false);
+    return issue(command);
+  };
   (client as { sendCommand: SendCommand }).sendCommand = patched;
 
   return {
@@ -160,7 +326,7 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
     waiting: () => waiters,
     close() {
       client.off('ready', onReady);
-      client.off('close', onLost);
+      client.off('close', onClose);
       client.off('error', onLost);
       client.off('reconnecting', onLost);
       client.off('end', wakeAll);

@@ -13,14 +13,19 @@ export function createRedisTombstones(deps: {
   alive?: AliveMarks;
   /** The session cache: a tombstone this instance writes drops the cached session before and after. */
   cache?: { forget(sid: string): void };
+  /** Sentinel and Cluster: a tombstone counts once a replica has it (see replica-ack.ts); else it throws. */
+  replicated?: (key: string, value: string, ttlMs: number) => Promise<void>;
 }): TombstoneStore {
-  const { redis, keys, guard, alive, cache } = deps;
+  const { redis, keys, guard, alive, cache, replicated } = deps;
   return {
     async mark(sid, ttlMs) {
       alive?.delete(sid);
       cache?.forget(sid);
       try {
-        await guard(() => redis.set(keys.tombstone(sid), '1', 'PX', positiveMs(ttlMs)));
+        const ms = positiveMs(ttlMs);
+        await guard(() => redis.set(keys.tombstone(sid), '1', 'PX', ms));
+        // A failover must not lose the end: the caller (a logout) answers 503 when no replica has it.
+        if (replicated) await guard(() => replicated(keys.tombstone(sid), '1', ms));
       } finally {
         cache?.forget(sid);
       }

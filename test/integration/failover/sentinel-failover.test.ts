@@ -3,8 +3,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';
-import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
-import { call, login, startCluster, type Cluster } from '../multi-instance/cluster.js';
+import { call, login } from '../multi-instance/cluster.js';
+import { sentinelRig } from './sentinel-rig.js';
 import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';
 import { figures, steadyLoad, windowFigures } from './steady-load.js';
 import { recordFigure } from '../../helpers/figures.js';
@@ -21,30 +21,10 @@ const REQUEST_BOUND_MS = 5000;
 // in flight at the kill (0–10 of 30 seen), so the check is on that shape, not on a share of the requests.
 
 describe('failover under load: Sentinel master killed while three instances serve 30 sessions', () => {
-  let group: SentinelGroup;
-  let cluster: Cluster;
-
-  beforeAll(async () => {
-    group = await startSentinelGroup();
-    await group.waitUntilReady();
-    cluster = await startCluster({
-      instances: 3,
-      label: 'failover-sentinel',
-      env: {
-        REDIS_URL: '',
-        REDIS_SENTINELS: group.sentinelList,
-        REDIS_SENTINEL_NAME: group.name,
-        LOGIN_RATE_LIMIT: '1000',
-        RELAY_SESSION_CONCURRENCY: '100',
-      },
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.close();
-    await group?.stop();
-  });
+  const rig = sentinelRig({ label: 'failover-sentinel' });
 
   test('when the master is SIGKILLed, then requests wait for the new master instead of failing, no session is lost, a logout meanwhile holds everywhere, and a re-mint is still one per session', async () => {
+    const { group, cluster } = rig;
     const cookies = await loginSessions(cluster, SESSIONS);
     // One more session, outside the load, logged out while Redis has no master.
     const leaving = await login(cluster.instances[1]!.url, cluster.secret);
@@ -117,6 +97,7 @@ describe('failover under load: Sentinel master killed while three instances serv
   }, 60_000);
 
   test('when the failover is over, then the session caches serve again from the new master and a logout there holds everywhere', async () => {
+    const { cluster } = rig;
     const cookie = await login(cluster.instances[0]!.url, cluster.secret);
     const mark = cluster.sim.seen().length;
     // Served from every instance's cache: tracking was set up again on the new master.

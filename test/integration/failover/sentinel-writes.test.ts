@@ -3,8 +3,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sidOf } from '../../helpers/cookies.js';
-import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
-import { CSRF, call, startCluster, type Cluster } from '../multi-instance/cluster.js';
+import { CSRF, call } from '../multi-instance/cluster.js';
+import { sentinelRig } from './sentinel-rig.js';
 import { loginSessions } from './failover-checks.js';
 import { recordFigure } from '../../helpers/figures.js';
 
@@ -26,30 +26,10 @@ async function tryLogin(baseUrl: string, secret: string): Promise<{ status: numb
 }
 
 describe('writes meeting a Sentinel failover: logins, logouts and token refreshes on three instances', () => {
-  let group: SentinelGroup;
-  let cluster: Cluster;
-
-  beforeAll(async () => {
-    group = await startSentinelGroup();
-    await group.waitUntilReady();
-    cluster = await startCluster({
-      instances: 3,
-      label: 'failover-writes',
-      env: {
-        REDIS_URL: '',
-        REDIS_SENTINELS: group.sentinelList,
-        REDIS_SENTINEL_NAME: group.name,
-        LOGIN_RATE_LIMIT: '1000',
-        RELAY_SESSION_CONCURRENCY: '100',
-      },
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.close();
-    await group?.stop();
-  });
+  const rig = sentinelRig({ label: 'failover-writes' });
 
   test('when the master is SIGKILLed with writes on their way, then each completes once on the new master or fails with nothing half-written, one mint per session, and a logout holds everywhere or is refused whole', async () => {
+    const { group, cluster } = rig;
     const urls = cluster.instances.map((i) => i.url);
     // The logins of the failover use a secret of their own: their tokens upstream can be told apart.
     const loginSecret = cluster.sim.createSecret({ alias: 'failover_logins' });

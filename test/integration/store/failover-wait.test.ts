@@ -17,15 +17,16 @@ import {
 import type { Stores } from '../../../src/store/types.js';
 import { poll } from '../../helpers/poll.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { startFaultProxy } from '../../helpers/fault-proxy.js';
 
 // A private redis-server: these tests kill and freeze it, which the shared one must never see.
 let server: RedisServer;
 
 const silent = createLogger({ level: 'fatal', destination: { write: () => undefined } });
 
-async function rig(waitMs: number, maxWaiters: number) {
+async function rig(waitMs: number, maxWaiters: number, url = server.url) {
   const redis: RedisClient = createRedisClient(
-    { mode: 'standalone', url: server.url, commandTimeoutMs: 500, maxReconnectDelayMs: 100 },
+    { mode: 'standalone', url, commandTimeoutMs: 500, maxReconnectDelayMs: 100 },
     { logger: silent },
   );
   const failover: FailoverWait = rideOutFailover(redis, { waitMs, maxWaiters });
@@ -187,6 +188,36 @@ describe('store commands ride out a lost Redis connection', () => {
       expect(failover.waiting()).toBe(0);
     } finally {
       await stores.close();
+    }
+  }, 20_000);
+
+  test('when the connection drops with a read and a write on the wire, then the read is issued again once Redis is back and the write fails, never sent again', async () => {
+    // Through a proxy: bytes written to it can be dropped on cue, so both commands are on the wire and neither ran.
+    const proxy = await startFaultProxy({ port: server.port });
+    const { redis, failover, stores } = await rig(10_000, 100, proxy.url('redis'));
+    try {
+      await redis.set('fw:wire', 'kept');
+      await redis.set('fw:wire-n', '5');
+      proxy.set({ kind: 'blackhole' });
+      const from = Date.now();
+      const read = timed(from, redis.get('fw:wire'));
+      const write = timed(from, redis.incr('fw:wire-n'));
+      await sleep(100);
+      // The connection is lost with both unanswered, and the first reconnect gets through at once.
+      proxy.set({ kind: 'reset' });
+      proxy.set({ kind: 'pass' });
+      // The write may have run, as far as the client can tell: it fails at the command timeout.
+      const wrote = await write;
+      expect(wrote.ok).toBe(false);
+      expect(wrote.ms).toBeLessThan(1500);
+      expect(await read).toMatchObject({ ok: true, value: 'kept' });
+      expect(failover.waiting()).toBe(0);
+      // Neither we nor ioredis (autoResendUnfulfilledCommands) sent the INCR again on the new connection.
+      await sleep(300);
+      expect(await redis.get('fw:wire-n')).toBe('5');
+    } finally {
+      await stores.close();
+      await proxy.close();
     }
   }, 20_000);
 

@@ -115,6 +115,7 @@ describe('config defaults', () => {
       commandTimeoutMs: 250,
       failoverWaitMs: 7000,
       failoverWaiters: 50,
+      logoutReplicaWaitMs: 125,
       sessionCache: { max: 500, ttlMs: 5000 },
       prefix: 'x:',
     });

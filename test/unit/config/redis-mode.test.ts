@@ -19,9 +19,21 @@ describe('config redis mode', () => {
       commandTimeoutMs: 800,
       failoverWaitMs: 10_000,
       failoverWaiters: 1000,
+      logoutReplicaWaitMs: 400,
       sessionCache: { max: 10_000, ttlMs: 60_000 },
       prefix: 'tgbff:',
     });
+  });
+
+  it('when REDIS_LOGOUT_REPLICA_WAIT_MS is set, then it is taken if below the command timeout and refused at or above it', () => {
+    const base = { REDIS_CLUSTER_NODES: 'n1:6379', REDIS_COMMAND_TIMEOUT_MS: '500' };
+    const derived = loadConfig(base).redis;
+    expect(derived.mode !== 'memory' && derived.logoutReplicaWaitMs).toBe(250);
+    const taken = loadConfig({ ...base, REDIS_LOGOUT_REPLICA_WAIT_MS: '0' }).redis;
+    expect(taken.mode !== 'memory' && taken.logoutReplicaWaitMs).toBe(0);
+    const err = configErrorOf({ ...base, REDIS_LOGOUT_REPLICA_WAIT_MS: '500' });
+    expect(keysOf(err)).toEqual(['REDIS_LOGOUT_REPLICA_WAIT_MS']);
+    expect(err.message).toMatch(/below REDIS_COMMAND_TIMEOUT_MS \(500\)/);
   });
 
   it('when sentinels and a name are set, then sentinel mode lists each host and port', () => {
@@ -42,6 +54,7 @@ describe('config redis mode', () => {
       commandTimeoutMs: 800,
       failoverWaitMs: 10_000,
       failoverWaiters: 1000,
+      logoutReplicaWaitMs: 400,
       sessionCache: { max: 10_000, ttlMs: 60_000 },
       prefix: 'tgbff:',
     });

@@ -1,0 +1,43 @@
+import { startSentinelGroup, type SentinelGroup, type SentinelGroupOptions } from '../../helpers/redis-sentinel.js';
+import { startCluster, type Cluster } from '../multi-instance/cluster.js';
+
+/** A private Sentinel group and service processes on it; both filled in by `beforeAll`. */
+export interface SentinelRig {
+  group: SentinelGroup;
+  cluster: Cluster;
+}
+
+/**
+ * Starts, in the calling `describe`'s beforeAll, a Sentinel group (1 master, 1 replica, 3 sentinels) and
+ * `instances` service processes on it (Sentinel mode, login and per-session limits out of the way of a
+ * load), and stops both in its afterAll. Read `group` and `cluster` inside tests, not at definition time.
+ */
+export function sentinelRig(options: {
+  label: string;
+  instances?: number;
+  group?: SentinelGroupOptions;
+  env?: Record<string, string>;
+}): SentinelRig {
+  const rig = {} as SentinelRig;
+  beforeAll(async () => {
+    rig.group = await startSentinelGroup(options.group);
+    await rig.group.waitUntilReady();
+    rig.cluster = await startCluster({
+      instances: options.instances ?? 3,
+      label: options.label,
+      env: {
+        REDIS_URL: '',
+        REDIS_SENTINELS: rig.group.sentinelList,
+        REDIS_SENTINEL_NAME: rig.group.name,
+        LOGIN_RATE_LIMIT: '1000',
+        RELAY_SESSION_CONCURRENCY: '100',
+        ...options.env,
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await rig.cluster?.close();
+    await rig.group?.stop();
+  });
+  return rig;
+}
