@@ -95,20 +95,24 @@ export async function droppedBy(others: ServiceProcess[], since: number): Promis
 }
 
 /**
- * Every instance refuses `cookie` (401 with one of `codes`), and the data server saw none of `ended`'s
- * tokens in those requests.
+ * Every instance (of `order`, all by default) refuses `cookies` (401 with one of `codes`), and the data
+ * server saw none of `ended`'s tokens in those requests.
  */
 export async function refusedEverywhere(
   cluster: Cluster,
-  cookie: string,
+  cookies: string | string[],
   ended: Set<string>,
   codes = ['not_authenticated'],
+  order = cluster.instances,
 ): Promise<void> {
+  const all = typeof cookies === 'string' ? [cookies] : cookies;
   const after = cluster.sim.seen().length;
-  for (const instance of cluster.instances) {
-    const res = await call(instance.url, '/api/echo', cookie);
-    expect(res.status).toBe(401);
-    expect(codes).toContain(res.body.error?.code);
+  for (const instance of order) {
+    const answers = await Promise.all(all.map((cookie) => call(instance.url, '/api/echo', cookie)));
+    for (const res of answers) {
+      expect(res.status).toBe(401);
+      expect(codes).toContain(res.body.error?.code);
+    }
   }
   expect([...tokensSeen(cluster, after)].filter((token) => ended.has(token))).toEqual([]);
   expect(

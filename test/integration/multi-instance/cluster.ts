@@ -30,6 +30,11 @@ export async function startCluster(options: {
   label: string;
   env?: Record<string, string>;
   sim?: SimulatorOptions;
+  /**
+   * Another Redis than the machine's (a Sentinel group, a Cluster of the test's own): the mode's settings
+   * (in place of REDIS_URL) and a client for `redis`. The test owns both and stops them.
+   */
+  store?: { env: Record<string, string>; inspect: Redis };
 }): Promise<Cluster> {
   const sim = await startSimulator({ ...options.sim });
   const prefix = uniquePrefix(options.label);
@@ -38,14 +43,14 @@ export async function startCluster(options: {
     TG_RESTPP_URL: sim.restppUrl,
     TG_GSQL_URL: sim.gsqlUrl,
     TG_VERSION: sim.version,
-    REDIS_URL,
+    ...(options.store ? options.store.env : { REDIS_URL }),
     REDIS_PREFIX: prefix,
     SESSION_SECRET: randomBytes(32).toString('hex'),
     SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
     COOKIE_SECURE: 'false',
     ...options.env,
   };
-  const redis = new Redis(REDIS_URL);
+  const redis = options.store?.inspect ?? new Redis(REDIS_URL);
   const instances: ServiceProcess[] = [];
   const add = async (extra: Record<string, string> = {}) => {
     const instance = await startServiceProcess({ ...env, ...extra }, 30_000);
@@ -56,7 +61,7 @@ export async function startCluster(options: {
     await Promise.all(Array.from({ length: options.instances }, () => add()));
   } catch (err) {
     await Promise.allSettled(instances.map((i) => i.kill()));
-    redis.disconnect();
+    if (!options.store) redis.disconnect();
     await sim.close();
     throw err;
   }
@@ -76,8 +81,10 @@ export async function startCluster(options: {
     }),
     async close() {
       await Promise.allSettled(instances.map((i) => i.kill()));
-      await deleteKeysWithPrefix(redis, prefix).catch(() => undefined);
-      redis.disconnect();
+      if (!options.store) {
+        await deleteKeysWithPrefix(redis, prefix).catch(() => undefined);
+        redis.disconnect();
+      }
       await sim.close();
     },
   };

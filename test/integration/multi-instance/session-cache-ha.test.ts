@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
+import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
+import { entries, metric } from './cache-metrics.js';
+import { startCluster, type Cluster } from './cluster.js';
+import { copiedCookieLogout, parallelLogouts } from './logout-scenarios.js';
+
+// Issue 27's logout scenarios on the other Redis modes, three service processes each. Sentinel keeps the
+// session cache (tracking on the master the sentinels name): every cache is warmed, then the logout must
+// reach all of them. Cluster runs without it (docs/architecture.md, "The session cache": one MGET per
+// request, as before the cache), so the first request after the logout's answer is refused everywhere.
+const LIMITS = { LOGIN_RATE_LIMIT: '1000', LOGIN_ADDRESS_BUDGET: '1000', LOGIN_CREDENTIAL_BUDGET: '1000' };
+
+describe('logout wins on every instance, Redis Sentinel with the session cache', () => {
+  let group: SentinelGroup;
+  let cluster: Cluster;
+  beforeAll(async () => {
+    group = await startSentinelGroup();
+    await group.waitUntilReady();
+    cluster = await startCluster({
+      instances: 3,
+      label: 'multi-cache-sentinel',
+      env: LIMITS,
+      store: {
+        env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name },
+        inspect: group.client(await group.masterPort()),
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.close();
+    await group?.stop();
+  });
+
+  test('when 40 sessions warm on every instance log out in parallel, then every instance refuses them', async () => {
+    const { droppedMs } = await parallelLogouts(cluster, { cached: true });
+    expect(droppedMs).toBeLessThan(10_000);
+  });
+
+  test('when a copied cookie is warm on three instances and logs out on one, then the other two refuse it', async () => {
+    await copiedCookieLogout(cluster, { cached: true });
+  });
+});
+
+describe('logout wins on every instance, Redis Cluster (no session cache)', () => {
+  let nodes: RedisClusterRig;
+  let cluster: Cluster;
+  beforeAll(async () => {
+    nodes = await startRedisCluster();
+    cluster = await startCluster({
+      instances: 3,
+      label: 'multi-cache-cluster',
+      env: LIMITS,
+      store: { env: { REDIS_CLUSTER_NODES: nodes.nodeList }, inspect: nodes.client(nodes.nodes[0]!.port) },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.close();
+    await nodes?.stop();
+  });
+
+  test('when 40 sessions used on every instance log out in parallel, then every instance refuses them at once', async () => {
+    await parallelLogouts(cluster, { cached: false });
+  });
+
+  test('when a copied cookie is used on three instances and logs out on one, then the other two refuse it at once', async () => {
+    await copiedCookieLogout(cluster, { cached: false });
+    // Nothing was served from a cache: on Cluster there is none.
+    for (const instance of cluster.instances) {
+      expect(await entries(instance)).toBe(0);
+      expect(await metric(instance, 'tgbff_session_cache_lookups_total')).toBe(0);
+    }
+  });
+});
