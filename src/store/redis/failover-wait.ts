@@ -280,17 +280,10 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
   /** One try: ioredis gets `attempt`; its final failure comes to `decide`, every refusal marks it unrun. */
   const send = (issued: Issued, attempt: Command): void => {
     issued.lossesAtSend = losses;
-    if (!isCluster) {
-      attempt.reject = (err: Error) => {
-        noteRefusal(attempt, err);
-        decide(issued, attempt, err);
-      };
-      void hold(attempt, undefined, undefined, issued.scope, issued.counted);
-      return;
-    }
     attempt.reject = (err: Error) => decide(issued, attempt, err);
     void hold(attempt, undefined, undefined, issued.scope, issued.counted);
-    // Outside the Cluster client's own handler (set in the call above), so every refusal is seen.
+    // Outside the Cluster client's own handler (set in the call above), so every refusal is seen; a
+    // standalone or Sentinel client keeps the handler set here, and reads it only when the try fails.
     const inner = attempt.reject;
     attempt.reject = (err: Error) => {
       noteRefusal(attempt, err);

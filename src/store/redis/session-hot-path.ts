@@ -58,10 +58,10 @@ export function withSessionHotPath(
   const { redis, keys, guard, alive, options, cache } = deps;
   const clock = options.clock ?? (() => performance.now());
   const touches = new ShortCache<number>(options.maxTouchSkipMs, 50_000, clock);
+  /** Before a write: this instance's marks of the session go (`writing` drops the cached record). */
   const forget = (sid: string) => {
     touches.delete(sid);
     alive.delete(sid);
-    cache?.forget(sid);
   };
   const load = (sid: string) => readSessionPair(redis, keys, guard, sid);
   /** A write of this instance: the cached record goes before it is sent and again once it is done. */
