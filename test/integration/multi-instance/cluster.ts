@@ -8,6 +8,13 @@ import { startServiceProcess, type ServiceProcess } from '../../helpers/service-
 export const CSRF = { 'X-Requested-With': 'XMLHttpRequest' } as const;
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
+/** Login limits out of the way, for tests whose subject is not the limits (many logins from one address). */
+export const OPEN_LOGIN_LIMITS = {
+  LOGIN_RATE_LIMIT: '1000',
+  LOGIN_ADDRESS_BUDGET: '1000',
+  LOGIN_CREDENTIAL_BUDGET: '1000',
+} as const;
+
 /** Service processes sharing one Redis prefix, one simulator and one set of session keys, like replicas behind a balancer. */
 export interface Cluster {
   sim: SimulatorHandle;

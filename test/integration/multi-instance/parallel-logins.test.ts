@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { metric } from './cache-metrics.js';
-import { CSRF, startCluster, type Cluster } from './cluster.js';
+import { CSRF, OPEN_LOGIN_LIMITS, startCluster, type Cluster } from './cluster.js';
 
 const LOGINS = 40;
 const ROUNDS = 4;
@@ -35,9 +35,7 @@ describe('parallel logins over three instances', () => {
       env: {
         // The login limits are not what is tried here (parallel logins from one address count against
         // LOGIN_RATE_LIMIT while their check is in flight: 10 of 40 passed with the defaults).
-        LOGIN_RATE_LIMIT: '1000',
-        LOGIN_ADDRESS_BUDGET: '1000',
-        LOGIN_CREDENTIAL_BUDGET: '1000',
+        ...OPEN_LOGIN_LIMITS,
         REDIS_COMMAND_TIMEOUT_MS: '300',
       },
     });

@@ -2,15 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
 import { entries, metric } from './cache-metrics.js';
-import { startCluster, type Cluster } from './cluster.js';
+import { OPEN_LOGIN_LIMITS, startCluster, type Cluster } from './cluster.js';
 import { copiedCookieLogout, parallelLogouts } from './logout-scenarios.js';
 
 // Issue 27's logout scenarios on the other Redis modes, three service processes each. Sentinel keeps the
 // session cache (tracking on the master the sentinels name): every cache is warmed, then the logout must
 // reach all of them. Cluster runs without it (docs/architecture.md, "The session cache": one MGET per
 // request, as before the cache), so the first request after the logout's answer is refused everywhere.
-const LIMITS = { LOGIN_RATE_LIMIT: '1000', LOGIN_ADDRESS_BUDGET: '1000', LOGIN_CREDENTIAL_BUDGET: '1000' };
-
 describe('logout wins on every instance, Redis Sentinel with the session cache', () => {
   let group: SentinelGroup;
   let cluster: Cluster;
@@ -20,7 +18,7 @@ describe('logout wins on every instance, Redis Sentinel with the session cache',
     cluster = await startCluster({
       instances: 3,
       label: 'multi-cache-sentinel',
-      env: LIMITS,
+      env: OPEN_LOGIN_LIMITS,
       store: {
         env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name },
         inspect: group.client(await group.masterPort()),
@@ -50,7 +48,7 @@ describe('logout wins on every instance, Redis Cluster (no session cache)', () =
     cluster = await startCluster({
       instances: 3,
       label: 'multi-cache-cluster',
-      env: LIMITS,
+      env: OPEN_LOGIN_LIMITS,
       store: { env: { REDIS_CLUSTER_NODES: nodes.nodeList }, inspect: nodes.client(nodes.nodes[0]!.port) },
     });
   }, 60_000);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { call, CSRF, login, startCluster, type Cluster } from './cluster.js';
+import { call, CSRF, login, OPEN_LOGIN_LIMITS, startCluster, type Cluster } from './cluster.js';
 import { droppedBy, refusedEverywhere, servedFromCaches, tokensSeen } from './cache-metrics.js';
 import { sidOf } from '../../helpers/cookies.js';
 import type { ServiceProcess } from '../../helpers/service-process.js';
@@ -20,11 +20,7 @@ describe('the session cache over three instances', () => {
     cluster = await startCluster({
       instances: 3,
       label: 'multi-session-cache',
-      env: {
-        LOGIN_RATE_LIMIT: '1000',
-        LOGIN_ADDRESS_BUDGET: '1000',
-        LOGIN_CREDENTIAL_BUDGET: '1000',
-      },
+      env: OPEN_LOGIN_LIMITS,
     });
   }, 60_000);
   afterAll(() => cluster?.close());
