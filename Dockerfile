@@ -22,6 +22,8 @@ COPY packages/client/src ./packages/client/src
 COPY packages/browser/tsconfig.build.json ./packages/browser/
 COPY packages/browser/src ./packages/browser/src
 COPY scripts/build.mjs ./scripts/
+# Converted to dist/openapi.json by the build (GET /openapi.json).
+COPY docs/openapi.yaml ./docs/openapi.yaml
 COPY src ./src
 COPY public ./public
 RUN npm run build

@@ -9,21 +9,31 @@
 // file of an earlier build survives into a pack. The CLI entry is made executable here, since tsc writes
 // new files without the mode bit (`npx tgbff` answered "Permission denied" after every rebuild).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 /** Compiles `project` into a fresh sibling of `out`, then swaps it in; `dist/` is left as it was on failure. */
 function build(project, out, after = () => {}) {
+  swapIn(
+    out,
+    (fresh) => execFileSync(process.execPath, [tsc, '-p', project, '--outDir', fresh], { stdio: 'inherit' }),
+    after,
+  );
+}
+
+/** Fills a fresh sibling of `out` with `fill`, then `after`, then swaps it in; `out` is left as it was on failure. */
+function swapIn(out, fill, after = () => {}) {
   const fresh = join(dirname(out), `.dist-build-${process.pid}`);
   const retired = join(dirname(out), `.dist-old-${process.pid}`);
   rmSync(fresh, { recursive: true, force: true });
   try {
-    execFileSync(process.execPath, [tsc, '-p', project, '--outDir', fresh], { stdio: 'inherit' });
+    fill(fresh);
   } catch {
     rmSync(fresh, { recursive: true, force: true });
     console.error(`build failed: ${out} is left as it was`);
@@ -40,9 +50,17 @@ const only = process.argv[2];
 if (only !== 'browser') build(join(ROOT, 'packages/client/tsconfig.build.json'), join(ROOT, 'packages/client/dist'));
 if (only !== 'client') build(join(ROOT, 'packages/browser/tsconfig.build.json'), join(ROOT, 'packages/browser/dist'));
 if (only === undefined) {
-  build(join(ROOT, 'tsconfig.build.json'), join(ROOT, 'dist'), (fresh) => chmodSync(join(fresh, 'cli/main.js'), 0o755));
-  // The page needs the JavaScript only; declarations stay in the package. Fresh directory, swapped in.
-  build(join(ROOT, 'packages/browser/tsconfig.build.json'), join(ROOT, 'public/sdk'), (fresh) => {
-    for (const name of readdirSync(fresh)) if (!name.endsWith('.js')) rmSync(join(fresh, name));
+  build(join(ROOT, 'tsconfig.build.json'), join(ROOT, 'dist'), (fresh) => {
+    chmodSync(join(fresh, 'cli/main.js'), 0o755);
+    // GET /openapi.json serves this copy (src/http/routes/openapi-route.ts): a start then parses no YAML. A
+    // tree without the document builds without it, and serves none (as OPENAPI_ROUTE says).
+    const yaml = join(ROOT, 'docs/openapi.yaml');
+    if (existsSync(yaml)) writeFileSync(join(fresh, 'openapi.json'), JSON.stringify(parse(readFileSync(yaml, 'utf8'))));
+  });
+  // The page needs the SDK's JavaScript only, copied from the build just made (declarations stay in the
+  // package). Fresh directory, swapped in.
+  const sdk = join(ROOT, 'packages/browser/dist');
+  swapIn(join(ROOT, 'public/sdk'), (fresh) => {
+    cpSync(sdk, fresh, { recursive: true, filter: (from) => from === sdk || from.endsWith('.js') });
   });
 }

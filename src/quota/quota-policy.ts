@@ -1,4 +1,4 @@
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../config/yaml.js';
 import { z } from 'zod';
 
 /** One limit set: a rate (requests per window, plus a burst) and a concurrency cap; 0 switches a part off. */

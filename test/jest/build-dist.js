@@ -16,6 +16,8 @@ const INPUTS = [
   'packages/browser/tsconfig.build.json',
   'packages/browser/package.json',
   'scripts/build.mjs',
+  // Converted to dist/openapi.json by the build.
+  'docs/openapi.yaml',
   'node_modules/typescript/package.json',
 ];
 // Each source tree and where its build goes: the client package first (the service imports its build).

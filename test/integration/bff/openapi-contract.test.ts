@@ -22,7 +22,13 @@ describe('the OpenAPI document against the running service', () => {
   const http = () => supertest(rig.service.app);
   beforeAll(async () => {
     rig = await startRig({
-      env: { ADMIN_ROUTES: 'true', ALLOWED_ORIGINS: ORIGIN, MAX_BODY_BYTES: '1024', RELAY_SESSION_CONCURRENCY: '1' },
+      env: {
+        OPENAPI_ROUTE: 'true',
+        ADMIN_ROUTES: 'true',
+        ALLOWED_ORIGINS: ORIGIN,
+        MAX_BODY_BYTES: '1024',
+        RELAY_SESSION_CONCURRENCY: '1',
+      },
     });
   });
   afterAll(() => rig.close());

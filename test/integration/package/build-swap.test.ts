@@ -31,6 +31,7 @@ beforeAll(async () => {
     'tsconfig.json',
     'src',
     'scripts',
+    'docs/openapi.yaml',
     'packages/client/src',
     'packages/client/package.json',
     'packages/client/tsconfig.build.json',

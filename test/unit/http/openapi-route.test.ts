@@ -1,8 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import supertest from 'supertest';
+import { parse } from 'yaml';
 import { DEFAULT_OPENAPI_FILE, openapiFileFor, openapiRoute } from '../../../src/http/routes/openapi-route.js';
 
 describe('openapi route', () => {
@@ -18,6 +19,23 @@ describe('openapi route', () => {
     expect(openapiFileFor('off', DEFAULT_OPENAPI_FILE)).toBeNull();
     expect(openapiFileFor('if-present', DEFAULT_OPENAPI_FILE)).toBe(DEFAULT_OPENAPI_FILE);
     expect(() => openapiRoute(openapiFileFor('required', missing)!)).toThrow(/^OPENAPI_ROUTE: cannot serve /);
+  });
+
+  test("when the build's JSON copy exists, then it is served in place of the default YAML, with the same body", async () => {
+    const built = path.join(dir, 'openapi.json');
+    expect(openapiFileFor('if-present', DEFAULT_OPENAPI_FILE, built)).toBe(DEFAULT_OPENAPI_FILE);
+    await writeFile(built, JSON.stringify(parse(await readFile(DEFAULT_OPENAPI_FILE, 'utf8'))));
+    expect(openapiFileFor('if-present', DEFAULT_OPENAPI_FILE, built)).toBe(built);
+    expect(openapiFileFor('required', DEFAULT_OPENAPI_FILE, built)).toBe(built);
+    expect(openapiFileFor('off', DEFAULT_OPENAPI_FILE, built)).toBeNull();
+    // Only the default document has a build copy: a file named in a test is read as it is.
+    const other = path.join(dir, 'other.yaml');
+    expect(openapiFileFor('required', other, built)).toBe(other);
+    const fromJson = await supertest(express().use(openapiRoute(built))).get('/openapi.json');
+    const fromYaml = await supertest(express().use(openapiRoute(DEFAULT_OPENAPI_FILE))).get('/openapi.json');
+    expect(fromJson.text).toBe(fromYaml.text);
+    await writeFile(built, '{"openapi": ');
+    expect(() => openapiRoute(built)).toThrow(/^OPENAPI_ROUTE: cannot serve /);
   });
 
   test('when the YAML is broken, then building the route fails at once instead of at the first request', async () => {
