@@ -1,26 +1,26 @@
 import { parseCommandLine } from './args.js';
 import { CliError, ExitCode } from './cli-error.js';
-import { runCodegen } from './commands/codegen.js';
-import { createSecret, dropSecrets, listSecrets } from './commands/secrets.js';
-import { runServe } from './commands/serve.js';
-import { runSim } from './commands/sim.js';
-import { deleteToken, getToken, refreshToken } from './commands/token.js';
 import type { CommandContext, CommandRunner } from './context.js';
 import { withEnvFile } from './dotenv-option.js';
 import { createOutput } from './output.js';
 import { packageVersion } from '../observability/version.js';
 import { terminalPrompter, type TerminalInput } from './prompt.js';
 
-const RUNNERS: Record<string, CommandRunner> = {
-  'secrets list': listSecrets,
-  'secrets create': createSecret,
-  'secrets drop': dropSecrets,
-  'token get': getToken,
-  'token refresh': refreshToken,
-  'token delete': deleteToken,
-  codegen: runCodegen,
-  sim: runSim,
-  serve: runServe,
+/**
+ * Each command's module loads when that command runs: help, --version and a usage error load none, and a
+ * command loads only its own (the HTTP client, the simulator or the whole service). A start loaded all of
+ * them, 281 files, for 0.4 s of CPU, in every invocation.
+ */
+const RUNNERS: Record<string, () => Promise<CommandRunner>> = {
+  'secrets list': async () => (await import('./commands/secrets.js')).listSecrets,
+  'secrets create': async () => (await import('./commands/secrets.js')).createSecret,
+  'secrets drop': async () => (await import('./commands/secrets.js')).dropSecrets,
+  'token get': async () => (await import('./commands/token.js')).getToken,
+  'token refresh': async () => (await import('./commands/token.js')).refreshToken,
+  'token delete': async () => (await import('./commands/token.js')).deleteToken,
+  codegen: async () => (await import('./commands/codegen.js')).runCodegen,
+  sim: async () => (await import('./commands/sim.js')).runSim,
+  serve: async () => (await import('./commands/serve.js')).runServe,
 };
 
 export interface CliProcess {
@@ -64,7 +64,8 @@ export async function runCli(proc: CliProcess): Promise<number> {
       io: { out: (t) => proc.stdout.write(t), err: (t) => proc.stderr.write(t) },
       waitForSignal: proc.waitForSignal,
     };
-    return await RUNNERS[line.spec.name]!(ctx);
+    const runner = await RUNNERS[line.spec.name]!();
+    return await runner(ctx);
   } catch (err) {
     const failure =
       err instanceof CliError

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -34,10 +34,8 @@ beforeAll(async () => {
     'docs/openapi.yaml',
     'packages/client/src',
     'packages/client/package.json',
-    'packages/client/tsconfig.build.json',
     'packages/browser/src',
     'packages/browser/package.json',
-    'packages/browser/tsconfig.build.json',
   ]) {
     await cp(path.join(ROOT, entry), path.join(work, entry), { recursive: true });
   }
@@ -51,6 +49,14 @@ beforeAll(async () => {
     include: [],
   };
   await writeFile(path.join(work, 'tsconfig.build.json'), JSON.stringify(fast));
+  // The two packages the same way: their own settings, emitted without a check.
+  for (const pkg of ['client', 'browser']) {
+    const own = JSON.parse(
+      (await readFile(path.join(ROOT, 'packages', pkg, 'tsconfig.build.json'), 'utf8')).replace(/^\s*\/\/.*$/gm, ''),
+    ) as { compilerOptions: Record<string, unknown> };
+    own.compilerOptions.noCheck = true;
+    await writeFile(path.join(work, 'packages', pkg, 'tsconfig.build.json'), JSON.stringify(own));
+  }
 }, 60_000);
 
 afterAll(async () => {
