@@ -84,6 +84,22 @@ export function recovery(
   return { firstOkMs: firstOk - liftedAt, okShare: counted.length ? ok / counted.length : 0, n: counted.length };
 }
 
+/**
+ * Waits, after a fault was lifted at `liftedAt`, until the load has answered a request with 200 and then
+ * run `afterOkMs` longer (the share that recovery() judges), or until `maxMs` from the lift, whichever is
+ * first: a service that recovers at once is not watched for the whole bound.
+ */
+export async function untilRecovered(load: Load, liftedAt: number, afterOkMs = 1000, maxMs = 5000): Promise<void> {
+  for (;;) {
+    const firstOk = load.samples
+      .filter((s) => s.at >= liftedAt && s.status === 200)
+      .reduce((min, s) => Math.min(min, s.at + s.ms), Infinity);
+    const now = Date.now();
+    if (now - liftedAt >= maxMs || now - firstOk >= afterOkMs) return;
+    await sleep(50);
+  }
+}
+
 /** Polls `url` every 50 ms from now until its status is `status`; resolves with the time it took. */
 export async function timeUntilStatus(url: string, status: number, timeoutMs: number): Promise<number> {
   const start = Date.now();
