@@ -283,7 +283,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   ADMIN_ROUTES: { section: 'features', doc: 'Enable the /admin/secrets routes.' },
   OPENAPI_ROUTE: {
     section: 'features',
-    doc: 'Serve docs/openapi.yaml as GET /openapi.json; true also stops the start when the file is missing.',
+    doc: "Serve docs/openapi.yaml as GET /openapi.json (from the build's JSON copy, dist/openapi.json, written by npm run build); true also stops the start when the file is missing.",
     defaultText: 'on outside production when the file exists, off in production',
   },
   LOGIN_RATE_LIMIT: {
