@@ -54,15 +54,40 @@ const worthAnotherTry = (err: unknown, lostSince: boolean): boolean =>
  * Every command here may run twice (the same SET, ROLE, WAIT), so a try that met a lost connection (a
  * failover: the pipeline is not issued again by failover-wait.ts) is tried again within `retryWithinMs`; on
  * Cluster after the slots are read again, so it reaches the promoted node. A frozen server is not.
+ * A replica that stopped acknowledging is probed by one WAIT at a time (`lagging`, below).
  */
 export function replicaAck(redis: RedisClient, waitMs: number, retryWithinMs = 0) {
+  // Masters whose replicas did not acknowledge the last WAIT (it ran to its timeout, or timed out queued
+  // behind others): until one is acknowledged again, one WAIT at a time goes there and the others fail at
+  // once. Each WAIT blocks the connection, so otherwise a run of logouts against a frozen replica would
+  // queue one wait each in Redis, and the queue would outlast the freeze. Emptied as masters acknowledge.
+  const lagging = new Map<string, 'lagging' | 'probing'>();
+  // One master behind a Sentinel connection: while its probe runs, nothing is sent (it would queue behind
+  // the probe's WAIT). A Cluster node is known by its ROLE reply only, after the probe's WAIT on that node.
+  const single = !(redis instanceof Cluster);
   const once = async (key: string, value: string, ttlMs: number): Promise<void> => {
+    if (single && [...lagging.values()].includes('probing')) throw new NotReplicatedError(waitMs);
     const role = replyOf(await redis.pipeline().set(key, value, 'PX', ttlMs).role().exec(), 1) as unknown[];
     if (role[0] !== 'master')
       throw new UnexpectedReplyError(`the node holding the key is a ${String(role[0])}, not a master`);
-    if ((role[2] as unknown[]).length === 0) return;
-    const acked = replyOf(await redis.pipeline().set(key, value, 'PX', ttlMs).wait(1, waitMs).exec(), 1);
-    if (typeof acked !== 'number' || acked < 1) throw new NotReplicatedError(waitMs);
+    const replicas = role[2] as unknown[];
+    if (replicas.length === 0) return;
+    // The master, known by its replicas (ROLE names them; the same on Sentinel and on each Cluster node).
+    const master = replicas.map((r) => (Array.isArray(r) ? `${String(r[0])}:${String(r[1])}` : String(r))).join();
+    const state = lagging.get(master);
+    if (state === 'probing') throw new NotReplicatedError(waitMs);
+    const probe = state === 'lagging';
+    if (probe) lagging.set(master, 'probing');
+    try {
+      const acked = replyOf(await redis.pipeline().set(key, value, 'PX', ttlMs).wait(1, waitMs).exec(), 1);
+      if (typeof acked !== 'number' || acked < 1) throw new NotReplicatedError(waitMs);
+      lagging.delete(master);
+    } catch (err) {
+      const unanswered = err instanceof NotReplicatedError || (err instanceof Error && isTimeout(err));
+      // A failed probe, whatever failed it, lets the next one go; a first miss starts the probing.
+      if (probe || (unanswered && !lagging.has(master))) lagging.set(master, 'lagging');
+      throw err;
+    }
   };
   // Connections lost so far (a Cluster's node links end instead, and fail what they held at once).
   let losses = 0;

@@ -134,4 +134,27 @@ describe('a replica acknowledgement holds only the logout that waits for it (Sen
     expect(outs.map((o) => o.answer)).toEqual(leaving.map(() => ({ status: 503, clears: true })));
     for (const c of leaving) expect(await endedEverywhere(c)).toEqual([401, 401]);
   }, 90_000);
+
+  test('when a replica stays frozen after a logout it did not acknowledge, then one logout at a time waits for it, the others answer at once, and once it is back a logout answers 204', async () => {
+    const first = await login(url(1), rig.cluster.secret);
+    const next = await Promise.all(Array.from({ length: 3 }, () => login(url(1), rig.cluster.secret)));
+    const after = await login(url(1), rig.cluster.secret);
+    const { missed, outs } = await frozen(async () => {
+      const missed = await timed(logout(first));
+      return { missed, outs: await Promise.all(next.map((c) => timed(logout(c)))) };
+    });
+    const back = await timed(logout(after));
+    const ms = outs.map((o) => o.ms).sort((a, b) => a - b);
+    recordFigure(
+      `a replica frozen after a missed acknowledgement (${missed.answer.status} in ${missed.ms} ms): 3 logouts ` +
+        `${JSON.stringify(outs.map((o) => o.answer.status))} in ${ms.join('/')} ms; thawed: ${back.answer.status} in ${back.ms} ms`,
+    );
+    expect(missed.answer).toEqual({ status: 503, clears: true });
+    expect(outs.map((o) => o.answer)).toEqual(next.map(() => ({ status: 503, clears: true })));
+    // One probe waits the whole WAIT; the two others are not queued behind it in Redis.
+    expect(ms[1]!).toBeLessThan(WAIT_MS / 2);
+    expect(ms[2]!).toBeGreaterThanOrEqual(WAIT_MS - 100);
+    expect(back.answer).toEqual({ status: 204, clears: true });
+    for (const c of [first, ...next, after]) expect(await endedEverywhere(c)).toEqual([401, 401]);
+  }, 60_000);
 });
