@@ -216,7 +216,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   REDIS_LOGOUT_REPLICA_WAIT_MS: {
     section: 'redis',
-    doc: 'Sentinel and Cluster: how long a logout waits for a replica to acknowledge its tombstone (Redis WAIT) before answering 503 store_unavailable (the cookie is cleared all the same); replication is asynchronous, so a tombstone only the old master held is lost in a failover. Must be below REDIS_COMMAND_TIMEOUT_MS. A master with no replica attached is not waited on. 0 turns it off.',
+    doc: 'Sentinel and Cluster: how long a logout waits for a replica to acknowledge its tombstone (Redis WAIT) before answering 503 store_unavailable (the cookie is cleared all the same); replication is asynchronous, so a tombstone only the old master held is lost in a failover. Must be below REDIS_COMMAND_TIMEOUT_MS. A master with no replica attached is not waited on. The WAITs go on a Redis connection of their own (one more per instance), so they hold no other store command. 0 turns it off (and that connection).',
     defaultText: 'half of REDIS_COMMAND_TIMEOUT_MS (400)',
   },
   STORE_FAILOVER_WAITERS: {

@@ -32,7 +32,7 @@ import {
 } from './redis/session-hot-path.js';
 import { createRedisTokenStore } from './redis/token-store.js';
 import { createRedisTombstones } from './redis/tombstones.js';
-import { replicaAck } from './redis/replica-ack.js';
+import { openAckConnection, type AckConnection } from './redis/ack-connection.js';
 import { createSessionCache, type SessionCache, type SessionCacheOptions } from './redis/session-cache.js';
 import { createRedisSessionStore } from './redis/session-store.js';
 import { createGuard, type StoreMetrics } from './store-error.js';
@@ -60,15 +60,19 @@ export interface RedisStoresOptions {
   sessionCache?: SessionCacheOptions;
   /** Store commands ride out a lost connection (see failover-wait.ts); readiness asks it while Redis is away. */
   failover?: FailoverWait;
-  /** Sentinel and Cluster: how long a session end waits for a replica to have its tombstone (WAIT); absent: not. */
-  tombstoneReplicaWaitMs?: number;
+  /**
+   * Sentinel and Cluster: the connection a session end's tombstone is confirmed on (a replica has it, WAIT;
+   * see ack-connection.ts), apart from `redis`. Owned by the stores from here on: `close()` quits it.
+   * Absent: not confirmed.
+   */
+  replicaAcks?: AckConnection;
 }
 
 /** How long after a client ended by itself it is connected again (a few times a second at most). */
 const RESTART_DELAY_MS = 250;
 
 export function createRedisStores(options: RedisStoresOptions): Stores {
-  const { redis, cipher, logger } = options;
+  const { redis, cipher, logger, replicaAcks: acks } = options;
   const keys = redisKeys(options.prefix);
   const guard = createGuard(options.metrics);
   const direct = createSessionClient({ redis, keys, guard });
@@ -77,14 +81,17 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
   // killed, over TLS, about every other run of redis-tls-ha.test.ts) and stay ended, every command then
   // "Connection is closed." for good. A client that ended without close() is connected again.
   let closing = false;
-  const restart = () => {
+  const restarter = (client: RedisClient) => () => {
     if (closing) return;
     logger?.warn('redis client ended by itself; connecting again');
     setTimeout(() => {
-      if (!closing && redis.status === 'end') redis.connect().catch(() => undefined);
+      if (!closing && client.status === 'end') client.connect().catch(() => undefined);
     }, RESTART_DELAY_MS).unref();
   };
+  const restart = restarter(redis);
   redis.on('end', restart);
+  const restartAcks = acks && restarter(acks.redis);
+  if (restartAcks) acks.redis.on('end', restartAcks);
   const alive = hot ? createAliveMarks(hot.clock) : undefined;
   // The cache needs the hot path's one read of session + tombstone, and one server to track on.
   const cache: SessionCache | undefined =
@@ -111,7 +118,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
       guard,
       ...(alive ? { alive } : {}),
       ...(cache && { cache }),
-      ...(options.tombstoneReplicaWaitMs && { replicated: replicaAck(redis, options.tombstoneReplicaWaitMs) }),
+      ...(acks && { replicated: acks.ack }),
     }),
     rateLimiter: createRedisRateLimiter({ redis, keys, guard }),
     sessionEnds: createRedisDueQueue({ redis, key: keys.sessionEnds(), guard }),
@@ -121,7 +128,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     secretDrops: createRedisSecretDrops({ redis, keys, guard }),
     oidc: createRedisOidcStores({ redis, keys, guard }),
     redis,
-    ...(options.failover && { waiting: options.failover.waiting }),
+    ...(options.failover && { waiting: waitingOf(options.failover, acks?.failover) }),
     ...(cache && { sessionCache: cache }),
     async ping() {
       // A lost connection within the wait bound is a failover being ridden out: still ready (no PING, which
@@ -132,15 +139,27 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     async close() {
       closing = true;
       redis.off('end', restart);
+      if (restartAcks) acks.redis.off('end', restartAcks);
       cache?.close();
       options.failover?.close();
-      // QUIT lets in-flight replies arrive; when Redis is already gone it fails, and we just drop the socket.
-      await redis.quit().catch(() => undefined);
-      // QUIT alone leaves a Sentinel client's failover-detector subscriptions open (and reconnecting).
-      redis.disconnect();
+      acks?.failover.close();
+      await Promise.all([redis, ...(acks ? [acks.redis] : [])].map(quit));
     },
   };
 }
+
+/** QUIT lets in-flight replies arrive; when Redis is already gone it fails, and we just drop the socket. */
+async function quit(client: RedisClient): Promise<void> {
+  await client.quit().catch(() => undefined);
+  // QUIT alone leaves a Sentinel client's failover-detector subscriptions open (and reconnecting).
+  client.disconnect();
+}
+
+/** Store commands waiting for a lost connection, on the stores' connection and the acknowledgements'. */
+const waitingOf =
+  (main: FailoverWait, acks: FailoverWait | undefined): (() => number) =>
+  () =>
+    main.waiting() + (acks?.waiting() ?? 0);
 
 /** Embedded single-instance storage; nothing in it keeps the process alive. */
 export function createMemoryStores(options: { cipher: Cipher; sessionFallbackTtlSeconds?: number }): Stores {
@@ -184,8 +203,15 @@ export async function createStores(
     return createMemoryStores({ cipher: deps.cipher, sessionFallbackTtlSeconds: settings.idleTimeoutSeconds });
   const redis = createRedisClient(config, { logger: deps.logger });
   replyBeforeTimeout(redis);
-  const failover = rideOutFailover(redis, { waitMs: config.failoverWaitMs, maxWaiters: config.failoverWaiters });
-  await connectOrGoOn(redis, deps.logger);
+  const waiting = { waitMs: config.failoverWaitMs, maxWaiters: config.failoverWaiters };
+  const failover = rideOutFailover(redis, waiting);
+  // A standalone Redis has no automatic failover to lose a tombstone in. Both connect at once.
+  const [, replicaAcks] = await Promise.all([
+    connectOrGoOn(redis, deps.logger),
+    config.mode !== 'standalone' && config.logoutReplicaWaitMs > 0
+      ? openAckConnection(config, { waitMs: config.logoutReplicaWaitMs, failover: waiting, logger: deps.logger })
+      : undefined,
+  ]);
   return createRedisStores({
     redis,
     failover,
@@ -196,8 +222,6 @@ export async function createStores(
     sessionFallbackTtlSeconds: settings.idleTimeoutSeconds,
     sessionHotPath: DEFAULT_SESSION_HOT_PATH,
     ...(config.sessionCache && { sessionCache: config.sessionCache }),
-    // A standalone Redis has no automatic failover to lose a tombstone in.
-    ...(config.mode !== 'standalone' &&
-      config.logoutReplicaWaitMs > 0 && { tombstoneReplicaWaitMs: config.logoutReplicaWaitMs }),
+    ...(replicaAcks && { replicaAcks }),
   });
 }

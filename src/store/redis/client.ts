@@ -38,6 +38,9 @@ export type RedisConfig = RedisTuning &
     | { mode: 'cluster'; nodes: readonly HostPort[]; username?: string; password?: string }
   );
 
+/** REDIS_COMMAND_TIMEOUT_MS's default. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 800;
+
 /**
  * Builds an ioredis client that fails fast instead of queueing: no offline queue, a command timeout
  * for a hung server, and endless reconnects with capped backoff so the service heals on its own.
@@ -51,7 +54,7 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
-    commandTimeout: cfg.commandTimeoutMs ?? 800,
+    commandTimeout: cfg.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     connectTimeout: cfg.connectTimeoutMs ?? 2000,
     retryStrategy: backoff,
     // A command on the wire when the connection dropped may have run: never send it again on reconnect

@@ -1,0 +1,95 @@
+/**
+ * @serial freezes a replica of a private Redis Cluster under running service processes
+ */
+import { sidOf } from '../../helpers/cookies.js';
+import { recordFigure } from '../../helpers/figures.js';
+import { CSRF, call, login, startCluster, waitFor, type Cluster } from '../multi-instance/cluster.js';
+import { startReplicatedCluster, type ReplicatedCluster } from './replicated-cluster.js';
+
+/**
+ * On Cluster a logout's acknowledgement (WAIT) must reach the node that holds the tombstone, and goes on a
+ * Cluster connection of its own: another session on that same node is not held while it waits. A frozen
+ * replica of that node (SIGSTOP) is what makes the WAIT wait: a WAIT sent anywhere else would answer at
+ * once, and the logout 204.
+ */
+const WAIT_MS = 2500;
+
+describe('a logout acknowledged on Cluster: on the node holding the tombstone, holding nothing else', () => {
+  let redis: ReplicatedCluster;
+  let cluster: Cluster;
+  beforeAll(async () => {
+    // A long node timeout: nothing here fails over, the frozen replica must stay a replica.
+    redis = await startReplicatedCluster({ nodeTimeoutMs: 15_000 });
+    cluster = await startCluster({
+      instances: 2,
+      label: 'logout-acks-cluster',
+      env: {
+        REDIS_URL: '',
+        REDIS_CLUSTER_NODES: redis.nodeList,
+        LOGIN_RATE_LIMIT: '1000',
+        RELAY_SESSION_CONCURRENCY: '100',
+        REDIS_COMMAND_TIMEOUT_MS: String(WAIT_MS + 1000),
+        REDIS_LOGOUT_REPLICA_WAIT_MS: String(WAIT_MS),
+      },
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await cluster?.close();
+    await redis?.stop();
+  });
+  const url = (k: number) => cluster.instances[k]!.url;
+  const ownerOf = (cookie: string) => redis.ownerOf(cluster.keys(sidOf(cookie)).tombstone);
+  const logout = async (cookie: string) => {
+    const from = Date.now();
+    const res = await fetch(`${url(0)}/auth/logout`, { method: 'POST', headers: { ...CSRF, Cookie: cookie } });
+    await res.arrayBuffer();
+    const cleared = /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(res.headers.get('set-cookie') ?? '');
+    return { status: res.status, clears: cleared, at: Date.now(), ms: Date.now() - from };
+  };
+
+  test('when the replica acknowledges, then the logout answers 204 and the tombstone is on that replica', async () => {
+    const leaving = await login(url(1), cluster.secret);
+    const owner = await ownerOf(leaving);
+    const replica = (await redis.roles()).find((r) => r.master === owner)?.replica;
+    expect(replica).toBeDefined();
+    expect(await logout(leaving)).toMatchObject({ status: 204, clears: true });
+    // Read on the replica itself (READONLY: a Cluster replica answers MOVED otherwise).
+    const onReplica = redis.client(replica!);
+    await onReplica.readonly();
+    expect(await onReplica.exists(cluster.keys(sidOf(leaving)).tombstone)).toBe(1);
+  }, 30_000);
+
+  test("when the replica of the tombstone's node is frozen, then the logout answers 503 at the wait and a session on that node is not held", async () => {
+    const leaving = await login(url(1), cluster.secret);
+    const owner = await ownerOf(leaving);
+    // Another session whose keys live on the same node (one in three do).
+    let staying = await login(url(1), cluster.secret);
+    while ((await ownerOf(staying)) !== owner) staying = await login(url(1), cluster.secret);
+    expect((await call(url(0), '/api/echo', staying)).status).toBe(200);
+    const replicaPort = (await redis.roles()).find((r) => r.master === owner)!.replica!;
+    const frozen = redis.nodes.find((n) => n.port === replicaPort)!;
+    frozen.pause();
+    let out: Awaited<ReturnType<typeof logout>>;
+    let relay: { status: number; at: number; ms: number };
+    try {
+      const pending = logout(leaving);
+      const master = redis.client(owner);
+      await waitFor('a WAIT blocked on the node', async () => /cmd=wait\b/.test(String(await master.client('LIST'))));
+      const from = Date.now();
+      relay = { status: (await call(url(0), '/api/echo', staying)).status, at: Date.now(), ms: Date.now() - from };
+      out = await pending;
+    } finally {
+      frozen.resume();
+    }
+    recordFigure(
+      `Cluster logout with the tombstone node's replica frozen (WAIT ${WAIT_MS} ms): ${out.status} in ${out.ms} ms; ` +
+        `meanwhile a relayed GET of a session on the same node ${relay.status} in ${relay.ms} ms`,
+    );
+    expect(out).toMatchObject({ status: 503, clears: true });
+    expect(out.ms).toBeGreaterThanOrEqual(WAIT_MS - 100);
+    expect(relay.status).toBe(200);
+    expect(relay.at).toBeLessThan(out.at);
+    // Not confirmed, but written: ended on every instance.
+    for (const i of cluster.instances) expect((await call(i.url, '/api/echo', leaving)).status).toBe(401);
+  }, 60_000);
+});
