@@ -79,6 +79,9 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
         for (const node of nodes) {
           const info = await client(node.port).cluster('INFO');
           if (!info.includes('cluster_state:ok') || !info.includes('cluster_known_nodes:6')) return false;
+          // Every node's own view names each master's replica (gossip brings that after the known nodes).
+          const roles = rolesIn((await client(node.port).cluster('NODES')) as string);
+          if (roles.length !== 3 || roles.some((r) => r.replica === undefined)) return false;
           if (
             (await client(node.port).role())[0] === 'slave' &&
             !(await client(node.port).info('replication')).includes('master_link_status:up')
@@ -103,18 +106,7 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
     nodeList: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
     client,
     async roles() {
-      // CLUSTER NODES lines: id addr flags master-id ping pong epoch link-state slots…
-      const text = (await client(live()[0]!.port).cluster('NODES')) as string;
-      const lines = text
-        .trim()
-        .split('\n')
-        .map((l) => l.split(' '));
-      const port = (addr: string) => Number(addr.split('@')[0]!.split(':')[1]);
-      const masters = lines.filter((l) => l[2]!.includes('master') && !l[2]!.includes('fail') && l.length > 8);
-      return masters.map((m) => {
-        const replica = lines.find((l) => l[3] === m[0] && !l[2]!.includes('fail'));
-        return { master: port(m[1]!), replica: replica && port(replica[1]!) };
-      });
+      return rolesIn((await client(live()[0]!.port).cluster('NODES')) as string);
     },
     async ownerOf(key) {
       const any = client(live()[0]!.port);
@@ -135,4 +127,19 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
     };
   }
   return rig;
+}
+
+/** Each master (with slots, not failed) and its replica, from CLUSTER NODES text as one node sees it. */
+function rolesIn(text: string): Array<{ master: number; replica: number | undefined }> {
+  // CLUSTER NODES lines: id addr flags master-id ping pong epoch link-state slots…
+  const lines = text
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' '));
+  const port = (addr: string) => Number(addr.split('@')[0]!.split(':')[1]);
+  const masters = lines.filter((l) => l[2]!.includes('master') && !l[2]!.includes('fail') && l.length > 8);
+  return masters.map((m) => {
+    const replica = lines.find((l) => l[3] === m[0] && !l[2]!.includes('fail'));
+    return { master: port(m[1]!), replica: replica && port(replica[1]!) };
+  });
 }
