@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Redis } from 'ioredis';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { replyBeforeTimeout } from '../../../src/store/redis/command-timeout.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
@@ -11,6 +12,30 @@ function busy(ms: number): void {
   const until = performance.now() + ms;
   while (performance.now() < until) {
     /* the reply arrives in the socket meanwhile, unread */
+  }
+}
+
+/** Bytes received but not yet read on the loopback TCP socket with this local port (Linux, /proc/net/tcp). */
+function unread(localPort: number): number {
+  const port = localPort.toString(16).toUpperCase().padStart(4, '0');
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields[1]?.endsWith(`:${port}`)) return parseInt(fields[4]!.split(':')[1]!, 16);
+  }
+  return 0;
+}
+
+/**
+ * Holds the loop `ms`, and past that until `bytes` of reply wait unread in the client's socket: on a loaded
+ * machine Redis may not have answered within `ms`, and then there is no waiting reply to test. Fails if the
+ * reply never comes within 5 s.
+ */
+function busyUntilReplied(redis: Redis, bytes: number, ms: number): void {
+  const localPort = redis.stream.localPort!;
+  const giveUp = performance.now() + 5000;
+  busy(ms);
+  while (unread(localPort) < bytes) {
+    if (performance.now() > giveUp) throw new Error(`no ${bytes}-byte reply arrived in the socket within 5 s`);
   }
 }
 
@@ -45,14 +70,15 @@ describe('the Redis command timeout when the event loop is held up', () => {
     // The set-up this guards against, shown on the plain client: Redis answered, the timer won anyway.
     const redis = await client(false);
     const reply = outcome(redis.get('command-timeout:x'));
-    busy(TIMEOUT_MS * 2);
+    busyUntilReplied(redis, 5, TIMEOUT_MS * 2);
     expect(await reply).toBe('Command timed out');
   });
 
   test('when the loop is held past the timeout while the reply waits in the socket, then the command is answered', async () => {
     const redis = await client(true);
     const replies = Array.from({ length: 20 }, (_, i) => outcome(redis.get(`command-timeout:${i}`)));
-    busy(TIMEOUT_MS * 2);
+    // Twenty "$-1\r\n" (no such key): the whole reply is in the socket before the loop is let go.
+    busyUntilReplied(redis, 20 * 5, TIMEOUT_MS * 2);
     expect(await Promise.all(replies)).toEqual(replies.map(() => 'answered'));
   });
 
