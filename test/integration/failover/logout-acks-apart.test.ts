@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CSRF, call, login, waitFor, type Answer } from '../multi-instance/cluster.js';
 import { sentinelRig } from './sentinel-rig.js';
 import { recordFigure } from '../../helpers/figures.js';
+import { blockedInWait } from './blocked-wait.js';
 
 /**
  * Redis blocks a connection while a WAIT runs. A logout's replica acknowledgement (logout-replicated.test.ts)
@@ -49,7 +50,7 @@ describe('a replica acknowledgement holds only the logout that waits for it (Sen
   /** Resolves once the master holds at least one connection blocked in a WAIT. */
   const waitInFlight = async () => {
     const master = rig.group.client(await rig.group.masterPort());
-    await waitFor('a WAIT blocked on the master', async () => /cmd=wait\b/.test(String(await master.client('LIST'))));
+    await waitFor('a WAIT blocked on the master', async () => blockedInWait(await master.client('LIST')) !== undefined);
   };
   const frozen = async <T>(during: () => Promise<T>): Promise<T> => {
     rig.group.replica.pause();
@@ -92,9 +93,7 @@ describe('a replica acknowledgement holds only the logout that waits for it (Sen
       await waitInFlight();
       // The connection blocked in the WAIT is cut (as a failover cuts it), then the replica is back.
       const master = rig.group.client(await rig.group.masterPort());
-      const blocked = String(await master.client('LIST'))
-        .split('\n')
-        .find((l) => /cmd=wait\b/.test(l));
+      const blocked = blockedInWait(await master.client('LIST'));
       const id = /\bid=(\d+)/.exec(blocked ?? '')?.[1];
       expect(id).toBeDefined();
       await master.client('KILL', 'ID', id!);

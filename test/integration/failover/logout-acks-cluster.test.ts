@@ -5,6 +5,7 @@ import { sidOf } from '../../helpers/cookies.js';
 import { recordFigure } from '../../helpers/figures.js';
 import { CSRF, call, login, startCluster, waitFor, type Cluster } from '../multi-instance/cluster.js';
 import { startReplicatedCluster, type ReplicatedCluster } from './replicated-cluster.js';
+import { blockedInWait } from './blocked-wait.js';
 
 /**
  * On Cluster a logout's acknowledgement (WAIT) must reach the node that holds the tombstone, and goes on a
@@ -74,7 +75,7 @@ describe('a logout acknowledged on Cluster: on the node holding the tombstone, h
     try {
       const pending = logout(leaving);
       const master = redis.client(owner);
-      await waitFor('a WAIT blocked on the node', async () => /cmd=wait\b/.test(String(await master.client('LIST'))));
+      await waitFor('a WAIT blocked on the node', async () => blockedInWait(await master.client('LIST')) !== undefined);
       const from = Date.now();
       relay = { status: (await call(url(0), '/api/echo', staying)).status, at: Date.now(), ms: Date.now() - from };
       out = await pending;
