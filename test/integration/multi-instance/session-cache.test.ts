@@ -39,10 +39,11 @@ describe('the session cache over three instances', () => {
 
 // The other ways a session ends, each while the session is warm in all three caches. Short timeouts, and a
 // cap of one session per credential so a second login ends the first; each test has a secret of its own.
-// The idle timeout is long enough that the warm-up's rounds fall inside one touch window (1 % of it):
-// a touch invalidates the record everywhere, so shorter ones never leave all three caches holding it.
-const IDLE_S = 10;
-const ABSOLUTE_S = 14;
+// The idle timeout is long enough that a warm-up round falls inside one touch window (1 % of it, 200 ms):
+// a touch invalidates the record everywhere, so shorter ones never leave all three caches holding it (with
+// 10 s, the warm-up failed under a loaded CI run).
+const IDLE_S = 20;
+const ABSOLUTE_S = 24;
 
 describe('the session cache over three instances, when a session ends other than by logout', () => {
   let cluster: Cluster;
@@ -86,7 +87,7 @@ describe('the session cache over three instances, when a session ends other than
     expect(pttl).toBeGreaterThan(0);
     await sleepUntil(Date.now() + pttl + 5);
     await refusedEverywhere(cluster, cookie, ended);
-  }, 40_000);
+  }, 60_000);
 
   test('when a warm session reaches its absolute timeout, then every instance refuses it from that moment', async () => {
     const before = Date.now();
@@ -107,7 +108,7 @@ describe('the session cache over three instances, when a session ends other than
     // Every cache still holds the record (its key lives on); the gate reads the login time from it, so
     // the first request after the absolute end is refused everywhere (without that check: 200).
     await refusedEverywhere(cluster, cookie, ended, ['session_expired', 'not_authenticated']);
-  }, 40_000);
+  }, 60_000);
 
   test('when a second login of the credential at A ends the first session (one per credential), then B and C drop it and refuse it', async () => {
     const [a, b, c] = cluster.instances as [ServiceProcess, ServiceProcess, ServiceProcess];
