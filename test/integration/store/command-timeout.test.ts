@@ -15,12 +15,18 @@ function busy(ms: number): void {
   }
 }
 
-/** Bytes received but not yet read on the loopback TCP socket with this local port (Linux, /proc/net/tcp). */
-function unread(localPort: number): number {
-  const port = localPort.toString(16).toUpperCase().padStart(4, '0');
+/**
+ * Bytes received but not yet read on this process's established loopback TCP connection from `localPort` to
+ * `remotePort` (Linux, /proc/net/tcp; state 01 is ESTABLISHED). Both ends and the state are matched: on a
+ * busy machine an earlier connection from the same local port, to another server, lingers in TIME_WAIT
+ * (matched on the local port alone, it read 0 and failed a CI run).
+ */
+function unread(localPort: number, remotePort: number): number {
+  const hex = (port: number) => `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
   for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
     const fields = line.trim().split(/\s+/);
-    if (fields[1]?.endsWith(`:${port}`)) return parseInt(fields[4]!.split(':')[1]!, 16);
+    if (fields[1]?.endsWith(hex(localPort)) && fields[2]?.endsWith(hex(remotePort)) && fields[3] === '01')
+      return parseInt(fields[4]!.split(':')[1]!, 16);
   }
   return 0;
 }
@@ -31,10 +37,10 @@ function unread(localPort: number): number {
  * reply never comes within 5 s.
  */
 function busyUntilReplied(redis: Redis, bytes: number, ms: number): void {
-  const localPort = redis.stream.localPort!;
+  const { localPort, remotePort } = redis.stream;
   const giveUp = performance.now() + 5000;
   busy(ms);
-  while (unread(localPort) < bytes) {
+  while (unread(localPort!, remotePort!) < bytes) {
     if (performance.now() > giveUp) throw new Error(`no ${bytes}-byte reply arrived in the socket within 5 s`);
   }
 }
