@@ -81,7 +81,9 @@ describe('a relayed request during a lost Redis connection', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await redis.restart();
     const answers = await Promise.all(flood);
-    const fast503 = answers.filter((r) => r.status === 503 && r.ms < 300);
+    // "At once" is well before the bound, where a waiter that Redis did not come back for would answer (the
+    // 300 ms this said before was the 40 requests' own time on a loaded machine; one CI run took longer).
+    const fast503 = answers.filter((r) => r.status === 503 && r.ms < (FAILOVER_WAIT_MS * 2) / 3);
     // At most WAITERS store commands waited; each request needs at least one, so at most that many got through.
     expect(answers.filter((r) => r.status === 200).length).toBeLessThanOrEqual(WAITERS);
     expect(answers.filter((r) => r.status === 200).length).toBeGreaterThan(0);
