@@ -45,10 +45,10 @@ export interface RedisServer {
 }
 
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
-  const port = options.port ?? (await freePort());
+  let port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), `redis-${port}-`));
-  const tlsPort = options.tls ? await freePort() : undefined;
-  const argv = [
+  let tlsPort = options.tls ? await freePort() : undefined;
+  const argv = (): string[] => [
     ...(options.configFile ? [options.configFile] : []),
     ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
     ...(options.tls ? tlsArgs(options.tls, tlsPort!) : []),
@@ -63,7 +63,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   process.once('exit', killOnExit);
 
   const launch = async (): Promise<void> => {
-    const proc = spawn(options.bin ?? 'redis-server', argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(options.bin ?? 'redis-server', argv(), { stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
     proc.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     proc.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -78,6 +78,22 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     }
   };
 
+  // A port freePort() found free can be taken before redis-server binds it, most often as the local port of
+  // some other process's outgoing connection (the kernel hands those out from the same range). Then the
+  // server exits at once saying so, and a picked port (never a fixed one) is picked again.
+  for (let tries = 1; ; tries++) {
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      const taken = log.includes('Address already in use');
+      if (!taken || options.port !== undefined || tries === 5) throw err;
+      log = '';
+      port = await freePort();
+      if (tlsPort !== undefined) tlsPort = await freePort();
+    }
+  }
+
   const end = async (signal: NodeJS.Signals): Promise<void> => {
     const proc = child;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
@@ -87,7 +103,6 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     await exited;
   };
 
-  await launch();
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
