@@ -1,8 +1,11 @@
-// jest's own runner, run twice: first every test file in parallel workers, then the files that say
-// `@serial <reason>` in their opening docblock, one at a time in a single worker, with nothing else of
-// this run beside them. Serial is for files that measure time-sensitive behaviour under load (a deadline
-// that must hold while they spend CPU) or that start a crowd of processes; everything else must be
-// isolated (free ports, its own key prefix, its own redis-server for faults) and runs in parallel.
+// jest's own runner, run in three phases: first every test file in parallel workers; then the files that
+// say `@paired <reason>` in their opening docblock, two at a time; then the files that say
+// `@serial <reason>`, one at a time in a single worker. Nothing of the earlier phases runs beside a later one.
+// `@serial` is for files that load the machine while they judge a deadline (load generators, crowds of
+// processes, a soak); `@paired` for files that judge a deadline but spend most of their time waiting (on a
+// failover, a frozen Redis, a back-off window), so one other such file beside them leaves the CPU mostly
+// idle. Everything else must be isolated (free ports, its own key prefix, its own redis-server for faults)
+// and runs in parallel.
 // Test files always run in workers, a single file too (jest would run that one in its own process): the
 // jest process then holds no test's handles and exits by itself, without forceExit. `--runInBand` still
 // runs everything in jest's process (for a debugger).
@@ -10,7 +13,19 @@ import { readFileSync } from 'node:fs';
 import TestRunner from 'jest-runner';
 import { extract, parse } from 'jest-docblock';
 
-const isSerial = (path) => 'serial' in parse(extract(readFileSync(path, 'utf8')));
+/** @returns {'parallel' | 'paired' | 'serial'} */
+const phaseOf = (path) => {
+  const pragmas = parse(extract(readFileSync(path, 'utf8')));
+  if ('serial' in pragmas) return 'serial';
+  return 'paired' in pragmas ? 'paired' : 'parallel';
+};
+
+/** Files per phase and how many run at once; `maxWorkers` bounds all of them. */
+const PHASES = [
+  ['parallel', Infinity],
+  ['paired', 2],
+  ['serial', 1],
+];
 
 export default class GroupingRunner extends TestRunner {
   #globalConfig;
@@ -33,13 +48,14 @@ export default class GroupingRunner extends TestRunner {
   }
 
   async runTests(tests, watcher) {
-    const serial = tests.filter((test) => isSerial(test.path));
-    const parallel = tests.filter((test) => !serial.includes(test));
+    const phases = new Map(tests.map((test) => [test, phaseOf(test.path)]));
     const inBand = this.#globalConfig.runInBand === true;
-    // No more workers than files: one file starts one worker, not maxWorkers of them.
-    if (parallel.length > 0)
-      await this.#run(parallel, watcher, inBand, Math.min(this.#globalConfig.maxWorkers, parallel.length));
-    if (serial.length > 0 && !watcher.isInterrupted()) await this.#run(serial, watcher, inBand, 1);
+    for (const [phase, width] of PHASES) {
+      const files = tests.filter((test) => phases.get(test) === phase);
+      if (files.length === 0 || watcher.isInterrupted()) continue;
+      // No more workers than files: one file starts one worker, not maxWorkers of them.
+      await this.#run(files, watcher, inBand, Math.min(this.#globalConfig.maxWorkers, width, files.length));
+    }
   }
 
   async #run(tests, watcher, inBand, workers) {

@@ -1,5 +1,5 @@
 /**
- * @serial SIGKILLs a Redis Cluster primary while logouts of its sessions are on their way
+ * @paired SIGKILLs a Redis Cluster primary while logouts of its sessions are on their way
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';

@@ -1,5 +1,5 @@
 /**
- * @serial freezes the replica of a private Sentinel group under running service processes
+ * @paired freezes the replica of a private Sentinel group under running service processes
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CSRF, call, login, waitFor, type Answer } from '../multi-instance/cluster.js';

@@ -1,5 +1,5 @@
 /**
- * @serial freezes and kills the replica of a private Sentinel group under running service processes
+ * @paired freezes and kills the replica of a private Sentinel group under running service processes
  */
 import { CSRF, call, login } from '../multi-instance/cluster.js';
 import { sentinelRig } from './sentinel-rig.js';

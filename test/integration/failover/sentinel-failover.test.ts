@@ -1,5 +1,5 @@
 /**
- * @serial bounds the slowest request across a Sentinel failover under load
+ * @paired bounds the slowest request across a Sentinel failover under load
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';

@@ -1,5 +1,5 @@
 /**
- * @serial SIGKILLs a Sentinel group's master while logins, logouts and token refreshes are on their way
+ * @paired SIGKILLs a Sentinel group's master while logins, logouts and token refreshes are on their way
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sidOf } from '../../helpers/cookies.js';

@@ -1,5 +1,5 @@
 /**
- * @serial other clients' latency while 50 misbehaving clients hold connections
+ * @paired other clients' latency while 50 misbehaving clients hold connections
  */
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';

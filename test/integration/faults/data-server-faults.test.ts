@@ -1,5 +1,5 @@
 /**
- * @serial answer times while the data server is slow, failing or reset
+ * @paired answer times while the data server is slow, failing or reset
  */
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';

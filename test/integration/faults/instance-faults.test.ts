@@ -1,5 +1,5 @@
 /**
- * @serial lease timing while a service process is frozen or killed mid-refresh
+ * @paired lease timing while a service process is frozen or killed mid-refresh
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,5 +1,5 @@
 /**
- * @serial back-off windows of 1 s, 2 s, 4 s must not elapse between the guesses
+ * @paired back-off windows of 1 s, 2 s, 4 s must not elapse between the guesses
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'undici';

@@ -1,5 +1,5 @@
 /**
- * @serial a line must reach the file within the flush interval
+ * @paired a line must reach the file within the flush interval
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';

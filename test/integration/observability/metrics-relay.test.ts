@@ -1,5 +1,5 @@
 /**
- * @serial a slow upstream answer must stay below the upstream timeout
+ * @paired a slow upstream answer must stay below the upstream timeout
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';

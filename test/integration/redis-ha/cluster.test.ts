@@ -1,5 +1,5 @@
 /**
- * @serial cluster formation and a master kill with six redis-server processes, within bounds
+ * @paired cluster formation and a master kill with six redis-server processes, within bounds
  */
 import type { Server } from 'node:http';
 import { Cluster } from 'ioredis';

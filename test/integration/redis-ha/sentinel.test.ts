@@ -1,5 +1,5 @@
 /**
- * @serial failover and error-window bounds with five redis-server processes
+ * @paired failover and error-window bounds with five redis-server processes
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';

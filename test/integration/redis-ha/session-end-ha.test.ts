@@ -1,5 +1,5 @@
 /**
- * @serial sweep intervals must elapse on time on Sentinel and Cluster
+ * @paired sweep intervals must elapse on time on Sentinel and Cluster
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,5 +1,5 @@
 /**
- * @serial kills and restarts a private redis-server under requests and times answers around the wait bound
+ * @paired kills and restarts a private redis-server under requests and times answers around the wait bound
  */
 import { startRigOnOwnRedis, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
 import { poll } from '../../helpers/poll.js';

@@ -1,5 +1,5 @@
 /**
- * @serial deadlines under load (503 within about a second, p99) while Redis is frozen, killed or blackholed
+ * @paired deadlines under load (503 within about a second, p99) while Redis is frozen, killed or blackholed
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,5 +1,5 @@
 /**
- * @serial kills, restarts and freezes a private redis-server and waits for timers around it
+ * @paired kills, restarts and freezes a private redis-server and waits for timers around it
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
