@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, test } from '@jest/globals';
-import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { describe, expect, test } from '@jest/globals';
+import type { Rig } from '../../helpers/app-rig.js';
+import { onEachStore, type Store } from '../../helpers/each-store.js';
 import { sidOf } from '../../helpers/cookies.js';
 import { recordFigure } from '../../helpers/figures.js';
 import { ALICE, SIM_USERS, secretsOf } from './admin-harness.js';
@@ -10,30 +11,27 @@ const SWEEP_MS = 200;
  * A password login's `tgbff_` secret dies with its session, however the session ends: each case ends a
  * session one way and polls SHOW SECRET (as alice, over the admin server's real interface) until the
  * secret is gone. The secret sweeper alone would only drop it at the absolute timeout (60 s here, hours by
- * default), so each deadline below is far short of that.
+ * default), so each deadline below is far short of that. What the cases wait for is the sessions' own clocks:
+ * the two stores wait side by side (onEachStore).
  */
-describe.each(['redis', 'memory'] as const)('a password-login secret ends with its session (%s store)', (store) => {
-  let rig: Rig | undefined;
-  afterEach(async () => {
-    await rig?.close();
-    rig = undefined;
-  });
-
-  const start = (env: Record<string, string> = {}) =>
-    startRig({
-      store,
-      sim: SIM_USERS,
-      env: {
-        PASSWORD_LOGIN: 'true',
-        LOGIN_RATE_LIMIT: '1000',
-        SESSION_IDLE_TIMEOUT: '1',
-        SESSION_ABSOLUTE_TIMEOUT: '60',
-        TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
-        ...env,
+describe('a password-login secret ends with its session (redis and memory stores, side by side)', () => {
+  const onEach = (env: Record<string, string>, scenario: (rig: Rig, store: Store) => Promise<void>) =>
+    onEachStore(
+      {
+        sim: SIM_USERS,
+        env: {
+          PASSWORD_LOGIN: 'true',
+          LOGIN_RATE_LIMIT: '1000',
+          SESSION_IDLE_TIMEOUT: '1',
+          SESSION_ABSOLUTE_TIMEOUT: '60',
+          TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
+          ...env,
+        },
+        // The secret sweeper drops secrets at their absolute end; its own pace must not be what passes the test.
+        secretSweep: { intervalMs: SWEEP_MS, claimMs: 1000 },
       },
-      // The secret sweeper drops secrets at their absolute end; its own pace must not be what passes the test.
-      secretSweep: { intervalMs: SWEEP_MS, claimMs: 1000 },
-    });
+      scenario,
+    );
 
   async function login(r: Rig) {
     const agent = r.agent();
@@ -56,63 +54,70 @@ describe.each(['redis', 'memory'] as const)('a password-login secret ends with i
   }
 
   test('when the session ends by idle timeout, then its secret is dropped within a sweep of the idle deadline', async () => {
-    rig = await start();
-    const { agent, aliases } = await login(rig);
-    expect(aliases).toHaveLength(1);
-    expect((await agent.get('/api/echo')).status).toBe(200);
-    const idleEnd = Date.now() + 1000;
+    await onEach({}, async (rig, store) => {
+      const { agent, aliases } = await login(rig);
+      expect(aliases).toHaveLength(1);
+      expect((await agent.get('/api/echo')).status).toBe(200);
+      const idleEnd = Date.now() + 1000;
 
-    const droppedAt = await whenDropped(rig, aliases[0]!, 10_000);
+      const droppedAt = await whenDropped(rig, aliases[0]!, 10_000);
 
-    expect((await agent.get('/api/echo')).status).toBe(401);
-    const delay = droppedAt - idleEnd;
-    recordFigure(`${store}: password-login secret dropped ${delay} ms after the idle deadline (sweep ${SWEEP_MS} ms)`);
+      expect((await agent.get('/api/echo')).status).toBe(401);
+      const delay = droppedAt - idleEnd;
+      recordFigure(
+        `${store}: password-login secret dropped ${delay} ms after the idle deadline (sweep ${SWEEP_MS} ms)`,
+      );
+    });
   });
 
   test('when the session ends by absolute timeout while in use, then its secret is dropped then', async () => {
-    rig = await start({ SESSION_IDLE_TIMEOUT: '3', SESSION_ABSOLUTE_TIMEOUT: '3' });
-    const { agent, aliases } = await login(rig);
-    const absoluteEnd = Date.now() + 3000;
-    expect((await agent.get('/api/echo')).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect((await agent.get('/api/echo')).status).toBe(200);
+    await onEach({ SESSION_IDLE_TIMEOUT: '3', SESSION_ABSOLUTE_TIMEOUT: '3' }, async (rig, store) => {
+      const { agent, aliases } = await login(rig);
+      const absoluteEnd = Date.now() + 3000;
+      expect((await agent.get('/api/echo')).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await agent.get('/api/echo')).status).toBe(200);
 
-    const droppedAt = await whenDropped(rig, aliases[0]!, 10_000);
+      const droppedAt = await whenDropped(rig, aliases[0]!, 10_000);
 
-    recordFigure(
-      `${store}: password-login secret dropped ${droppedAt - absoluteEnd} ms after the absolute deadline (sweep ${SWEEP_MS} ms)`,
-    );
+      recordFigure(
+        `${store}: password-login secret dropped ${droppedAt - absoluteEnd} ms after the absolute deadline (sweep ${SWEEP_MS} ms)`,
+      );
+    });
   });
 
   test('when an administrator removes the session record, then its secret is dropped by the next due check', async () => {
-    rig = await start({ SESSION_IDLE_TIMEOUT: '2' });
-    const { sid, aliases } = await login(rig);
-    const removed = Date.now();
-    await rig.service.stores.sessionStore.destroy(sid);
+    await onEach({ SESSION_IDLE_TIMEOUT: '2' }, async (rig, store) => {
+      const { sid, aliases } = await login(rig);
+      const removed = Date.now();
+      await rig.service.stores.sessionStore.destroy(sid);
 
-    const droppedAt = await whenDropped(rig, aliases[0]!, 10_000);
+      const droppedAt = await whenDropped(rig, aliases[0]!, 10_000);
 
-    recordFigure(`${store}: password-login secret dropped ${droppedAt - removed} ms after its record was removed`);
+      recordFigure(`${store}: password-login secret dropped ${droppedAt - removed} ms after its record was removed`);
+    });
   });
 
   test('when a login over the per-credential cap evicts the oldest session, then that session’s secret is dropped', async () => {
-    rig = await start({ SESSION_IDLE_TIMEOUT: '60', SESSIONS_PER_CREDENTIAL: '1' });
-    const first = await login(rig);
-    const second = await login(rig);
-    const mine = second.aliases.filter((a) => !first.aliases.includes(a));
-    expect(mine).toHaveLength(1);
+    await onEach({ SESSION_IDLE_TIMEOUT: '60', SESSIONS_PER_CREDENTIAL: '1' }, async (rig) => {
+      const first = await login(rig);
+      const second = await login(rig);
+      const mine = second.aliases.filter((a) => !first.aliases.includes(a));
+      expect(mine).toHaveLength(1);
 
-    await whenDropped(rig, first.aliases[0]!, 5_000);
+      await whenDropped(rig, first.aliases[0]!, 5_000);
 
-    expect((await first.agent.get('/api/echo')).status).toBe(401);
-    expect((await second.agent.get('/api/echo')).status).toBe(200);
-    expect((await secretsOf(rig.sim, ALICE)).map((s) => s.alias)).toContain(mine[0]);
+      expect((await first.agent.get('/api/echo')).status).toBe(401);
+      expect((await second.agent.get('/api/echo')).status).toBe(200);
+      expect((await secretsOf(rig.sim, ALICE)).map((s) => s.alias)).toContain(mine[0]);
+    });
   });
 
   test('when the session logs out, then its secret is dropped at once', async () => {
-    rig = await start({ SESSION_IDLE_TIMEOUT: '60' });
-    const { agent, aliases } = await login(rig);
-    expect((await agent.post('/auth/logout')).status).toBe(204);
-    expect((await secretsOf(rig.sim, ALICE)).map((s) => s.alias)).not.toContain(aliases[0]);
+    await onEach({ SESSION_IDLE_TIMEOUT: '60' }, async (rig) => {
+      const { agent, aliases } = await login(rig);
+      expect((await agent.post('/auth/logout')).status).toBe(204);
+      expect((await secretsOf(rig.sim, ALICE)).map((s) => s.alias)).not.toContain(aliases[0]);
+    });
   });
 });

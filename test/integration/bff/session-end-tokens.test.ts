@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startRig, type Rig } from '../../helpers/app-rig.js';
+import type { Rig } from '../../helpers/app-rig.js';
+import { onEachStore } from '../../helpers/each-store.js';
 import { poll } from '../../helpers/poll.js';
 import { recordFigure } from '../../helpers/figures.js';
 
@@ -37,125 +38,102 @@ const deletedUpstream = (rig: Rig, token: string): number =>
   rig.sim.seen().filter((r) => r.method === 'DELETE' && r.path === '/requesttoken' && r.bodyText?.includes(token))
     .length;
 
-describe.each(['redis', 'memory'] as const)('tokens die with their session (%s store)', (store) => {
-  let rig: Rig | undefined;
-  afterEach(async () => {
-    await rig?.close();
-    rig = undefined;
-  });
+/** A rig's settings: each case's session timeouts and token refresh margin (seconds), and the sweep. */
+const timeouts = (idle: number, absolute: number, refreshBefore: number) => ({
+  env: {
+    SESSION_IDLE_TIMEOUT: String(idle),
+    SESSION_ABSOLUTE_TIMEOUT: String(absolute),
+    TOKEN_REFRESH_BEFORE: String(refreshBefore),
+    TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
+  },
+});
 
+// What these tests wait for is the sessions' own clocks: the two stores wait side by side (onEachStore).
+describe('tokens die with their session (redis and memory stores, side by side)', () => {
   test('when a session ends by idle timeout, then its token is deleted upstream within the sweep interval', async () => {
-    rig = await startRig({
-      store,
-      env: {
-        SESSION_IDLE_TIMEOUT: '1',
-        SESSION_ABSOLUTE_TIMEOUT: '60',
-        TOKEN_REFRESH_BEFORE: '10',
-        TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
-      },
-    });
-    const agent = await rig.login();
-    expect((await agent.get('/api/echo')).status).toBe(200);
-    const token = lastToken(rig, '/echo');
-    const idleEnd = Date.now() + 1000;
-    expect(await upstreamVerdict(rig, token)).toBe('ok');
+    await onEachStore(timeouts(1, 60, 10), async (rig, store) => {
+      const agent = await rig.login();
+      expect((await agent.get('/api/echo')).status).toBe(200);
+      const token = lastToken(rig, '/echo');
+      const idleEnd = Date.now() + 1000;
+      expect(await upstreamVerdict(rig, token)).toBe('ok');
 
-    const diedAt = await whenDeleted(rig, token, 5_000);
+      const diedAt = await whenDeleted(rig, token, 5_000);
 
-    // The token would live 60 s on its own; it died with the session instead.
-    const delay = diedAt - idleEnd;
-    expect(delay).toBeLessThan(SWEEP_MS + 600);
-    expect(deletedUpstream(rig, token)).toBe(1);
-    // The simulator records the delete as it answers it; the sweeper counts it once that answer is back.
-    const counted = async () =>
-      ((await rig!.service.metrics.tokenDeletes.get()).values.find(
-        (v) => v.labels.reason === 'session_end' && v.labels.result === 'ok',
-      )?.value ?? 0) >= 1;
-    await poll(counted, 2_000, 'the session-end delete to be counted');
-    expect(await rig.service.metrics.tokenDeletes.get()).toMatchObject({
-      values: [expect.objectContaining({ labels: { reason: 'session_end', result: 'ok' }, value: 1 })],
+      // The token would live 60 s on its own; it died with the session instead.
+      const delay = diedAt - idleEnd;
+      expect(delay).toBeLessThan(SWEEP_MS + 600);
+      expect(deletedUpstream(rig, token)).toBe(1);
+      // The simulator records the delete as it answers it; the sweeper counts it once that answer is back.
+      const counted = async () =>
+        ((await rig.service.metrics.tokenDeletes.get()).values.find(
+          (v) => v.labels.reason === 'session_end' && v.labels.result === 'ok',
+        )?.value ?? 0) >= 1;
+      await poll(counted, 2_000, 'the session-end delete to be counted');
+      expect(await rig.service.metrics.tokenDeletes.get()).toMatchObject({
+        values: [expect.objectContaining({ labels: { reason: 'session_end', result: 'ok' }, value: 1 })],
+      });
+      expect((await agent.get('/api/echo')).status).toBe(401);
+      expect(rig.logs()).not.toContain(token);
+      recordFigure(`${store}: idle-expired token deleted ${delay} ms after the idle deadline (sweep ${SWEEP_MS} ms)`);
     });
-    expect((await agent.get('/api/echo')).status).toBe(401);
-    expect(rig.logs()).not.toContain(token);
-    recordFigure(`${store}: idle-expired token deleted ${delay} ms after the idle deadline (sweep ${SWEEP_MS} ms)`);
   });
 
   test('when a session ends by absolute timeout while in use, then a token minted mid-session is deleted upstream at that timeout', async () => {
-    rig = await startRig({
-      store,
-      env: {
-        SESSION_IDLE_TIMEOUT: '4',
-        SESSION_ABSOLUTE_TIMEOUT: '4',
-        TOKEN_REFRESH_BEFORE: '1',
-        TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
-      },
+    await onEachStore(timeouts(4, 4, 1), async (rig, store) => {
+      const loggedInAt = Date.now();
+      const agent = await rig.login();
+      expect((await agent.get('/api/echo')).status).toBe(200);
+      await sleep(1500);
+      // A token replaced mid-session lasts a full lifetime from then: past the absolute timeout.
+      rig.sim.revokeToken(lastToken(rig, '/echo'));
+      expect((await agent.get('/api/echo')).status).toBe(200);
+      const token = lastToken(rig, '/echo');
+      const absoluteEnd = loggedInAt + 4000;
+      const tokenEnd = Date.now() + 4000;
+
+      const diedAt = await whenDeleted(rig, token, 6_000);
+
+      const delay = diedAt - absoluteEnd;
+      expect(diedAt).toBeLessThan(tokenEnd - 500); // not its own expiry (nor the idle end, which is as late)
+      expect(delay).toBeLessThan(SWEEP_MS + 800);
+      expect(deletedUpstream(rig, token)).toBe(1);
+      recordFigure(
+        `${store}: absolute-timeout token deleted ${delay} ms after the absolute deadline (sweep ${SWEEP_MS} ms)`,
+      );
     });
-    const loggedInAt = Date.now();
-    const agent = await rig.login();
-    expect((await agent.get('/api/echo')).status).toBe(200);
-    await sleep(1500);
-    // A token replaced mid-session lasts a full lifetime from then: past the absolute timeout.
-    rig.sim.revokeToken(lastToken(rig, '/echo'));
-    expect((await agent.get('/api/echo')).status).toBe(200);
-    const token = lastToken(rig, '/echo');
-    const absoluteEnd = loggedInAt + 4000;
-    const tokenEnd = Date.now() + 4000;
-
-    const diedAt = await whenDeleted(rig, token, 6_000);
-
-    const delay = diedAt - absoluteEnd;
-    expect(diedAt).toBeLessThan(tokenEnd - 500); // not its own expiry (nor the idle end, which is as late)
-    expect(delay).toBeLessThan(SWEEP_MS + 800);
-    expect(deletedUpstream(rig, token)).toBe(1);
-    recordFigure(
-      `${store}: absolute-timeout token deleted ${delay} ms after the absolute deadline (sweep ${SWEEP_MS} ms)`,
-    );
   });
 
   test('when an administrator removes a session from the store, then its token is deleted upstream by the next due check (the idle deadline at the latest)', async () => {
-    rig = await startRig({
-      store,
-      env: {
-        SESSION_IDLE_TIMEOUT: '2',
-        SESSION_ABSOLUTE_TIMEOUT: '60',
-        TOKEN_REFRESH_BEFORE: '10',
-        TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
-      },
+    await onEachStore(timeouts(1, 60, 10), async (rig) => {
+      const agent = rig.agent();
+      const login = await agent.post('/auth/login').send({ secret: rig.secret, graph: 'social' });
+      const cookie = decodeURIComponent(String(login.headers['set-cookie']?.[0]).split(';')[0]!.split('=')[1]!);
+      const sid = cookie.slice(2, cookie.indexOf('.')); // s:<sid>.<signature>
+      await agent.get('/api/echo');
+      const token = lastToken(rig, '/echo');
+      const removed = Date.now();
+      await rig.service.stores.sessionStore.destroy(sid);
+
+      const diedAt = await whenDeleted(rig, token, 5_000);
+
+      expect(diedAt - removed).toBeLessThan(1000 + SWEEP_MS + 600); // the entry is next due at the idle deadline
+      expect(deletedUpstream(rig, token)).toBe(1);
     });
-    const agent = rig.agent();
-    const login = await agent.post('/auth/login').send({ secret: rig.secret, graph: 'social' });
-    const cookie = decodeURIComponent(String(login.headers['set-cookie']?.[0]).split(';')[0]!.split('=')[1]!);
-    const sid = cookie.slice(2, cookie.indexOf('.')); // s:<sid>.<signature>
-    await agent.get('/api/echo');
-    const token = lastToken(rig, '/echo');
-    const removed = Date.now();
-    await rig.service.stores.sessionStore.destroy(sid);
-
-    const diedAt = await whenDeleted(rig, token, 5_000);
-
-    expect(diedAt - removed).toBeLessThan(2000 + SWEEP_MS + 600); // the entry is next due at the idle deadline
-    expect(deletedUpstream(rig, token)).toBe(1);
   });
 
   test('when a session logs out, then its token is deleted once and the sweeper has nothing left to do', async () => {
-    rig = await startRig({
-      store,
-      env: {
-        SESSION_IDLE_TIMEOUT: '1',
-        SESSION_ABSOLUTE_TIMEOUT: '60',
-        TOKEN_REFRESH_BEFORE: '10',
-        TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
-      },
+    await onEachStore(timeouts(1, 60, 10), async (rig, store) => {
+      const agent = await rig.login();
+      await agent.get('/api/echo');
+      const token = lastToken(rig, '/echo');
+
+      expect((await agent.post('/auth/logout')).status).toBe(204);
+      await sleep(1000 + 3 * SWEEP_MS);
+
+      expect(await upstreamVerdict(rig, token)).toBe('REST-10016');
+      expect(deletedUpstream(rig, token)).toBe(1);
+      if (store === 'redis') expect(await rig.redis().zcard(`${rig.prefix}session-ends`)).toBe(0);
     });
-    const agent = await rig.login();
-    await agent.get('/api/echo');
-    const token = lastToken(rig, '/echo');
-
-    expect((await agent.post('/auth/logout')).status).toBe(204);
-    await sleep(1000 + 3 * SWEEP_MS);
-
-    expect(await upstreamVerdict(rig, token)).toBe('REST-10016');
-    expect(deletedUpstream(rig, token)).toBe(1);
-    if (store === 'redis') expect(await rig.redis().zcard(`${rig.prefix}session-ends`)).toBe(0);
   });
 });

@@ -9,12 +9,30 @@ import { copiedCookieLogout, parallelLogouts } from './logout-scenarios.js';
 // session cache (tracking on the master the sentinels name): every cache is warmed, then the logout must
 // reach all of them. Cluster runs without it (docs/architecture.md, "The session cache": one MGET per
 // request, as before the cache), so the first request after the logout's answer is refused everywhere.
+// Both Redis set-ups spend most of their start waiting on gossip (the sentinels finding each other and the
+// replica, the cluster's nodes agreeing): they are formed side by side, once, for the two blocks below.
+let group: SentinelGroup;
+let nodes: RedisClusterRig;
+beforeAll(async () => {
+  const formed = await Promise.allSettled([
+    startSentinelGroup().then(async (g) => {
+      group = g;
+      await g.waitUntilReady();
+    }),
+    startRedisCluster().then((n) => {
+      nodes = n;
+    }),
+  ]);
+  const failed = formed.find((f) => f.status === 'rejected');
+  if (failed) throw failed.reason;
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([group?.stop(), nodes?.stop()]);
+});
+
 describe('logout wins on every instance, Redis Sentinel with the session cache', () => {
-  let group: SentinelGroup;
   let cluster: Cluster;
   beforeAll(async () => {
-    group = await startSentinelGroup();
-    await group.waitUntilReady();
     cluster = await startCluster({
       instances: 3,
       label: 'multi-cache-sentinel',
@@ -25,10 +43,7 @@ describe('logout wins on every instance, Redis Sentinel with the session cache',
       },
     });
   }, 60_000);
-  afterAll(async () => {
-    await cluster?.close();
-    await group?.stop();
-  });
+  afterAll(() => cluster?.close());
 
   test('when 40 sessions warm on every instance log out in parallel, then every instance refuses them', async () => {
     const { droppedMs } = await parallelLogouts(cluster, { cached: true });
@@ -41,10 +56,8 @@ describe('logout wins on every instance, Redis Sentinel with the session cache',
 });
 
 describe('logout wins on every instance, Redis Cluster (no session cache)', () => {
-  let nodes: RedisClusterRig;
   let cluster: Cluster;
   beforeAll(async () => {
-    nodes = await startRedisCluster();
     cluster = await startCluster({
       instances: 3,
       label: 'multi-cache-cluster',
@@ -52,10 +65,7 @@ describe('logout wins on every instance, Redis Cluster (no session cache)', () =
       store: { env: { REDIS_CLUSTER_NODES: nodes.nodeList }, inspect: nodes.client(nodes.nodes[0]!.port) },
     });
   }, 60_000);
-  afterAll(async () => {
-    await cluster?.close();
-    await nodes?.stop();
-  });
+  afterAll(() => cluster?.close());
 
   test('when 40 sessions used on every instance log out in parallel, then every instance refuses them at once', async () => {
     await parallelLogouts(cluster, { cached: false });
