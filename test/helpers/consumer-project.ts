@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -70,4 +70,34 @@ export async function installTarballs(dir: string, tarballs: string[]): Promise<
     if (!err.stderr?.includes('ENOTCACHED')) throw err;
     return npm(['--prefer-offline', ...install], dir);
   });
+}
+
+/**
+ * `tsc --noEmit -p tsconfig.json` in the consumer, incremental: the compiler's per-file results (diagnostics
+ * included) are kept between runs in node_modules/.cache/tgbff-test/<cache>.tsbuildinfo. Files are known by
+ * a hash of their text and by paths relative to the consumer, so a fresh consumer from the same tarballs
+ * reuses the checks of every unchanged declaration file (most of the time: @types/node, under the fixture's
+ * skipLibCheck false) and checks again whatever changed, and what depends on it, as a cold run would; an
+ * error found before is reported again while its file is unchanged. Only for --noEmit: an incremental emit
+ * would skip the unchanged files' output in a fresh directory. Resolves to what tsc printed ('' when clean).
+ */
+export async function typecheck(dir: string, cache: string): Promise<string> {
+  const cacheDir = path.join(ROOT, 'node_modules/.cache/tgbff-test');
+  const cached = path.join(cacheDir, `${cache}.tsbuildinfo`);
+  const local = path.join(dir, '.tsbuildinfo');
+  await copyFile(cached, local).catch(() => undefined);
+  const tsc = ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json', '--incremental'];
+  const out = await run(process.execPath, [...tsc, '--tsBuildInfoFile', local], { cwd: dir }).catch(
+    (err: { stdout: string; stderr: string }) => err,
+  );
+  // Renamed into place: a run of the same file in parallel reads the old cache or this one, never half of it.
+  await mkdir(cacheDir, { recursive: true });
+  const fresh = `${cached}.${process.pid}`;
+  try {
+    await copyFile(local, fresh);
+    await rename(fresh, cached);
+  } catch {
+    // tsc wrote no build info (it did not get that far): the cache stays as it was.
+  }
+  return `${out.stdout}${out.stderr}`;
 }

@@ -1,13 +1,16 @@
 // globalSetup of the projects whose tests run the compiled service (integration, e2e): child processes
 // start dist/main.js, dist/cli/main.js or dist/simulator/cli.js. Unit and property tests never need it.
 // The build is skipped when nothing it reads changed since the last one this setup made, so running one
-// integration file twice in a row compiles once.
+// integration file twice in a row compiles once. For the integration project it also compiles the
+// benchmark's scripts (bench/ into dist-bench/, which bench-smoke and soak-smoke run), the same way: once,
+// and again only when bench/ or its settings change.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 const STAMP = 'node_modules/.cache/tgbff-test/dist-stamp';
+const BENCH_STAMP = 'node_modules/.cache/tgbff-test/dist-bench-stamp';
 const INPUTS = [
   'tsconfig.json',
   'tsconfig.build.json',
@@ -36,10 +39,10 @@ function* files(dir) {
 }
 
 /** Every input's path, size and mtime, and whether each source file has its output. */
-function fingerprint() {
+function fingerprint(trees = TREES, inputs = INPUTS) {
   const hash = createHash('sha256');
   let complete = true;
-  for (const [src, out] of TREES) {
+  for (const [src, out] of trees) {
     for (const path of [...files(src)].sort()) {
       const { size, mtimeMs } = statSync(path);
       hash.update(`${path}\0${size}\0${mtimeMs}\n`);
@@ -48,15 +51,33 @@ function fingerprint() {
       }
     }
   }
-  for (const path of INPUTS) hash.update(`${path}\0${readFileSync(path, 'utf8')}\n`);
+  for (const path of inputs) hash.update(`${path}\0${readFileSync(path, 'utf8')}\n`);
   return { value: hash.digest('hex'), complete };
 }
 
-export default function buildDist() {
-  const before = fingerprint();
-  if (before.complete && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === before.value) return;
+/** Runs `make` unless the fingerprint equals the one `stamp` holds from the last time it ran. */
+function unlessUnchanged(stamp, fingerprintNow, make) {
+  const before = fingerprintNow();
+  if (before.complete && existsSync(stamp) && readFileSync(stamp, 'utf8') === before.value) return;
+  make();
+  mkdirSync(dirname(stamp), { recursive: true });
+  writeFileSync(stamp, fingerprintNow().value);
+}
+
+export default function buildDist(_globalConfig, projectConfig) {
   // npm run build's own script: into a fresh directory, swapped in, the CLI bin made executable.
-  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
-  mkdirSync(dirname(STAMP), { recursive: true });
-  writeFileSync(STAMP, fingerprint().value);
+  unlessUnchanged(STAMP, fingerprint, () =>
+    execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' }),
+  );
+  // The benchmark's scripts import nothing of src/ (they start dist/ as child processes): their own inputs only.
+  if (projectConfig?.displayName?.name !== 'integration') return;
+  const benchInputs = ['tsconfig.json', 'tsconfig.bench.json', 'node_modules/typescript/package.json'];
+  unlessUnchanged(
+    BENCH_STAMP,
+    () => fingerprint([['bench', 'dist-bench']], benchInputs),
+    () =>
+      execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], {
+        stdio: 'inherit',
+      }),
+  );
 }

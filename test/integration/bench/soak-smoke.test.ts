@@ -1,13 +1,14 @@
 /**
  * @serial runs the soak (10 s of load with churn): its timed phases take both cores
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 // Not a timed test either: this checks that `npm run soak` works end to end at a small fixed rate (the
 // real run measures the maximum first and holds half of it), never whether its goals are met here.
+// dist-bench/ comes from jest's globalSetup (test/jest/build-dist.js).
 interface Figures {
   rssMb: number | null;
   fds: number | null;
@@ -35,9 +36,6 @@ describe('npm run soak (10 s smoke)', () => {
   let report: Report;
 
   beforeAll(async () => {
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], {
-      stdio: 'inherit',
-    });
     out = mkdtempSync(join(tmpdir(), 'soak-smoke-'));
     const args = [
       'dist-bench/soak.js',
