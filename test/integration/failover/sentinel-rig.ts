@@ -21,19 +21,26 @@ export function sentinelRig(options: {
   const rig = {} as SentinelRig;
   beforeAll(async () => {
     rig.group = await startSentinelGroup(options.group);
-    await rig.group.waitUntilReady();
-    rig.cluster = await startCluster({
-      instances: options.instances ?? 3,
-      label: options.label,
-      env: {
-        REDIS_URL: '',
-        REDIS_SENTINELS: rig.group.sentinelList,
-        REDIS_SENTINEL_NAME: rig.group.name,
-        LOGIN_RATE_LIMIT: '1000',
-        RELAY_SESSION_CONCURRENCY: '100',
-        ...options.env,
-      },
-    });
+    // The processes need only a sentinel that names the master (each does from its start); they start
+    // while the sentinels find each other, and no test runs before both are done (afterAll stops either).
+    const [ready, started] = await Promise.allSettled([
+      rig.group.waitUntilReady(),
+      startCluster({
+        instances: options.instances ?? 3,
+        label: options.label,
+        env: {
+          REDIS_URL: '',
+          REDIS_SENTINELS: rig.group.sentinelList,
+          REDIS_SENTINEL_NAME: rig.group.name,
+          LOGIN_RATE_LIMIT: '1000',
+          RELAY_SESSION_CONCURRENCY: '100',
+          ...options.env,
+        },
+      }),
+    ]);
+    if (started.status === 'fulfilled') rig.cluster = started.value;
+    if (ready.status === 'rejected') throw ready.reason;
+    if (started.status === 'rejected') throw started.reason;
   }, 60_000);
   afterAll(async () => {
     await rig.cluster?.close();

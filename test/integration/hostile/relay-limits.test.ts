@@ -21,7 +21,7 @@ import { poll } from '../../helpers/poll.js';
  * docs/architecture.md, "The hostile-user model", against a real service process: one logged-in user tries to starve the others, to send more
  * than MAX_BODY_BYTES, and to smuggle override headers upstream. The stand-in counts what reached it.
  */
-const DEADLINE_MS = 3000;
+const DEADLINE_MS = 2000;
 const CAP = 64 * 1024;
 
 describe('hostile user: limits on the relay', () => {

@@ -67,9 +67,11 @@ describe('Redis faults under load (a real service process, a private redis-serve
   });
 
   /**
-   * Runs the load, applies the fault, holds it `outageMs`, lifts it, watches 5 s of recovery. Checks the
-   * contract: while Redis is away every failed request is a 503 store_unavailable (never a 500 or a hang),
-   * answered within about a second; /readyz turns 503 within 2 s; after the lift the load is served again.
+   * Runs the load, applies the fault, holds it `outageMs`, lifts it, watches up to 5 s of recovery. Checks
+   * the contract: while Redis is away every failed request is a 503 store_unavailable (never a 500 or a
+   * hang), answered within about a second; /readyz turns 503 within 2 s; after the lift the load is served
+   * again. Every outage lasts at least that 2 s, so a /readyz later than the bound fails whether or not it
+   * ever turns.
    */
   async function underFault(
     name: string,
@@ -145,7 +147,7 @@ describe('Redis faults under load (a real service process, a private redis-serve
       'killed and restarted',
       () => redis.kill(),
       () => redis.restart(),
-      3000,
+      2000,
     );
   }, 30_000);
 
@@ -171,37 +173,37 @@ describe('Redis faults under load (a real service process, a private redis-serve
   test("when the service's Redis connections are killed mid-command again and again, then failures are 503 only and it recovers", async () => {
     let killer: NodeJS.Timeout | undefined;
     await underFault(
-      'CLIENT KILL every 100 ms for 3 s',
+      'CLIENT KILL every 100 ms for 2 s',
       () =>
         (killer = setInterval(
           () => void admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes').catch(() => undefined),
           100,
         )),
       () => clearInterval(killer),
-      3000,
+      2000,
       false,
     );
   }, 30_000);
 
   test('when every Redis connection is reset by the network, then 503 store_unavailable and recovery once it passes again', async () => {
     await underFault(
-      'connections reset 3 s',
+      'connections reset 2 s',
       () => proxy.set({ kind: 'reset' }),
       () => proxy.set({ kind: 'pass' }),
-      3000,
+      2000,
     );
   }, 30_000);
 
   test('when the Redis network blackholes (no answer, no reset), then 503 store_unavailable within about a second and recovery', async () => {
     await underFault(
-      'blackholed 3 s',
+      'blackholed 2 s',
       () => proxy.set({ kind: 'blackhole' }),
       () => {
         // A partition that long has killed the connections on a real network; what was sent into it is gone.
         proxy.set({ kind: 'reset' });
         proxy.set({ kind: 'pass' });
       },
-      3000,
+      2000,
     );
   }, 30_000);
 });
