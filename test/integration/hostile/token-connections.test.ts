@@ -12,7 +12,7 @@ import { recordFigure } from '../../helpers/figures.js';
 /**
  * Issue 21, the rule's audit (docs/architecture.md, "Bounded per principal and per address"): login
  * attempts come from clients nobody has verified yet, and each costs a token call. A real service process
- * whose data server sits behind a TCP proxy that holds every chunk 300 ms and counts open connections:
+ * whose data server sits behind a TCP proxy that holds every chunk 100 ms and counts open connections:
  * 40 logins at once (40 addresses would do the same) must not open more than UPSTREAM_CONNECTIONS
  * connections for token calls. Each comes from another address (X-Forwarded-For, trusted from loopback),
  * as a distributed client's would. Before, the token calls' agent had no per-origin cap: one connection
@@ -49,7 +49,7 @@ describe('hostile clients: many logins at once', () => {
 
   it("when 40 logins arrive together, then the service holds at most UPSTREAM_CONNECTIONS token-call connections (plus the readiness probe's one)", async () => {
     const secrets = Array.from({ length: 40 }, (_, i) => sim.createSecret({ alias: `conn_${i}` }).value);
-    proxy.set({ kind: 'delay', ms: 300 });
+    proxy.set({ kind: 'delay', ms: 100 });
     let peak = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, proxy.open())), 5);
     try {
