@@ -39,16 +39,19 @@ async function withinWidth(page: Page, selector: string): Promise<boolean> {
 
 describeInBrowser('demo page on a phone', () => {
   let rig: Rig;
-  /** Sessions of 8 s, so the countdown reaches a session's end within a test. */
+  /** Sessions of 5 s, so the countdown reaches a session's end within a test (after a login of up to ~3 s). */
   let shortRig: Rig;
   let browser: HeadlessChromium;
 
   beforeAll(async () => {
-    rig = await startRig({ env: { LOGIN_RATE_LIMIT: '1000' } });
-    shortRig = await startRig({
-      env: { LOGIN_RATE_LIMIT: '1000', SESSION_IDLE_TIMEOUT: '8', SESSION_ABSOLUTE_TIMEOUT: '8' },
-    });
-    browser = await launchChromium();
+    // Side by side; each is kept as soon as it is up, so afterAll closes what started if another fails.
+    await Promise.all([
+      startRig({ env: { LOGIN_RATE_LIMIT: '1000' } }).then((r) => (rig = r)),
+      startRig({
+        env: { LOGIN_RATE_LIMIT: '1000', SESSION_IDLE_TIMEOUT: '5', SESSION_ABSOLUTE_TIMEOUT: '5' },
+      }).then((r) => (shortRig = r)),
+      launchChromium().then((b) => (browser = b)),
+    ]);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
