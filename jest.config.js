@@ -4,6 +4,8 @@
 import { availableParallelism } from 'node:os';
 
 const BUILD_DIST = '<rootDir>/test/jest/build-dist.js';
+// dist/ and dist-bench/ (the bench's smoke tests); a path of its own: jest runs each globalSetup path once.
+const BUILD_DIST_AND_BENCH = '<rootDir>/test/jest/build-dist-bench.js';
 
 /** @param {string} name @param {import('jest').Config} extra @returns {import('jest').Config} */
 const project = (name, extra = {}) => ({
@@ -29,7 +31,7 @@ export default {
   projects: [
     project('unit'),
     // Their tests start dist/main.js, the CLI or the simulator as child processes: build dist/ first.
-    project('integration', { globalSetup: BUILD_DIST }),
+    project('integration', { globalSetup: BUILD_DIST_AND_BENCH }),
     project('e2e', { globalSetup: BUILD_DIST }),
     project('property'),
   ],

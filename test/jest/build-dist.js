@@ -64,13 +64,15 @@ function unlessUnchanged(stamp, fingerprintNow, make) {
   writeFileSync(stamp, fingerprintNow().value);
 }
 
-export default function buildDist(_globalConfig, projectConfig) {
+export default function buildDist() {
   // npm run build's own script: into a fresh directory, swapped in, the CLI bin made executable.
   unlessUnchanged(STAMP, fingerprint, () =>
     execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' }),
   );
-  // The benchmark's scripts import nothing of src/ (they start dist/ as child processes): their own inputs only.
-  if (projectConfig?.displayName?.name !== 'integration') return;
+}
+
+/** dist-bench/, for the bench's smoke tests (integration): its scripts import nothing of src/, so its own inputs only. */
+export function buildBench() {
   const benchInputs = ['tsconfig.json', 'tsconfig.bench.json', 'node_modules/typescript/package.json'];
   unlessUnchanged(
     BENCH_STAMP,
