@@ -13,8 +13,6 @@ declare module 'autocannon' {
     connections?: number;
     pipelining?: number;
     duration?: number;
-    /** Milliseconds between samples (default 1000); a run stops on the first sample after its duration. */
-    sampleInt?: number;
     timeout?: number;
     headers?: Record<string, string>;
     requests?: RequestSpec[];

@@ -19,10 +19,7 @@ export interface LoadResult {
  * Latencies come from autocannon's per-response event, which has sub-millisecond resolution; its own
  * histogram stores whole milliseconds, too coarse for overheads well under one.
  */
-export async function runLoad(
-  target: Target,
-  opts: { seconds: number; connections: number; sampleIntervalMs?: number },
-): Promise<LoadResult> {
+export async function runLoad(target: Target, opts: { seconds: number; connections: number }): Promise<LoadResult> {
   const { pathname, search } = new URL(target.url);
   const requests = target.credentials.values.map((value) => ({
     method: 'GET',
@@ -35,9 +32,6 @@ export async function runLoad(
     connections: opts.connections,
     pipelining: 1,
     duration: opts.seconds,
-    // A run ends on the first sampling tick after its duration: autocannon's default of one second
-    // makes any shorter run last a second. Only the smoke's sub-second runs ask for a finer tick.
-    ...(opts.sampleIntervalMs !== undefined && { sampleInt: opts.sampleIntervalMs }),
     timeout: 10,
     requests,
   });

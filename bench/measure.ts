@@ -48,12 +48,9 @@ export async function measure(deps: MeasureDeps): Promise<Sample[]> {
       for (const id of order) {
         const target = targets.get(id) as Target;
         const connections = phase === 'c1' ? 1 : options.connections;
-        // Sub-second runs (BENCH_SECONDS < 1, the smoke test) sample every 50 ms so they last what is asked,
-        // not autocannon's one-second tick; a full or --quick run keeps autocannon's default.
-        const sampleIntervalMs = options.seconds[phase] < 1 ? 50 : undefined;
         const run = (seconds: number) =>
           offeredRps === null
-            ? runLoad(target, { connections, seconds, sampleIntervalMs })
+            ? runLoad(target, { connections, seconds })
             : runPaced(target, { connections, seconds, rate: offeredRps });
         await run(options.warmupSeconds);
         const redisBefore = await commandCounts(deps.redis);

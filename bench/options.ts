@@ -78,8 +78,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutD
     quick,
     rounds: number(env, 'BENCH_ROUNDS') ?? (quick ? 1 : 3),
     seconds,
-    // Below one second (the smoke test) the warm-up is half a run; a full or --quick run's is unchanged.
-    warmupSeconds: forced !== undefined ? (forced < 1 ? forced / 2 : Math.min(0.5, forced)) : quick ? 0.3 : 1,
+    warmupSeconds: forced !== undefined ? Math.min(0.5, forced) : quick ? 0.3 : 1,
     sessions: number(env, 'BENCH_SESSIONS') ?? 100,
     connections: number(env, 'BENCH_CONNECTIONS') ?? 50,
     outDir: env.BENCH_OUT || defaultOutDir,

@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 // The benchmark is not a timed test: this only checks that `npm run bench -- --quick` works end to end
 // (every subject starts, logs in, takes load and lands in the report), never what the numbers are. So it runs
 // beside other files (slower, not wrong). dist-bench/ comes from jest's globalSetup (test/jest/build-dist.js).
-// Every measured run lasts BENCH_SECONDS, its warm-up half that: below one second the bench samples autocannon's
-// closed-loop runs every 50 ms (not its default one-second tick, on which they end), so every phase takes what is asked.
+// Every measured run lasts BENCH_SECONDS, its warm-up as long: autocannon's closed-loop runs end on its
+// one-second tick whatever is asked below that, the fixed-rate phase (paced) takes what is asked.
 const run = promisify(execFile);
 const SUBJECTS = ['direct', 'floor', 'plain-peer', 'bff-redis', 'bff-memory', 'bff-refresh', 'bff-quota', 'bff-traced'];
 const REDIS_SUBJECTS = ['plain-peer', 'bff-redis', 'bff-refresh', 'bff-quota', 'bff-traced'];
