@@ -4,10 +4,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';
 import { sidOf } from '../../helpers/cookies.js';
-import { startCluster, type Cluster } from '../multi-instance/cluster.js';
 import { startRig } from '../../helpers/app-rig.js';
 import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';
-import { startReplicatedCluster, type ReplicatedCluster } from './replicated-cluster.js';
+import { clusterRig } from './cluster-rig.js';
 import { figures, steadyLoad, windowFigures } from './steady-load.js';
 import { sessionKey } from '../../helpers/redis-prefix.js';
 import { recordFigure } from '../../helpers/figures.js';
@@ -27,53 +26,39 @@ const DOWN_WAIT_MS = 3000;
 const FAILED_BOUND = 3;
 
 describe('failover under load: a Redis Cluster master killed while three instances serve 30 sessions', () => {
-  let redis: ReplicatedCluster;
-  let cluster: Cluster;
-
-  beforeAll(async () => {
-    redis = await startReplicatedCluster({ nodeTimeoutMs: 1000 });
-    cluster = await startCluster({
-      instances: 3,
-      label: 'failover-cluster',
-      env: {
-        REDIS_URL: '',
-        REDIS_CLUSTER_NODES: redis.nodeList,
-        LOGIN_RATE_LIMIT: '1000',
-        RELAY_SESSION_CONCURRENCY: '100',
-        STORE_FAILOVER_WAIT_MS: String(WAIT_MS),
-      },
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.close();
-    await redis?.stop();
+  const rig = clusterRig({
+    label: 'failover-cluster',
+    instances: 3,
+    nodeTimeoutMs: 1000,
+    env: { STORE_FAILOVER_WAIT_MS: String(WAIT_MS) },
+    setupTimeoutMs: 60_000,
   });
 
   let heirPort: number | undefined;
   let doomedPort: number | undefined;
 
   test('when a master is SIGKILLed and its replica promoted, then requests wait for the promotion instead of failing, no session is lost, and a re-mint is still one per session', async () => {
-    const cookies = await loginSessions(cluster, SESSIONS);
-    const owners = await Promise.all(cookies.map((c) => redis.ownerOf(sessionKey(cluster.prefix, sidOf(c)))));
-    const roles = await redis.roles();
+    const cookies = await loginSessions(rig.cluster, SESSIONS);
+    const owners = await Promise.all(cookies.map((c) => rig.redis.ownerOf(sessionKey(rig.cluster.prefix, sidOf(c)))));
+    const roles = await rig.redis.roles();
     // The master holding the most sessions dies; its sessions must come through on its replica.
     const doomed = roles
       .map((r) => ({ ...r, held: owners.filter((o) => o === r.master).length }))
       .sort((a, b) => b.held - a.held)[0]!;
     expect(doomed.held).toBeGreaterThan(0);
-    for (const { master } of roles) expect(await redis.client(master).wait(1, 2000)).toBe(1);
-    const mintsBefore = cluster.sim.counts()['POST /requesttoken'] ?? 0;
+    for (const { master } of roles) expect(await rig.redis.client(master).wait(1, 2000)).toBe(1);
+    const mintsBefore = rig.cluster.sim.counts()['POST /requesttoken'] ?? 0;
 
     const load = steadyLoad(
-      cluster.instances.map((i) => i.url),
+      rig.cluster.instances.map((i) => i.url),
       cookies,
       { path: '/api/echo', pauseMs: 100 },
     );
     await sleep(2000);
     const killedAt = Date.now();
-    await redis.nodes.find((n) => n.port === doomed.master)!.kill();
+    await rig.redis.nodes.find((n) => n.port === doomed.master)!.kill();
     await poll(
-      async () => (await redis.roles()).some((r) => r.master === doomed.replica),
+      async () => (await rig.redis.roles()).some((r) => r.master === doomed.replica),
       30_000,
       `replica ${doomed.replica} promoted`,
     );
@@ -102,18 +87,18 @@ describe('failover under load: a Redis Cluster master killed while three instanc
     expect(w.requests).toBeGreaterThan(0);
     expect(f.slowestMs).toBeLessThan(promotedAt - killedAt + REQUEST_BOUND_MS);
     expect(
-      (await sessionAnswers(cluster, cookies)).filter((a) => a.status !== 200 || a.authenticated !== true),
+      (await sessionAnswers(rig.cluster, cookies)).filter((a) => a.status !== 200 || a.authenticated !== true),
     ).toEqual([]);
-    expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(mintsBefore);
+    expect(rig.cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(mintsBefore);
     const moved = cookies
       .filter((_c, i) => owners[i] === doomed.master)
-      .map((c) => sessionKey(cluster.prefix, sidOf(c)));
+      .map((c) => sessionKey(rig.cluster.prefix, sidOf(c)));
     heirPort = doomed.replica!;
     doomedPort = doomed.master;
-    const heir = redis.client(heirPort);
+    const heir = rig.redis.client(heirPort);
     expect(await Promise.all(moved.map((key) => heir.exists(key)))).toEqual(moved.map(() => 1));
 
-    const remint = await remintEverySession(cluster, cookies);
+    const remint = await remintEverySession(rig.cluster, cookies);
     expect(remint.answers.filter((s) => s !== 200)).toEqual([]);
     expect(remint.mints).toBe(SESSIONS);
   }, 60_000);
@@ -122,18 +107,20 @@ describe('failover under load: a Redis Cluster master killed while three instanc
     expect(heirPort).toBeDefined();
     // The store's wait is under test here, not a process: an in-process service on the same cluster, with
     // a wait of its own (the one above must cover a promotion; this one is only waited out).
-    const rig = await startRig({
+    const service = await startRig({
       label: 'failover-cluster-down',
-      store: { env: { REDIS_CLUSTER_NODES: redis.nodeList } },
+      store: { env: { REDIS_CLUSTER_NODES: rig.redis.nodeList } },
       env: { STORE_FAILOVER_WAIT_MS: String(DOWN_WAIT_MS) },
     });
     try {
-      const agent = await rig.login();
+      const agent = await service.login();
       expect((await agent.get('/api/echo')).status).toBe(200);
       // The promoted replica has no replica of its own: its slots stay without a master, and with
       // cluster-require-full-coverage every primary refuses (CLUSTERDOWN) from then on.
-      await redis.nodes.find((n) => n.port === heirPort)!.kill();
-      const survivor = redis.client(redis.nodes.find((n) => n.port !== heirPort && n.port !== doomedPort)!.port);
+      await rig.redis.nodes.find((n) => n.port === heirPort)!.kill();
+      const survivor = rig.redis.client(
+        rig.redis.nodes.find((n) => n.port !== heirPort && n.port !== doomedPort)!.port,
+      );
       await poll(
         async () => (await survivor.cluster('INFO')).includes('cluster_state:fail'),
         20_000,
@@ -160,7 +147,7 @@ describe('failover under load: a Redis Cluster master killed while three instanc
       expect(next).toMatchObject({ status: 503, code: 'store_unavailable' });
       expect(next.ms).toBeLessThan(1500);
     } finally {
-      await rig.close();
+      await service.close();
     }
   }, 30_000);
 });

@@ -5,9 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';
 import { sidOf } from '../../helpers/cookies.js';
 import { recordFigure } from '../../helpers/figures.js';
-import { call, startCluster, type Cluster } from '../multi-instance/cluster.js';
+import { call } from '../multi-instance/cluster.js';
 import { loginSessions } from './failover-checks.js';
-import { startReplicatedCluster, type ReplicatedCluster } from './replicated-cluster.js';
+import { clusterRig } from './cluster-rig.js';
 
 const SESSIONS = 12;
 /** Logouts that may answer 503 (a machine loaded past the command timeout); 0 in every run so far. */
@@ -20,44 +20,30 @@ const MAX_NOT_HONOURED = 2;
  * 204 and ended everywhere; 503 and refused whole; 503 and ended everywhere, unconfirmed.
  */
 describe('logouts meeting a Redis Cluster primary failover', () => {
-  let redis: ReplicatedCluster;
-  let cluster: Cluster;
-  beforeAll(async () => {
-    redis = await startReplicatedCluster({ nodeTimeoutMs: 1000 });
-    cluster = await startCluster({
-      instances: 2,
-      label: 'cluster-logouts',
-      env: {
-        REDIS_URL: '',
-        REDIS_CLUSTER_NODES: redis.nodeList,
-        LOGIN_RATE_LIMIT: '1000',
-        RELAY_SESSION_CONCURRENCY: '100',
-        STORE_FAILOVER_WAIT_MS: '8000',
-      },
-    });
-  }, 90_000);
-  afterAll(async () => {
-    await cluster?.close();
-    await redis?.stop();
+  const rig = clusterRig({
+    label: 'cluster-logouts',
+    instances: 2,
+    nodeTimeoutMs: 1000,
+    env: { STORE_FAILOVER_WAIT_MS: '8000' },
   });
 
   test('when a primary is SIGKILLed with logouts of its sessions on their way, then each is honoured everywhere or refused whole', async () => {
-    const urls = cluster.instances.map((i) => i.url);
-    const cookies = await loginSessions(cluster, SESSIONS * 3);
-    const owners = await Promise.all(cookies.map((c) => redis.ownerOf(cluster.keys(sidOf(c)).tombstone)));
-    const roles = await redis.roles();
+    const urls = rig.cluster.instances.map((i) => i.url);
+    const cookies = await loginSessions(rig.cluster, SESSIONS * 3);
+    const owners = await Promise.all(cookies.map((c) => rig.redis.ownerOf(rig.cluster.keys(sidOf(c)).tombstone)));
+    const roles = await rig.redis.roles();
     const doomed = roles
       .map((r) => ({ ...r, held: owners.filter((o) => o === r.master).length }))
       .sort((a, b) => b.held - a.held)[0]!;
     const leaving = cookies.filter((_c, i) => owners[i] === doomed.master).slice(0, SESSIONS);
-    for (const { master } of roles) expect(await redis.client(master).wait(1, 2000)).toBe(1);
+    for (const { master } of roles) expect(await rig.redis.client(master).wait(1, 2000)).toBe(1);
 
     const killedAt = Date.now();
-    await redis.nodes.find((n) => n.port === doomed.master)!.kill();
+    await rig.redis.nodes.find((n) => n.port === doomed.master)!.kill();
     await sleep(100);
     const logouts = leaving.map((c, k) => call(urls[k % urls.length]!, '/auth/logout', c, 'POST'));
     await poll(
-      async () => (await redis.roles()).some((r) => r.master === doomed.replica),
+      async () => (await rig.redis.roles()).some((r) => r.master === doomed.replica),
       30_000,
       `replica ${doomed.replica} promoted`,
     );
@@ -65,12 +51,12 @@ describe('logouts meeting a Redis Cluster primary failover', () => {
     const answers = (await Promise.all(logouts)).map((a) => a.status);
     const answeredAt = Date.now();
 
-    const heir = redis.client(doomed.replica!);
+    const heir = rig.redis.client(doomed.replica!);
     const after = [];
     for (const [k, c] of leaving.entries()) {
       after.push({
         logout: answers[k],
-        tombstone: await heir.exists(cluster.keys(sidOf(c)).tombstone),
+        tombstone: await heir.exists(rig.cluster.keys(sidOf(c)).tombstone),
         relay: await Promise.all(urls.map(async (u) => (await call(u, '/api/echo', c)).status)),
       });
     }

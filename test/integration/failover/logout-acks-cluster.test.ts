@@ -3,8 +3,8 @@
  */
 import { sidOf } from '../../helpers/cookies.js';
 import { recordFigure } from '../../helpers/figures.js';
-import { CSRF, call, login, startCluster, waitFor, type Cluster } from '../multi-instance/cluster.js';
-import { startReplicatedCluster, type ReplicatedCluster } from './replicated-cluster.js';
+import { CSRF, call, login, waitFor } from '../multi-instance/cluster.js';
+import { clusterRig } from './cluster-rig.js';
 import { blockedInWait } from './blocked-wait.js';
 
 /**
@@ -16,30 +16,15 @@ import { blockedInWait } from './blocked-wait.js';
 const WAIT_MS = 2500;
 
 describe('a logout acknowledged on Cluster: on the node holding the tombstone, holding nothing else', () => {
-  let redis: ReplicatedCluster;
-  let cluster: Cluster;
-  beforeAll(async () => {
-    // A long node timeout: nothing here fails over, the frozen replica must stay a replica.
-    redis = await startReplicatedCluster({ nodeTimeoutMs: 15_000 });
-    cluster = await startCluster({
-      instances: 2,
-      label: 'logout-acks-cluster',
-      env: {
-        REDIS_URL: '',
-        REDIS_CLUSTER_NODES: redis.nodeList,
-        LOGIN_RATE_LIMIT: '1000',
-        RELAY_SESSION_CONCURRENCY: '100',
-        REDIS_COMMAND_TIMEOUT_MS: String(WAIT_MS + 1000),
-        REDIS_LOGOUT_REPLICA_WAIT_MS: String(WAIT_MS),
-      },
-    });
-  }, 90_000);
-  afterAll(async () => {
-    await cluster?.close();
-    await redis?.stop();
+  // A long node timeout: nothing here fails over, the frozen replica must stay a replica.
+  const rig = clusterRig({
+    label: 'logout-acks-cluster',
+    instances: 2,
+    nodeTimeoutMs: 15_000,
+    env: { REDIS_COMMAND_TIMEOUT_MS: String(WAIT_MS + 1000), REDIS_LOGOUT_REPLICA_WAIT_MS: String(WAIT_MS) },
   });
-  const url = (k: number) => cluster.instances[k]!.url;
-  const ownerOf = (cookie: string) => redis.ownerOf(cluster.keys(sidOf(cookie)).tombstone);
+  const url = (k: number) => rig.cluster.instances[k]!.url;
+  const ownerOf = (cookie: string) => rig.redis.ownerOf(rig.cluster.keys(sidOf(cookie)).tombstone);
   const logout = async (cookie: string) => {
     const from = Date.now();
     const res = await fetch(`${url(0)}/auth/logout`, { method: 'POST', headers: { ...CSRF, Cookie: cookie } });
@@ -49,32 +34,32 @@ describe('a logout acknowledged on Cluster: on the node holding the tombstone, h
   };
 
   test('when the replica acknowledges, then the logout answers 204 and the tombstone is on that replica', async () => {
-    const leaving = await login(url(1), cluster.secret);
+    const leaving = await login(url(1), rig.cluster.secret);
     const owner = await ownerOf(leaving);
-    const replica = (await redis.roles()).find((r) => r.master === owner)?.replica;
+    const replica = (await rig.redis.roles()).find((r) => r.master === owner)?.replica;
     expect(replica).toBeDefined();
     expect(await logout(leaving)).toMatchObject({ status: 204, clears: true });
     // Read on the replica itself (READONLY: a Cluster replica answers MOVED otherwise).
-    const onReplica = redis.client(replica!);
+    const onReplica = rig.redis.client(replica!);
     await onReplica.readonly();
-    expect(await onReplica.exists(cluster.keys(sidOf(leaving)).tombstone)).toBe(1);
+    expect(await onReplica.exists(rig.cluster.keys(sidOf(leaving)).tombstone)).toBe(1);
   }, 30_000);
 
   test("when the replica of the tombstone's node is frozen, then the logout answers 503 at the wait and a session on that node is not held", async () => {
-    const leaving = await login(url(1), cluster.secret);
+    const leaving = await login(url(1), rig.cluster.secret);
     const owner = await ownerOf(leaving);
     // Another session whose keys live on the same node (one in three do).
-    let staying = await login(url(1), cluster.secret);
-    while ((await ownerOf(staying)) !== owner) staying = await login(url(1), cluster.secret);
+    let staying = await login(url(1), rig.cluster.secret);
+    while ((await ownerOf(staying)) !== owner) staying = await login(url(1), rig.cluster.secret);
     expect((await call(url(0), '/api/echo', staying)).status).toBe(200);
-    const replicaPort = (await redis.roles()).find((r) => r.master === owner)!.replica!;
-    const frozen = redis.nodes.find((n) => n.port === replicaPort)!;
+    const replicaPort = (await rig.redis.roles()).find((r) => r.master === owner)!.replica!;
+    const frozen = rig.redis.nodes.find((n) => n.port === replicaPort)!;
     frozen.pause();
     let out: Awaited<ReturnType<typeof logout>>;
     let relay: { status: number; at: number; ms: number };
     try {
       const pending = logout(leaving);
-      const master = redis.client(owner);
+      const master = rig.redis.client(owner);
       await waitFor('a WAIT blocked on the node', async () => blockedInWait(await master.client('LIST')) !== undefined);
       const from = Date.now();
       relay = { status: (await call(url(0), '/api/echo', staying)).status, at: Date.now(), ms: Date.now() - from };
@@ -91,6 +76,6 @@ describe('a logout acknowledged on Cluster: on the node holding the tombstone, h
     expect(relay.status).toBe(200);
     expect(relay.at).toBeLessThan(out.at);
     // Not confirmed, but written: ended on every instance.
-    for (const i of cluster.instances) expect((await call(i.url, '/api/echo', leaving)).status).toBe(401);
+    for (const i of rig.cluster.instances) expect((await call(i.url, '/api/echo', leaving)).status).toBe(401);
   }, 60_000);
 });
