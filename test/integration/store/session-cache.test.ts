@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createCipher } from '../../../src/crypto/crypto.js';
 import { createRedisClient } from '../../../src/store/redis/client.js';
+import { ALIVE_MARK_MS } from '../../../src/store/redis/session-hot-path.js';
 import type { StoreMetrics } from '../../../src/store/store-error.js';
 import type { SessionCacheOptions } from '../../../src/store/redis/session-cache.js';
 import type { Stores } from '../../../src/store/types.js';
@@ -135,11 +136,20 @@ test('when a warm session is loaded and its tombstone checked, then no command r
   // The first load reads (and tracks) the session and tombstone, with the key's TTL to cap the entry's.
   expect((await watch.commands()).map(([name]) => name)).toEqual(['mget', 'pttl']);
 
-  await warm(a, sid);
-  await watch.reset();
-  for (let i = 0; i < 20; i++) {
-    expect(await a.stores.sessionStore.get(sid)).toMatchObject({ graph: 'social' });
-    expect(await a.stores.tombstones.isDead(sid)).toBe(false);
+  // The tombstone check trusts the alive mark the load before it renewed, for ALIVE_MARK_MS. A round in
+  // which the machine stalled that long between the two (a loaded CI) rightly asks Redis: it is run again,
+  // not judged; the last round is judged whatever happened.
+  for (let round = 1; ; round++) {
+    await warm(a, sid);
+    await watch.reset();
+    let stalled = false;
+    for (let i = 0; i < 20; i++) {
+      const start = performance.now();
+      expect(await a.stores.sessionStore.get(sid)).toMatchObject({ graph: 'social' });
+      expect(await a.stores.tombstones.isDead(sid)).toBe(false);
+      stalled ||= performance.now() - start >= ALIVE_MARK_MS;
+    }
+    if (!stalled || round === 5) break;
   }
   expect(await watch.commands()).toEqual([]);
 });
