@@ -1,7 +1,7 @@
 /**
  * @paired kills Cluster primaries and times /readyz around the failover bound
  */
-import { readyz, startRig, untilReady, type Rig } from '../../helpers/app-rig.js';
+import { readinessUntil, readyz, startRig, untilReady, type Rig } from '../../helpers/app-rig.js';
 import { sidOf } from '../../helpers/cookies.js';
 import { poll } from '../../helpers/poll.js';
 import { sessionKey } from '../../helpers/redis-prefix.js';
@@ -12,18 +12,6 @@ import { startReplicatedCluster, type ReplicatedCluster } from './replicated-clu
 // Above a promotion on a busy machine (2–3 s at cluster-node-timeout 1000), short enough to wait out.
 const WAIT_MS = 5000;
 const SESSIONS = 12;
-
-/** /readyz every 100 ms from `from` until `done` says so or `ms` pass: each status, with when it came. */
-async function readiness(rig: Rig, from: number, ms: number, done: (status: number) => boolean | Promise<boolean>) {
-  const seen: Array<{ at: number; status: number }> = [];
-  while (Date.now() - from < ms) {
-    const { status } = await readyz(rig);
-    seen.push({ at: Date.now() - from, status });
-    if (await done(status)) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return seen;
-}
 
 /**
  * With `cluster-require-full-coverage no` the surviving primaries keep serving their slots when one slot
@@ -57,7 +45,7 @@ describe('readiness on a Redis Cluster with cluster-require-full-coverage no', (
     const from = Date.now();
     await kill(doomed.master);
     let promotedAt: number | undefined;
-    const seen = await readiness(rig, from, 20_000, async () => {
+    const seen = await readinessUntil(rig, from, 20_000, async () => {
       if (promotedAt === undefined && (await redis.roles()).some((r) => r.master === doomed.replica))
         promotedAt = Date.now() - from;
       // A second past the promotion: the probe has seen the new slot table.
@@ -80,7 +68,7 @@ describe('readiness on a Redis Cluster with cluster-require-full-coverage no', (
 
     const from = Date.now();
     await Promise.all([kill(victim.master), kill(victim.replica!)]);
-    const seen = await readiness(rig, from, WAIT_MS + 6000, (status) => status === 503);
+    const seen = await readinessUntil(rig, from, WAIT_MS + 6000);
     recordFigure(
       `cluster readiness, a slot range without a master (bound ${WAIT_MS} ms): first 503 at ${seen.at(-1)!.at} ms, ` +
         `last 200 at ${seen.filter((s) => s.status === 200).at(-1)?.at} ms`,
