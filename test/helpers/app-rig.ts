@@ -205,6 +205,26 @@ export async function readyz(rig: Rig) {
 }
 
 /**
+ * /readyz every 100 ms from `from` (a `Date.now()`) until `done` says so (default: the first 503) or
+ * `timeoutMs` pass since `from`: each status, with how long after `from` it came.
+ */
+export async function readinessUntil(
+  rig: Rig,
+  from: number,
+  timeoutMs: number,
+  done: (status: number) => boolean | Promise<boolean> = (status) => status === 503,
+) {
+  const seen: Array<{ at: number; status: number }> = [];
+  while (Date.now() - from < timeoutMs) {
+    const { status } = await readyz(rig);
+    seen.push({ at: Date.now() - from, status });
+    if (await done(status)) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return seen;
+}
+
+/**
  * The first 503 after a dependency went away. A check's verdict is shared and reused for up to
  * READINESS_PROBE_INTERVAL_MS after its probe (so a flood of /readyz costs one probe a second), so an
  * outage shows within that plus the check's own bound; each answer still comes within the check bound.

@@ -210,9 +210,15 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
     return command.promise;
   };
 
-  /** The bound of a command issued at `issuedAt`, counted from when the failover began. */
-  const deadline = (issuedAt: number): number =>
-    Math.min(issuedAt, downSince ?? issuedAt, troubleSince ?? issuedAt) + options.waitMs;
+  /**
+   * The bound of a command issued at `issuedAt`, counted from when the failover began. Failed tries more
+   * than QUIET_MS after the last one belong to a new failover: an outage that outlasted the bound ends with
+   * no try succeeding, and must not keep every later failover from being ridden out.
+   */
+  const deadline = (issuedAt: number): number => {
+    const trouble = troubleSince !== undefined && now() - troubleLast <= QUIET_MS ? troubleSince : issuedAt;
+    return Math.min(issuedAt, downSince ?? issuedAt, trouble) + options.waitMs;
+  };
 
   const noteTrouble = (): void => {
     const at = now();
@@ -244,6 +250,8 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
     if (attempt !== issued.current) return;
     const retry = mayRetry(issued, attempt, err);
     retire(attempt);
+    // Past the bound tries fail at once, not retried: still the same failover while they keep failing.
+    if (!retry && troubleSince !== undefined && isFailoverError(err)) troubleLast = now();
     if (!retry) {
       finish(issued);
       issued.fail(err);

@@ -1,4 +1,5 @@
 import {
+  readinessUntil,
   readyz,
   startRigOnOwnRedis,
   untilNotReady,
@@ -10,18 +11,6 @@ import type { RedisServer } from '../../helpers/redis-server.js';
 
 // A short failover bound, so "down past the bound" comes quickly.
 const FAILOVER_WAIT_MS = 2000;
-
-/** Polls /readyz until it is 503 (or `timeoutMs` passes); every answer before that, with when it came. */
-async function readyUntilNot(rig: Rig, from: number, timeoutMs: number) {
-  const seen: Array<{ at: number; status: number }> = [];
-  while (Date.now() - from < timeoutMs) {
-    const answer = await readyz(rig);
-    seen.push({ at: Date.now() - from, status: answer.status });
-    if (answer.status === 503) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return seen;
-}
 
 describe('readiness when Redis goes away', () => {
   let own: OwnRedisRig;
@@ -64,7 +53,7 @@ describe('readiness when Redis goes away', () => {
     // From before the kill: the client sees the socket close before the process is reaped.
     const from = Date.now();
     await redis.kill();
-    const seen = await readyUntilNot(rig, from, FAILOVER_WAIT_MS + 5000);
+    const seen = await readinessUntil(rig, from, FAILOVER_WAIT_MS + 5000);
     // Ready while within the bound, not ready past it.
     expect(seen.at(-1)!.status).toBe(503);
     expect(seen.at(-1)!.at).toBeGreaterThanOrEqual(FAILOVER_WAIT_MS - 100);

@@ -221,6 +221,34 @@ describe('store commands ride out a lost Redis connection', () => {
     }
   }, 20_000);
 
+  test('when an earlier outage outlasted the bound, then a read on the wire at a later loss is still issued again', async () => {
+    const proxy = await startFaultProxy({ port: server.port });
+    const { redis, stores } = await rig(1000, 100, proxy.url('redis'));
+    try {
+      await redis.set('fw:later', 'kept');
+      // A read on the wire at the loss is tried again, and the connection stays lost past the bound.
+      proxy.set({ kind: 'blackhole' });
+      const outage = timed(Date.now(), redis.get('fw:later'));
+      await sleep(100);
+      proxy.set({ kind: 'reset' });
+      expect(await outage).toMatchObject({ ok: false });
+      proxy.set({ kind: 'pass' });
+      await poll(async () => redis.status === 'ready', 5000, 'the connection back');
+      expect(await redis.get('fw:later')).toBe('kept');
+      // Later (well past QUIET_MS), a failover: the read on the wire is issued again, as with no outage before.
+      await sleep(2000);
+      proxy.set({ kind: 'blackhole' });
+      const read = timed(Date.now(), redis.get('fw:later'));
+      await sleep(100);
+      proxy.set({ kind: 'reset' });
+      proxy.set({ kind: 'pass' });
+      expect(await read).toMatchObject({ ok: true, value: 'kept' });
+    } finally {
+      await stores.close();
+      await proxy.close();
+    }
+  }, 20_000);
+
   test('when Redis is frozen (SIGSTOP), then a command still fails at the command timeout and readiness fails', async () => {
     const { redis, stores } = await rig(10_000, 100);
     try {

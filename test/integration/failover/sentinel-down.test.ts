@@ -1,0 +1,72 @@
+/**
+ * @paired kills a Sentinel group's data nodes and times answers and /readyz around the wait bound
+ */
+import { readyz, startRig, untilReady, type Rig } from '../../helpers/app-rig.js';
+import { recordFigure } from '../../helpers/figures.js';
+import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
+
+// Short, so "past the bound" comes quickly; the case needs no promotion to fit in it.
+const WAIT_MS = 3000;
+
+/**
+ * A Sentinel group whose master and replica both die has nobody to promote: the client asks the sentinels,
+ * is sent to the dead master, and keeps looking. Requests wait for the bound, then fail as before.
+ */
+describe('a Sentinel-managed Redis that stays down past the failover bound', () => {
+  let group: SentinelGroup;
+  let rig: Rig;
+  beforeAll(async () => {
+    group = await startSentinelGroup();
+    await group.waitUntilReady();
+    rig = await startRig({
+      label: 'sentinel-down',
+      store: { env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name } },
+      env: { STORE_FAILOVER_WAIT_MS: String(WAIT_MS) },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await rig?.close();
+    await group?.stop();
+  });
+
+  test('when the master and its replica are killed, then a request answers 503 at the bound and the next at once, /readyz is 200 within the bound and 503 past it, and both recover with a master', async () => {
+    const agent = await rig.login();
+    expect((await agent.get('/api/echo')).status).toBe(200);
+    expect((await readyz(rig)).status).toBe(200);
+
+    const from = Date.now();
+    await Promise.all([group.master.kill(), group.replica.kill()]);
+    const timed = async () => {
+      const start = Date.now();
+      const res = await agent.get('/api/echo');
+      return {
+        status: res.status,
+        code: (res.body as { error?: { code?: string } }).error?.code,
+        ms: Date.now() - start,
+      };
+    };
+    // Within the bound: the connection is being looked for, so the instance stays ready.
+    const early = await readyz(rig);
+    const first = await timed();
+    const firstAt = Date.now() - from;
+    const next = await timed();
+    const late = await readyz(rig);
+    recordFigure(
+      `sentinel down past the bound (${WAIT_MS} ms): first request ${first.status} in ${first.ms} ms ` +
+        `(${firstAt} ms after the kill), next ${next.status} in ${next.ms} ms; /readyz ${early.status} then ${late.status}`,
+    );
+    expect(early.status).toBe(200);
+    expect(first).toMatchObject({ status: 503, code: 'store_unavailable' });
+    expect(first.ms).toBeGreaterThanOrEqual(WAIT_MS - 500);
+    expect(firstAt).toBeLessThan(WAIT_MS + 1500);
+    expect(next).toMatchObject({ status: 503, code: 'store_unavailable' });
+    expect(next.ms).toBeLessThan(500);
+    expect(late.status).toBe(503);
+    expect(late.body).toMatchObject({ status: 'not_ready', checks: { store: 'unavailable' } });
+
+    // A master again (the old one, restarted empty): ready, and the store answers (the session is gone).
+    await group.master.restart();
+    expect(await untilReady(rig, 20_000)).toBe(200);
+    expect((await rig.login().then((a) => a.get('/api/echo'))).status).toBe(200);
+  }, 60_000);
+});
