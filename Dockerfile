@@ -21,7 +21,7 @@ COPY packages/client/tsconfig.build.json ./packages/client/
 COPY packages/client/src ./packages/client/src
 COPY packages/browser/tsconfig.build.json ./packages/browser/
 COPY packages/browser/src ./packages/browser/src
-COPY scripts/build.mjs ./scripts/
+COPY scripts/build.mjs scripts/bundle.mjs ./scripts/
 # Converted to dist/openapi.json by the build (GET /openapi.json).
 COPY docs/openapi.yaml ./docs/openapi.yaml
 COPY src ./src

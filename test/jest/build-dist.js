@@ -1,5 +1,5 @@
 // globalSetup of the projects whose tests run the compiled service (integration, e2e): child processes
-// start dist/main.js, dist/cli/main.js or dist/simulator/cli.js. Unit and property tests never need it.
+// start dist/main.js, dist/cli/main.js or dist/simulator/cli.js (which import their bundles). Unit and property tests never need it.
 // The build is skipped when nothing it reads changed since the last one this setup made, so running one
 // integration file twice in a row compiles once. For the integration project it also compiles the
 // benchmark's scripts (bench/ into dist-bench/, which bench-smoke and soak-smoke run), the same way: once,
@@ -19,6 +19,9 @@ const INPUTS = [
   'packages/browser/tsconfig.build.json',
   'packages/browser/package.json',
   'scripts/build.mjs',
+  // Bundles the entries the child processes run (dist/bundle/).
+  'scripts/bundle.mjs',
+  'node_modules/esbuild/package.json',
   // Converted to dist/openapi.json by the build.
   'docs/openapi.yaml',
   'node_modules/typescript/package.json',
