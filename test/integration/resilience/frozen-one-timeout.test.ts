@@ -1,0 +1,153 @@
+/**
+ * @paired judges a deadline (each request's 503 within one command timeout of Redis freezing)
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startSimulator } from '../../../src/simulator/index.js';
+import type { SimulatorHandle } from '../../../src/simulator/types.js';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
+import { recordFigure } from '../../helpers/figures.js';
+import { CSRF, login, OPEN_LOGIN_LIMITS } from '../multi-instance/cluster.js';
+import { timeUntilStatus } from '../faults/load.js';
+
+/**
+ * Issue 28, must hold 2: a frozen store fails fast. Every kind of request that needs the store answers
+ * 503 store_unavailable within about one REDIS_COMMAND_TIMEOUT_MS of Redis going silent (SIGSTOP: the
+ * socket stays open, nothing answers), never after two: a request's second store step (a fallback read,
+ * a best-effort clean-up after the first failed) must not wait out a second timeout. The command
+ * timeout is the default (800 ms); the bound is 1.3 times it, on the service's own time per request. Sessions are fresh logins, so with the session
+ * cache on their first read is a miss (the tracked read), the case that used to fall back to a second read.
+ */
+const COMMAND_TIMEOUT_MS = 800;
+const BOUND_MS = 1.3 * COMMAND_TIMEOUT_MS;
+
+interface Timed {
+  kind: string;
+  status: number;
+  code: string | undefined;
+  /** As the test's fetch saw it (the loaded test machine's own delays included). */
+  ms: number;
+  requestId: string;
+}
+
+async function timed(kind: string, url: string, init: RequestInit): Promise<Timed> {
+  const start = performance.now();
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+  const text = await res.text();
+  const ms = Math.round(performance.now() - start);
+  let code: string | undefined;
+  try {
+    code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+  } catch {
+    code = undefined;
+  }
+  return { kind, status: res.status, code, ms, requestId: res.headers.get('x-request-id') ?? '' };
+}
+
+/** The service's own time for a request (its access line's durationMs: arrival to the answer sent). */
+async function served(bff: ServiceProcess, requestId: string): Promise<number> {
+  // The line may reach the process's output a moment after the answer reached the client.
+  for (let tries = 0; tries < 40; tries++) {
+    const line = bff
+      .output()
+      .split('\n')
+      .find((l) => l.includes(requestId) && l.includes('"msg":"request"'));
+    if (line !== undefined) return (JSON.parse(line) as { durationMs: number }).durationMs;
+    await sleep(50);
+  }
+  return NaN;
+}
+
+describe.each([
+  ['on', 'true'],
+  ['off', 'false'],
+])('a frozen Redis answers 503 within one command timeout (session cache %s)', (label, cache) => {
+  let redis: RedisServer;
+  let sim: SimulatorHandle;
+  let bff: ServiceProcess;
+  let secret: string;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    sim = await startSimulator({});
+    bff = await startServiceProcess({
+      NODE_ENV: 'test',
+      TG_RESTPP_URL: sim.restppUrl,
+      TG_GSQL_URL: sim.gsqlUrl,
+      TG_VERSION: sim.version,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: 'frozen1:',
+      REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+      SESSION_CACHE: cache,
+      SESSION_SECRET: randomBytes(32).toString('hex'),
+      SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      COOKIE_SECURE: 'false',
+      ...OPEN_LOGIN_LIMITS,
+    });
+    secret = sim.createSecret({ alias: 'frozen' }).value;
+  }, 60_000);
+  afterAll(async () => {
+    redis?.resume();
+    await bff?.kill();
+    await redis?.stop();
+    await sim?.close();
+  });
+
+  test('relayed GET, GET /auth/session, login and logout each 503 within 1.3 command timeouts; /readyz 503 within 2 s', async () => {
+    const [relay, session, logout] = [
+      await login(bff.url, secret),
+      await login(bff.url, secret),
+      await login(bff.url, secret),
+    ];
+    // Tracking is set up and the connections idle, so the freeze meets nothing in flight.
+    await sleep(300);
+    redis.pause();
+    const readyz = timeUntilStatus(`${bff.url}/readyz`, 503, 5000);
+    const answers = await Promise.all([
+      timed('GET /api/echo', `${bff.url}/api/echo`, { headers: { ...CSRF, Cookie: relay } }),
+      timed('GET /auth/session', `${bff.url}/auth/session`, { headers: { ...CSRF, Cookie: session } }),
+      timed('POST /auth/logout', `${bff.url}/auth/logout`, { method: 'POST', headers: { ...CSRF, Cookie: logout } }),
+      timed('POST /auth/login', `${bff.url}/auth/login`, {
+        method: 'POST',
+        headers: { ...CSRF, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ secret, graph: 'social' }),
+      }),
+    ]);
+    // Again once the freeze is known (a command on the connection has timed out): as fast or faster.
+    const again = await Promise.all([
+      timed('GET /api/echo (again)', `${bff.url}/api/echo`, { headers: { ...CSRF, Cookie: relay } }),
+      timed('GET /auth/session (again)', `${bff.url}/auth/session`, { headers: { ...CSRF, Cookie: session } }),
+    ]);
+    const readyzMs = await readyz;
+    const all = await Promise.all(
+      [...answers, ...again].map(async (a) => ({ ...a, servedMs: Math.round(await served(bff, a.requestId)) })),
+    );
+    recordFigure(
+      `frozen Redis, session cache ${label}, command timeout ${COMMAND_TIMEOUT_MS} ms: ` +
+        `${all.map((a) => `${a.kind} ${a.status} in ${a.servedMs} ms (${a.ms} ms at the client)`).join(', ')}; ` +
+        `/readyz 503 after ${readyzMs} ms`,
+    );
+    for (const answer of all) {
+      expect({ kind: answer.kind, status: answer.status, code: answer.code }).toEqual({
+        kind: answer.kind,
+        status: 503,
+        code: 'store_unavailable',
+      });
+      // Judged on the service's own time: the test machine (shared, two cores) adds its delays to the client's.
+      expect([answer.kind, answer.servedMs < BOUND_MS]).toEqual([answer.kind, true]);
+    }
+    expect(readyzMs).toBeLessThan(2000);
+
+    // Thawed, the same sessions are served again (the silence ends with the first reply).
+    redis.resume();
+    const deadline = Date.now() + 5000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      status = (await fetch(`${bff.url}/auth/session`, { headers: { ...CSRF, Cookie: session } })).status;
+      if (status === 200) break;
+      await sleep(50);
+    }
+    expect(status).toBe(200);
+  }, 30_000);
+});
