@@ -10,6 +10,11 @@ import { startServiceProcess, type ServiceProcess } from '../../helpers/service-
 import { recordFigure } from '../../helpers/figures.js';
 import { CSRF, login, OPEN_LOGIN_LIMITS } from '../multi-instance/cluster.js';
 import { timeUntilStatus } from '../faults/load.js';
+import { AppError } from '../../../src/errors.js';
+import { createCipher } from '../../../src/crypto/crypto.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import { createStores } from '../../../src/store/create-stores.js';
+import type { Stores } from '../../../src/store/types.js';
 
 /**
  * Issue 28, must hold 2: a frozen store fails fast. Every kind of request that needs the store answers
@@ -150,4 +155,87 @@ describe.each([
     }
     expect(status).toBe(200);
   }, 30_000);
+});
+
+/** How long `op` took to reject, and with what (an AppError's code, else the message). */
+async function failure(op: () => Promise<unknown>): Promise<{ ms: number; code: string }> {
+  const start = performance.now();
+  const code = await op().then(
+    () => 'resolved',
+    (err: unknown) => (err instanceof AppError ? err.code : String(err)),
+  );
+  return { ms: Math.round(performance.now() - start), code };
+}
+
+/**
+ * The store steps a request issues after its first one timed out (login's guess count given back after its
+ * budget step timed out, a gate's clean-up): on the stores as the service builds them, these fail at once
+ * instead of each waiting out its own timeout, and so does the readiness ping; Redis thawed, they run.
+ */
+describe('once a command timed out on a frozen Redis, the next store step fails at once', () => {
+  let redis: RedisServer;
+  let stores: Stores;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    stores = await createStores(
+      {
+        redis: {
+          mode: 'standalone',
+          url: redis.url,
+          prefix: 'frozen1s:',
+          tls: false,
+          commandTimeoutMs: COMMAND_TIMEOUT_MS,
+          failoverWaitMs: 10_000,
+          failoverWaiters: 1000,
+          logoutReplicaWaitMs: 0,
+          sessionCache: false,
+        },
+        idleTimeoutSeconds: 3600,
+      },
+      {
+        cipher: createCipher([{ id: 'k', key: randomBytes(32) }]),
+        logger: createLogger({ level: 'silent' }),
+      },
+    );
+  });
+  afterAll(async () => {
+    redis?.resume();
+    await stores?.close();
+    await redis?.stop();
+  });
+
+  test('a limiter hit times out; the give-back after it and the readiness ping fail within 0.3 command timeouts', async () => {
+    const key = `guess:${randomBytes(4).toString('hex')}`;
+    expect((await stores.rateLimiter.hit(key, 5, 60_000)).allowed).toBe(true);
+    redis.pause();
+    const first = await failure(() => stores.rateLimiter.hit(key, 5, 60_000));
+    const giveBack = await failure(() => stores.rateLimiter.unhit(key));
+    const ping = await failure(() => stores.ping());
+    recordFigure(
+      `frozen Redis, command timeout ${COMMAND_TIMEOUT_MS} ms: first step failed in ${first.ms} ms, ` +
+        `the give-back after it in ${giveBack.ms} ms, the readiness ping in ${ping.ms} ms`,
+    );
+    expect([first.code, giveBack.code, ping.code]).toEqual([
+      'store_unavailable',
+      'store_unavailable',
+      'store_unavailable',
+    ]);
+    expect(first.ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 50);
+    expect(giveBack.ms).toBeLessThan(0.3 * COMMAND_TIMEOUT_MS);
+    expect(ping.ms).toBeLessThan(0.3 * COMMAND_TIMEOUT_MS);
+
+    // Thawed: the replies of what was sent arrive, and the next store step is sent and answered.
+    redis.resume();
+    const deadline = Date.now() + 5000;
+    let answered = false;
+    while (!answered && Date.now() < deadline) {
+      answered = await stores.rateLimiter.hit(key, 5, 60_000).then(
+        () => true,
+        () => false,
+      );
+      if (!answered) await sleep(50);
+    }
+    expect(answered).toBe(true);
+  }, 20_000);
 });
