@@ -99,6 +99,36 @@ describe.each([
     await sim?.close();
   });
 
+  /** Polls GET /auth/session with `cookie` until it is 200 again (Redis thawed); returns the last status. */
+  async function servedAgain(cookie: string): Promise<number> {
+    const deadline = Date.now() + 5000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      status = (await fetch(`${bff.url}/auth/session`, { headers: { ...CSRF, Cookie: cookie } })).status;
+      if (status === 200) return status;
+      await sleep(50);
+    }
+    return status;
+  }
+
+  // Alone: no other store command in flight (not even /readyz's ping), so nothing else has found the freeze
+  // when the session read times out. With the cache on that read is the tracked one, on its own connection.
+  test('a relayed GET alone, its session read the only store command, 503s within 1.3 command timeouts', async () => {
+    const cookie = await login(bff.url, secret);
+    await sleep(300);
+    redis.pause();
+    const answer = await timed('GET /api/echo alone', `${bff.url}/api/echo`, { headers: { ...CSRF, Cookie: cookie } });
+    const servedMs = Math.round(await served(bff, answer.requestId));
+    recordFigure(
+      `frozen Redis, session cache ${label}, command timeout ${COMMAND_TIMEOUT_MS} ms: ` +
+        `${answer.kind} ${answer.status} in ${servedMs} ms (${answer.ms} ms at the client)`,
+    );
+    redis.resume();
+    expect([answer.status, answer.code]).toEqual([503, 'store_unavailable']);
+    expect(servedMs).toBeLessThan(BOUND_MS);
+    expect(await servedAgain(cookie)).toBe(200);
+  }, 30_000);
+
   test('relayed GET, GET /auth/session, login and logout each 503 within 1.3 command timeouts; /readyz 503 within 2 s', async () => {
     const [relay, session, logout] = [
       await login(bff.url, secret),
@@ -146,14 +176,7 @@ describe.each([
 
     // Thawed, the same sessions are served again (the silence ends with the first reply).
     redis.resume();
-    const deadline = Date.now() + 5000;
-    let status = 0;
-    while (Date.now() < deadline) {
-      status = (await fetch(`${bff.url}/auth/session`, { headers: { ...CSRF, Cookie: session } })).status;
-      if (status === 200) break;
-      await sleep(50);
-    }
-    expect(status).toBe(200);
+    expect(await servedAgain(session)).toBe(200);
   }, 30_000);
 });
 
