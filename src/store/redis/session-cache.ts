@@ -295,7 +295,8 @@ export function createSessionCache(deps: {
       .exec();
     const [[mgetErr, pair], [pttlErr, pttl]] = replies as [[Error | null, SessionPair], [Error | null, number]];
     // The command's own error (a timeout stays recognisable as one).
-    if (mgetErr || pttlErr) throw mgetErr ?? pttlErr;
+    const failed = mgetErr ?? pttlErr;
+    if (failed) throw failed;
     keep(sid, pair, pttl, flight);
     return pair;
   };
