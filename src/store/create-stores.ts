@@ -12,7 +12,7 @@ import { createMemoryOidcStores } from './memory/oidc-stores.js';
 import { createMemorySecretDrops } from './memory/secret-drops.js';
 import { Cluster } from 'ioredis';
 import { createRedisClient, type RedisClient } from './redis/client.js';
-import { replyBeforeTimeout } from './redis/command-timeout.js';
+import { failFastWhileSilent, replyBeforeTimeout } from './redis/command-timeout.js';
 import { rideOutFailover, type FailoverWait } from './redis/failover-wait.js';
 import { watchSlotMasters } from './redis/slot-masters.js';
 import { createRedisOidcStores } from './redis/oidc-stores.js';
@@ -106,6 +106,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
           redis,
           keys,
           direct: (sid) => readSessionPair(redis, keys, guard, sid),
+          guard,
           options: options.sessionCache,
           ...(options.metrics?.sessionCache && { metrics: options.metrics.sessionCache }),
           ...(logger && { logger }),
@@ -209,9 +210,11 @@ export async function createStores(
   if (config.mode === 'memory')
     return createMemoryStores({ cipher: deps.cipher, sessionFallbackTtlSeconds: settings.idleTimeoutSeconds });
   const redis = createRedisClient(config, { logger: deps.logger });
-  replyBeforeTimeout(redis);
+  const silence = replyBeforeTimeout(redis);
   const waiting = { waitMs: config.failoverWaitMs, maxWaiters: config.failoverWaiters };
   const failover = rideOutFailover(redis, waiting);
+  // Outermost: a frozen Redis costs a request one command timeout, not one per store step.
+  failFastWhileSilent(redis, silence);
   // A standalone Redis has no automatic failover to lose a tombstone in. Both connect at once.
   const [, replicaAcks] = await Promise.all([
     connectOrGoOn(redis, deps.logger),

@@ -1,7 +1,7 @@
 import { Cluster } from 'ioredis';
 import type { Logger } from '../../observability/logger.js';
 import { createRedisClient, DEFAULT_COMMAND_TIMEOUT_MS, type RedisClient, type RedisConfig } from './client.js';
-import { replyBeforeTimeout } from './command-timeout.js';
+import { failFastWhileSilent, replyBeforeTimeout } from './command-timeout.js';
 import { rideOutFailover, type FailoverWait, type FailoverWaitOptions } from './failover-wait.js';
 import { replicaAck } from './replica-ack.js';
 import { connectOrGoOn } from './startup.js';
@@ -40,8 +40,9 @@ export async function openAckConnection(config: RedisConfig, options: AckConnect
   const logger = options.logger.child({ redisConnection: 'replica-acks' });
   const redis = createRedisClient(config, { logger });
   const commandTimeoutMs = config.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  replyBeforeTimeout(redis);
+  const silence = replyBeforeTimeout(redis);
   const failover = rideOutFailover(redis, options.failover);
+  failFastWhileSilent(redis, silence);
   let everReady = false;
   redis.once('ready', () => {
     everReady = true;

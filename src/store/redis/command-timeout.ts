@@ -1,4 +1,4 @@
-import type { Cluster, Command, Redis } from 'ioredis';
+import { Redis, type Cluster, type Command } from 'ioredis';
 
 type SendCommand = (command: Command, stream?: unknown, node?: unknown) => Promise<unknown>;
 
@@ -11,7 +11,31 @@ interface TimedCommand {
 }
 
 /**
- * ioredis's command timeout, except that a reply already waiting in the socket wins over it.
+ * Whether a connection has gone silent: a command on it timed out and nothing has been received on it
+ * since. Cleared by the next bytes Redis sends on that connection, or when the connection closes (a lost
+ * connection is failover-wait.ts's case, not this one).
+ */
+export interface Silence {
+  readonly silent: boolean;
+}
+
+/** What a command refused on a silent connection fails with (it was never sent). */
+export class SilentRedisError extends Error {
+  constructor() {
+    super('Redis has not answered since a command timed out on this connection; not sent');
+    this.name = 'SilentRedisError';
+  }
+}
+
+/** A command that timed out, or was refused because an earlier one did: Redis is up but not answering. */
+export const metSilence = (err: unknown): boolean =>
+  err instanceof SilentRedisError || (err instanceof Error && err.message === 'Command timed out');
+
+const NEVER_SILENT: Silence = { silent: false };
+
+/**
+ * ioredis's command timeout, except that a reply already waiting in the socket wins over it; and a
+ * connection on which a command timed out is marked silent until Redis sends something on it again.
  *
  * ioredis arms REDIS_COMMAND_TIMEOUT_MS with a plain timer. When this process's event loop is held up past
  * the timeout (a burst of parallel logins on a loaded machine: 13 logins per process held it 120-370 ms on
@@ -23,14 +47,62 @@ interface TimedCommand {
  *
  * Per command this is one property assignment; the timer is ioredis's own field, so ioredis clears it on
  * reply as before (were the field renamed, the timer would only fire late and find the command resolved).
+ * The silence costs nothing while Redis answers: a 'data' listener is added to the socket only when a
+ * command timed out, and removed by the first bytes after it. A Cluster's commands go to node connections
+ * this does not see: its silence is never set (each of its commands waits its own timeout, as before).
  */
-export function replyBeforeTimeout(client: Redis | Cluster): void {
+export function replyBeforeTimeout(client: Redis | Cluster): Silence {
   const original = client.sendCommand.bind(client) as SendCommand;
+  const silence = client instanceof Redis ? watchSilence(client) : undefined;
+  const arm = silence === undefined ? armTimeout : armSilencingTimeout(silence.mark);
   const patched: SendCommand = (command, stream, node) => {
-    (command as unknown as TimedCommand).setTimeout = armTimeout;
+    (command as unknown as TimedCommand).setTimeout = arm;
     return original(command, stream, node);
   };
   (client as { sendCommand: SendCommand }).sendCommand = patched;
+  return silence ?? NEVER_SILENT;
+}
+
+/**
+ * While `silence` holds, a command issued on `client` fails at once (SilentRedisError; the stores answer
+ * 503) instead of being sent to wait out a second command timeout: a request whose first store step timed
+ * out on a frozen Redis (SIGSTOP, a partition) answers at that one timeout, whatever it issues next (a
+ * fallback read, a best-effort clean-up), and so do the requests after it until Redis answers again.
+ * Installed last (outermost, after failover-wait.ts), so a refused command never reaches the failover
+ * wait, which would take an unsent command for one it may issue again. One boolean read per command.
+ */
+export function failFastWhileSilent(client: Redis | Cluster, silence: Silence): void {
+  if (silence === NEVER_SILENT) return;
+  const inner = client.sendCommand.bind(client) as SendCommand;
+  const patched: SendCommand = (command, stream, node) => {
+    if (!silence.silent) return inner(command, stream, node);
+    command.reject(new SilentRedisError());
+    return command.promise;
+  };
+  (client as { sendCommand: SendCommand }).sendCommand = patched;
+}
+
+function watchSilence(client: Redis): Silence & { mark(): void } {
+  let listening: NodeJS.EventEmitter | undefined;
+  const state = {
+    silent: false,
+    mark(): void {
+      if (state.silent) return;
+      const stream = client.stream as NodeJS.EventEmitter | undefined;
+      // No socket (or not yet ready): the connection is being made or lost, which is failover-wait.ts's case.
+      if (stream === undefined || client.status !== 'ready') return;
+      state.silent = true;
+      listening = stream;
+      stream.once('data', clear);
+    },
+  };
+  function clear(): void {
+    state.silent = false;
+    listening?.off('data', clear);
+    listening = undefined;
+  }
+  client.on('close', clear);
+  return state;
 }
 
 function armTimeout(this: TimedCommand, ms: number): void {
@@ -40,4 +112,17 @@ function armTimeout(this: TimedCommand, ms: number): void {
       if (!this.isResolved) this.reject(new Error('Command timed out'));
     });
   }, ms);
+}
+
+function armSilencingTimeout(mark: () => void) {
+  return function arm(this: TimedCommand, ms: number): void {
+    if (this._commandTimeoutTimer) return;
+    this._commandTimeoutTimer = setTimeout(() => {
+      setImmediate(() => {
+        if (this.isResolved) return;
+        mark();
+        this.reject(new Error('Command timed out'));
+      });
+    }, ms);
+  };
 }

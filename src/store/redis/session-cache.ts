@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../observability/logger.js';
 import type { SessionKeys } from '../keys.js';
-import { replyBeforeTimeout } from './command-timeout.js';
+import type { Guard } from '../store-error.js';
+import { failFastWhileSilent, metSilence, replyBeforeTimeout } from './command-timeout.js';
 
 /** The channel Redis pushes invalidations to for a RESP2 client (CLIENT TRACKING … REDIRECT). */
 export const INVALIDATE_CHANNEL = '__redis__:invalidate';
@@ -88,11 +89,13 @@ export function createSessionCache(deps: {
   keys: SessionKeys;
   /** The read without the cache (the hot path's MGET on the main connection). */
   direct: (sid: string) => Promise<SessionPair>;
+  /** The stores' guard: a tracked read Redis did not answer fails through it (503 store_unavailable). */
+  guard: Guard;
   options: SessionCacheOptions;
   metrics?: SessionCacheMetrics;
   logger?: Logger;
 }): SessionCache {
-  const { redis, keys, direct, options, logger } = deps;
+  const { redis, keys, direct, guard, options, logger } = deps;
   const metrics = deps.metrics;
   const heartbeatMs = options.heartbeatMs ?? 1000;
   const retryMs = options.retryMs ?? 250;
@@ -116,9 +119,10 @@ export function createSessionCache(deps: {
     connectionName: 'tgbff-invalidations',
   });
   // Their command timeout, like the main connection's, lets a reply already received win (a heartbeat
-  // answered while the event loop was busy must not flush the cache).
-  replyBeforeTimeout(tracker);
-  replyBeforeTimeout(invalidations);
+  // answered while the event loop was busy must not flush the cache); once one timed out, the next fail
+  // at once until Redis answers again.
+  failFastWhileSilent(tracker, replyBeforeTimeout(tracker));
+  failFastWhileSilent(invalidations, replyBeforeTimeout(invalidations));
   const probePrefix = keys.cacheProbe('');
   const probeTimeoutMs = options.probeTimeoutMs ?? 2000;
   const connections = [redis, tracker, invalidations];
@@ -290,10 +294,20 @@ export function createSessionCache(deps: {
       .pttl(keys.session(sid))
       .exec();
     const [[mgetErr, pair], [pttlErr, pttl]] = replies as [[Error | null, SessionPair], [Error | null, number]];
-    if (mgetErr || pttlErr) throw new Error('tracked read failed', { cause: mgetErr ?? pttlErr });
+    // The command's own error (a timeout stays recognisable as one).
+    const failed = mgetErr ?? pttlErr;
+    if (failed) throw failed;
     keep(sid, pair, pttl, flight);
     return pair;
   };
+
+  /**
+   * A tracked read failed. Its connection lost (it is reconnecting; its 'close' flushed): read as without
+   * the cache. Redis up but not answering (the read timed out, or its connection is silent since one did):
+   * the request answers 503 now, not after a second command timeout on the main connection.
+   */
+  const fallBack = (sid: string, err: unknown): Promise<SessionPair> =>
+    metSilence(err) ? guard(() => Promise.reject(err as Error)) : direct(sid);
 
   return {
     async read(sid) {
@@ -311,7 +325,7 @@ export function createSessionCache(deps: {
       const current = pending.get(sid);
       if (current && !current.invalidated && current.epoch === epoch) {
         metrics?.lookups.inc({ result: 'shared' });
-        return current.answer.catch(() => direct(sid));
+        return current.answer.catch((err: unknown) => fallBack(sid, err));
       }
       metrics?.lookups.inc({ result: 'miss' });
       const flight: Flight = { answer: Promise.resolve([null, null]), epoch, invalidated: false };
@@ -319,9 +333,8 @@ export function createSessionCache(deps: {
       pending.set(sid, flight);
       try {
         return await flight.answer;
-      } catch {
-        // The tracked connection failed (it is reconnecting; its 'close' flushed): read as without the cache.
-        return direct(sid);
+      } catch (err) {
+        return fallBack(sid, err);
       } finally {
         if (pending.get(sid) === flight) pending.delete(sid);
       }

@@ -1,0 +1,264 @@
+/**
+ * @paired judges a deadline (each request's 503 within one command timeout of Redis freezing)
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startSimulator } from '../../../src/simulator/index.js';
+import type { SimulatorHandle } from '../../../src/simulator/types.js';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
+import { recordFigure } from '../../helpers/figures.js';
+import { CSRF, login, OPEN_LOGIN_LIMITS } from '../multi-instance/cluster.js';
+import { timeUntilStatus } from '../faults/load.js';
+import { AppError } from '../../../src/errors.js';
+import { createCipher } from '../../../src/crypto/crypto.js';
+import { createLogger } from '../../../src/observability/logger.js';
+import { createStores } from '../../../src/store/create-stores.js';
+import type { Stores } from '../../../src/store/types.js';
+
+/**
+ * Issue 28, must hold 2: a frozen store fails fast. Every kind of request that needs the store answers
+ * 503 store_unavailable within about one REDIS_COMMAND_TIMEOUT_MS of Redis going silent (SIGSTOP: the
+ * socket stays open, nothing answers), never after two: a request's second store step (a fallback read,
+ * a best-effort clean-up after the first failed) must not wait out a second timeout. The command
+ * timeout is the default (800 ms); the bound is 1.3 times it, on the service's own time per request. Sessions are fresh logins, so with the session
+ * cache on their first read is a miss (the tracked read), the case that used to fall back to a second read.
+ */
+const COMMAND_TIMEOUT_MS = 800;
+const BOUND_MS = 1.3 * COMMAND_TIMEOUT_MS;
+
+interface Timed {
+  kind: string;
+  status: number;
+  code: string | undefined;
+  /** As the test's fetch saw it (the loaded test machine's own delays included). */
+  ms: number;
+  requestId: string;
+}
+
+async function timed(kind: string, url: string, init: RequestInit): Promise<Timed> {
+  const start = performance.now();
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+  const text = await res.text();
+  const ms = Math.round(performance.now() - start);
+  let code: string | undefined;
+  try {
+    code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+  } catch {
+    code = undefined;
+  }
+  return { kind, status: res.status, code, ms, requestId: res.headers.get('x-request-id') ?? '' };
+}
+
+/** The service's own time for a request (its access line's durationMs: arrival to the answer sent). */
+async function served(bff: ServiceProcess, requestId: string): Promise<number> {
+  // The line may reach the process's output a moment after the answer reached the client.
+  for (let tries = 0; tries < 40; tries++) {
+    const line = bff
+      .output()
+      .split('\n')
+      .find((l) => l.includes(requestId) && l.includes('"msg":"request"'));
+    if (line !== undefined) return (JSON.parse(line) as { durationMs: number }).durationMs;
+    await sleep(50);
+  }
+  return NaN;
+}
+
+describe.each([
+  ['on', 'true'],
+  ['off', 'false'],
+])('a frozen Redis answers 503 within one command timeout (session cache %s)', (label, cache) => {
+  let redis: RedisServer;
+  let sim: SimulatorHandle;
+  let bff: ServiceProcess;
+  let secret: string;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    sim = await startSimulator({});
+    bff = await startServiceProcess({
+      NODE_ENV: 'test',
+      TG_RESTPP_URL: sim.restppUrl,
+      TG_GSQL_URL: sim.gsqlUrl,
+      TG_VERSION: sim.version,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: 'frozen1:',
+      REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+      SESSION_CACHE: cache,
+      SESSION_SECRET: randomBytes(32).toString('hex'),
+      SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      COOKIE_SECURE: 'false',
+      ...OPEN_LOGIN_LIMITS,
+    });
+    secret = sim.createSecret({ alias: 'frozen' }).value;
+  }, 60_000);
+  afterAll(async () => {
+    redis?.resume();
+    await bff?.kill();
+    await redis?.stop();
+    await sim?.close();
+  });
+
+  /** Polls GET /auth/session with `cookie` until it is 200 again (Redis thawed); returns the last status. */
+  async function servedAgain(cookie: string): Promise<number> {
+    const deadline = Date.now() + 5000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      status = (await fetch(`${bff.url}/auth/session`, { headers: { ...CSRF, Cookie: cookie } })).status;
+      if (status === 200) return status;
+      await sleep(50);
+    }
+    return status;
+  }
+
+  // Alone: no other store command in flight (not even /readyz's ping), so nothing else has found the freeze
+  // when the session read times out. With the cache on that read is the tracked one, on its own connection.
+  test('a relayed GET alone, its session read the only store command, 503s within 1.3 command timeouts', async () => {
+    const cookie = await login(bff.url, secret);
+    await sleep(300);
+    redis.pause();
+    const answer = await timed('GET /api/echo alone', `${bff.url}/api/echo`, { headers: { ...CSRF, Cookie: cookie } });
+    const servedMs = Math.round(await served(bff, answer.requestId));
+    recordFigure(
+      `frozen Redis, session cache ${label}, command timeout ${COMMAND_TIMEOUT_MS} ms: ` +
+        `${answer.kind} ${answer.status} in ${servedMs} ms (${answer.ms} ms at the client)`,
+    );
+    redis.resume();
+    expect([answer.status, answer.code]).toEqual([503, 'store_unavailable']);
+    expect(servedMs).toBeLessThan(BOUND_MS);
+    expect(await servedAgain(cookie)).toBe(200);
+  }, 30_000);
+
+  test('relayed GET, GET /auth/session, login and logout each 503 within 1.3 command timeouts; /readyz 503 within 2 s', async () => {
+    const [relay, session, logout] = [
+      await login(bff.url, secret),
+      await login(bff.url, secret),
+      await login(bff.url, secret),
+    ];
+    // Tracking is set up and the connections idle, so the freeze meets nothing in flight.
+    await sleep(300);
+    redis.pause();
+    const readyz = timeUntilStatus(`${bff.url}/readyz`, 503, 5000);
+    const answers = await Promise.all([
+      timed('GET /api/echo', `${bff.url}/api/echo`, { headers: { ...CSRF, Cookie: relay } }),
+      timed('GET /auth/session', `${bff.url}/auth/session`, { headers: { ...CSRF, Cookie: session } }),
+      timed('POST /auth/logout', `${bff.url}/auth/logout`, { method: 'POST', headers: { ...CSRF, Cookie: logout } }),
+      timed('POST /auth/login', `${bff.url}/auth/login`, {
+        method: 'POST',
+        headers: { ...CSRF, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ secret, graph: 'social' }),
+      }),
+    ]);
+    // Again once the freeze is known (a command on the connection has timed out): as fast or faster.
+    const again = await Promise.all([
+      timed('GET /api/echo (again)', `${bff.url}/api/echo`, { headers: { ...CSRF, Cookie: relay } }),
+      timed('GET /auth/session (again)', `${bff.url}/auth/session`, { headers: { ...CSRF, Cookie: session } }),
+    ]);
+    const readyzMs = await readyz;
+    const all = await Promise.all(
+      [...answers, ...again].map(async (a) => ({ ...a, servedMs: Math.round(await served(bff, a.requestId)) })),
+    );
+    recordFigure(
+      `frozen Redis, session cache ${label}, command timeout ${COMMAND_TIMEOUT_MS} ms: ` +
+        `${all.map((a) => `${a.kind} ${a.status} in ${a.servedMs} ms (${a.ms} ms at the client)`).join(', ')}; ` +
+        `/readyz 503 after ${readyzMs} ms`,
+    );
+    for (const answer of all) {
+      expect({ kind: answer.kind, status: answer.status, code: answer.code }).toEqual({
+        kind: answer.kind,
+        status: 503,
+        code: 'store_unavailable',
+      });
+      // Judged on the service's own time: the test machine (shared, two cores) adds its delays to the client's.
+      expect([answer.kind, answer.servedMs < BOUND_MS]).toEqual([answer.kind, true]);
+    }
+    expect(readyzMs).toBeLessThan(2000);
+
+    // Thawed, the same sessions are served again (the silence ends with the first reply).
+    redis.resume();
+    expect(await servedAgain(session)).toBe(200);
+  }, 30_000);
+});
+
+/** How long `op` took to reject, and with what (an AppError's code, else the message). */
+async function failure(op: () => Promise<unknown>): Promise<{ ms: number; code: string }> {
+  const start = performance.now();
+  const code = await op().then(
+    () => 'resolved',
+    (err: unknown) => (err instanceof AppError ? err.code : String(err)),
+  );
+  return { ms: Math.round(performance.now() - start), code };
+}
+
+/**
+ * The store steps a request issues after its first one timed out (login's guess count given back after its
+ * budget step timed out, a gate's clean-up): on the stores as the service builds them, these fail at once
+ * instead of each waiting out its own timeout, and so does the readiness ping; Redis thawed, they run.
+ */
+describe('once a command timed out on a frozen Redis, the next store step fails at once', () => {
+  let redis: RedisServer;
+  let stores: Stores;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    stores = await createStores(
+      {
+        redis: {
+          mode: 'standalone',
+          url: redis.url,
+          prefix: 'frozen1s:',
+          tls: false,
+          commandTimeoutMs: COMMAND_TIMEOUT_MS,
+          failoverWaitMs: 10_000,
+          failoverWaiters: 1000,
+          logoutReplicaWaitMs: 0,
+          sessionCache: false,
+        },
+        idleTimeoutSeconds: 3600,
+      },
+      {
+        cipher: createCipher([{ id: 'k', key: randomBytes(32) }]),
+        logger: createLogger({ level: 'silent' }),
+      },
+    );
+  });
+  afterAll(async () => {
+    redis?.resume();
+    await stores?.close();
+    await redis?.stop();
+  });
+
+  test('a limiter hit times out; the give-back after it and the readiness ping fail within 0.3 command timeouts', async () => {
+    const key = `guess:${randomBytes(4).toString('hex')}`;
+    expect((await stores.rateLimiter.hit(key, 5, 60_000)).allowed).toBe(true);
+    redis.pause();
+    const first = await failure(() => stores.rateLimiter.hit(key, 5, 60_000));
+    const giveBack = await failure(() => stores.rateLimiter.unhit(key));
+    const ping = await failure(() => stores.ping());
+    recordFigure(
+      `frozen Redis, command timeout ${COMMAND_TIMEOUT_MS} ms: first step failed in ${first.ms} ms, ` +
+        `the give-back after it in ${giveBack.ms} ms, the readiness ping in ${ping.ms} ms`,
+    );
+    expect([first.code, giveBack.code, ping.code]).toEqual([
+      'store_unavailable',
+      'store_unavailable',
+      'store_unavailable',
+    ]);
+    expect(first.ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 50);
+    expect(giveBack.ms).toBeLessThan(0.3 * COMMAND_TIMEOUT_MS);
+    expect(ping.ms).toBeLessThan(0.3 * COMMAND_TIMEOUT_MS);
+
+    // Thawed: the replies of what was sent arrive, and the next store step is sent and answered.
+    redis.resume();
+    const deadline = Date.now() + 5000;
+    let answered = false;
+    while (!answered && Date.now() < deadline) {
+      answered = await stores.rateLimiter.hit(key, 5, 60_000).then(
+        () => true,
+        () => false,
+      );
+      if (!answered) await sleep(50);
+    }
+    expect(answered).toBe(true);
+  }, 20_000);
+});
