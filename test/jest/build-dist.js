@@ -4,7 +4,7 @@
 // integration file twice in a row compiles once. For the integration project it also compiles the
 // benchmark's scripts (bench/ into dist-bench/, which bench-smoke and soak-smoke run), the same way: once,
 // and again only when bench/ or its settings change.
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -58,31 +58,37 @@ function fingerprint(trees = TREES, inputs = INPUTS) {
   return { value: hash.digest('hex'), complete };
 }
 
+/** Runs node with `args`, its output on ours; rejects when it fails (it printed why). */
+function node(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`node ${args.join(' ')}: ${signal ?? `exit ${code}`}`)),
+    );
+  });
+}
+
 /** Runs `make` unless the fingerprint equals the one `stamp` holds from the last time it ran. */
-function unlessUnchanged(stamp, fingerprintNow, make) {
+async function unlessUnchanged(stamp, fingerprintNow, make) {
   const before = fingerprintNow();
   if (before.complete && existsSync(stamp) && readFileSync(stamp, 'utf8') === before.value) return;
-  make();
+  await make();
   mkdirSync(dirname(stamp), { recursive: true });
   writeFileSync(stamp, fingerprintNow().value);
 }
 
-export default function buildDist() {
+export default async function buildDist() {
   // npm run build's own script: into a fresh directory, swapped in, the CLI bin made executable.
-  unlessUnchanged(STAMP, fingerprint, () =>
-    execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' }),
-  );
+  await unlessUnchanged(STAMP, fingerprint, () => node(['scripts/build.mjs']));
 }
 
 /** dist-bench/, for the bench's smoke tests (integration): its scripts import nothing of src/, so its own inputs only. */
-export function buildBench() {
+export async function buildBench() {
   const benchInputs = ['tsconfig.json', 'tsconfig.bench.json', 'node_modules/typescript/package.json'];
-  unlessUnchanged(
+  await unlessUnchanged(
     BENCH_STAMP,
     () => fingerprint([['bench', 'dist-bench']], benchInputs),
-    () =>
-      execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], {
-        stdio: 'inherit',
-      }),
+    () => node(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json']),
   );
 }
