@@ -1,6 +1,17 @@
 import { ClientLeftError } from './redis/failover-wait.js';
-import type { SessionCacheMetrics } from './redis/session-cache.js';
 import { AppError } from '../errors.js';
+
+/** What the session cache reports (redis/session-cache.ts; observability/metrics.ts has them as series). */
+export interface SessionCacheMetrics {
+  /**
+   * result = hit | miss (read from Redis, tracked) | shared (joined a read in flight for the same session) |
+   * bypass (tracking not established: read as without cache).
+   */
+  lookups: { inc(labels: { result: 'hit' | 'miss' | 'shared' | 'bypass' }): void };
+  /** kind = key (Redis said a key changed) | flush (everything dropped: connection lost, null invalidation). */
+  invalidations: { inc(labels: { kind: 'key' | 'flush' }): void };
+  size: { set(value: number): void };
+}
 
 /** The part of the service metrics the stores touch; optional so library callers can skip metrics. */
 export interface StoreMetrics {

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../observability/logger.js';
 import type { SessionKeys } from '../keys.js';
-import type { Guard } from '../store-error.js';
+import type { Guard, SessionCacheMetrics } from '../store-error.js';
 import { failFastWhileSilent, metSilence, replyBeforeTimeout } from './command-timeout.js';
 
 /** The channel Redis pushes invalidations to for a RESP2 client (CLIENT TRACKING … REDIRECT). */
@@ -23,18 +23,6 @@ export interface SessionCacheOptions {
 }
 
 export const DEFAULT_SESSION_CACHE: SessionCacheOptions = { max: 10_000, ttlMs: 60_000 };
-
-/** What the cache reports (observability/metrics.ts has them as Prometheus series). */
-export interface SessionCacheMetrics {
-  /**
-   * result = hit | miss (read from Redis, tracked) | shared (joined a read in flight for the same session) |
-   * bypass (tracking not established: read as without cache).
-   */
-  lookups: { inc(labels: { result: 'hit' | 'miss' | 'shared' | 'bypass' }): void };
-  /** kind = key (Redis said a key changed) | flush (everything dropped: connection lost, null invalidation). */
-  invalidations: { inc(labels: { kind: 'key' | 'flush' }): void };
-  size: { set(value: number): void };
-}
 
 /** The pair the hot path's MGET answers: the session record and its tombstone. */
 export type SessionPair = [string | null, string | null];
