@@ -80,10 +80,6 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
-    files: ['**/*.cjs'],
-    languageOptions: { globals: globals.node, sourceType: 'commonjs' },
-  },
-  {
     files: ['public/**/*.js'],
     languageOptions: { globals: globals.browser, sourceType: 'module' },
   },

@@ -21,11 +21,8 @@ const project = (name, extra = {}) => ({
   // tsconfig.json has isolatedModules, so ts-jest transpiles file by file; `npm run lint` type-checks.
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
   testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
-  // Parallel workers (at a lower CPU priority) beside the files marked `@paired <reason>`, two at a time; then
-  // the files marked `@serial <reason>`, one at a time (test/jest/grouping-runner.js).
+  // Parallel workers first, then the files marked `@serial <reason>` one at a time (test/jest/grouping-runner.js).
   runner: '<rootDir>/test/jest/grouping-runner.js',
-  // A parallel-phase worker lowers its CPU priority, so the `@paired` files beside it keep their timing.
-  setupFiles: ['<rootDir>/test/jest/priority.cjs'],
   ...extra,
 });
 
