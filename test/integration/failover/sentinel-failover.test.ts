@@ -79,10 +79,12 @@ describe('failover under load: Sentinel master killed while three instances serv
       (await sessionAnswers(cluster, cookies)).filter((a) => a.status !== 200 || a.authenticated !== true),
     ).toEqual([]);
     expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(mintsBefore);
+    // The logout issued during the failover waited for the new master (on a loaded machine it may still be
+    // waiting here: its session's record is counted once it has answered).
+    expect((await logout).status).toBeLessThan(300);
     expect(await group.client(heir.port).keys(`${cluster.prefix}sess:*`)).toHaveLength(SESSIONS);
 
-    // The logout issued during the failover waited for the new master and holds on every instance.
-    expect((await logout).status).toBeLessThan(300);
+    // It holds on every instance.
     for (const i of cluster.instances) {
       const a = await call(i.url, '/auth/session', leaving);
       expect(a.body.authenticated).not.toBe(true);
