@@ -12,8 +12,8 @@ interface TimedCommand {
 
 /**
  * Whether a connection has gone silent: a command on it timed out and nothing has been received on it
- * since. Cleared by the next bytes Redis sends on that connection, or when the connection closes (a lost
- * connection is failover-wait.ts's case, not this one).
+ * since. Cleared by the next bytes Redis sends on that connection, when the connection closes (a lost
+ * connection is failover-wait.ts's case, not this one), or one command timeout after it was marked.
  */
 export interface Silence {
   readonly silent: boolean;
@@ -54,7 +54,7 @@ const NEVER_SILENT: Silence = { silent: false };
 export function replyBeforeTimeout(client: Redis | Cluster): Silence {
   const original = client.sendCommand.bind(client) as SendCommand;
   const silence = client instanceof Redis ? watchSilence(client) : undefined;
-  const arm = silence === undefined ? armTimeout : armSilencingTimeout(silence.mark);
+  const arm = silence === undefined ? armTimeout : armSilencingTimeout(client as Redis, silence.mark);
   const patched: SendCommand = (command, stream, node) => {
     (command as unknown as TimedCommand).setTimeout = arm;
     return original(command, stream, node);
@@ -67,7 +67,8 @@ export function replyBeforeTimeout(client: Redis | Cluster): Silence {
  * While `silence` holds, a command issued on `client` fails at once (SilentRedisError; the stores answer
  * 503) instead of being sent to wait out a second command timeout: a request whose first store step timed
  * out on a frozen Redis (SIGSTOP, a partition) answers at that one timeout, whatever it issues next (a
- * fallback read, a best-effort clean-up), and so do the requests after it until Redis answers again.
+ * fallback read, a best-effort clean-up), and so do the requests after it until Redis answers again or
+ * the silence lapses (one command timeout; the next command then goes out and finds which).
  * Installed last (outermost, after failover-wait.ts), so a refused command never reaches the failover
  * wait, which would take an unsent command for one it may issue again. One boolean read per command.
  */
@@ -82,22 +83,34 @@ export function failFastWhileSilent(client: Redis | Cluster, silence: Silence): 
   (client as { sendCommand: SendCommand }).sendCommand = patched;
 }
 
-function watchSilence(client: Redis): Silence & { mark(): void } {
+/**
+ * The silence of one connection. Marked only for the socket the timed-out command was written on: one that
+ * fires after a reconnect (a failover) belongs to the old socket, and marking the new one would refuse
+ * every command on it, so nothing would be sent and no byte would ever come back to clear it. And it lasts
+ * at most one command timeout: then one command is sent again, and either Redis answers (cleared) or it
+ * times out and marks it again, so a wrong mark costs at most one timeout of refusals.
+ */
+function watchSilence(client: Redis): Silence & { mark(on: unknown, ms: number): void } {
   let listening: NodeJS.EventEmitter | undefined;
+  /** When the silence lapses (epoch ms); 0: not silent. */
+  let until = 0;
   const state = {
-    silent: false,
-    mark(): void {
-      if (state.silent) return;
+    get silent(): boolean {
+      if (until !== 0 && Date.now() >= until) clear();
+      return until !== 0;
+    },
+    mark(on: unknown, ms: number): void {
+      if (until !== 0) return;
       const stream = client.stream as NodeJS.EventEmitter | undefined;
       // No socket (or not yet ready): the connection is being made or lost, which is failover-wait.ts's case.
-      if (stream === undefined || client.status !== 'ready') return;
-      state.silent = true;
+      if (stream === undefined || stream !== on || client.status !== 'ready') return;
+      until = Date.now() + ms;
       listening = stream;
       stream.once('data', clear);
     },
   };
   function clear(): void {
-    state.silent = false;
+    until = 0;
     listening?.off('data', clear);
     listening = undefined;
   }
@@ -114,13 +127,15 @@ function armTimeout(this: TimedCommand, ms: number): void {
   }, ms);
 }
 
-function armSilencingTimeout(mark: () => void) {
+function armSilencingTimeout(client: Redis, mark: (on: unknown, ms: number) => void) {
   return function arm(this: TimedCommand, ms: number): void {
     if (this._commandTimeoutTimer) return;
+    // ioredis arms the timeout as it writes the command: the socket now is the one it goes out on.
+    const on: unknown = client.stream;
     this._commandTimeoutTimer = setTimeout(() => {
       setImmediate(() => {
         if (this.isResolved) return;
-        mark();
+        mark(on, ms);
         this.reject(new Error('Command timed out'));
       });
     }, ms);
