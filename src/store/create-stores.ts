@@ -14,7 +14,6 @@ import { Cluster } from 'ioredis';
 import { createRedisClient, type RedisClient } from './redis/client.js';
 import { failFastWhileSilent, replyBeforeTimeout } from './redis/command-timeout.js';
 import { rideOutFailover, type FailoverWait } from './redis/failover-wait.js';
-import { watchSlotMasters } from './redis/slot-masters.js';
 import { createRedisOidcStores } from './redis/oidc-stores.js';
 import { createRedisSecretDrops } from './redis/secret-drops.js';
 import { connectOrGoOn } from './redis/startup.js';
@@ -67,11 +66,6 @@ export interface RedisStoresOptions {
    * Absent: not confirmed.
    */
   replicaAcks?: AckConnection;
-  /**
-   * Cluster: readiness also asks whether every slot has had an answering master within the failover bound
-   * (see slot-masters.ts). Absent: a PING only.
-   */
-  slotMasters?: () => Promise<void>;
 }
 
 /** How long after a client ended by itself it is connected again (a few times a second at most). */
@@ -141,8 +135,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
       // A lost connection within the wait bound is a failover being ridden out: still ready (no PING, which
       // would wait for it). A connected but frozen Redis is pinged and fails at the command timeout.
       if (options.failover && redis.status !== 'ready' && options.failover.withinBound()) return;
-      // On Cluster, with every slot's master asked too (side by side: both count against the check's bound).
-      await Promise.all([guard(() => redis.ping()), options.slotMasters?.()]);
+      await guard(() => redis.ping());
     },
     async close() {
       closing = true;
@@ -233,6 +226,5 @@ export async function createStores(
     sessionHotPath: DEFAULT_SESSION_HOT_PATH,
     ...(config.sessionCache && { sessionCache: config.sessionCache }),
     ...(replicaAcks && { replicaAcks }),
-    ...(redis instanceof Cluster && { slotMasters: watchSlotMasters(redis, { waitMs: config.failoverWaitMs }) }),
   });
 }
