@@ -27,9 +27,12 @@ export class SilentRedisError extends Error {
   }
 }
 
+/** ioredis's own message for a command timeout, which the timeout armed here keeps. */
+const TIMED_OUT = 'Command timed out';
+
 /** A command that timed out, or was refused because an earlier one did: Redis is up but not answering. */
 export const metSilence = (err: unknown): boolean =>
-  err instanceof SilentRedisError || (err instanceof Error && err.message === 'Command timed out');
+  err instanceof SilentRedisError || (err instanceof Error && err.message === TIMED_OUT);
 
 const NEVER_SILENT: Silence = { silent: false };
 
@@ -54,7 +57,7 @@ const NEVER_SILENT: Silence = { silent: false };
 export function replyBeforeTimeout(client: Redis | Cluster): Silence {
   const original = client.sendCommand.bind(client) as SendCommand;
   const silence = client instanceof Redis ? watchSilence(client) : undefined;
-  const arm = silence === undefined ? armTimeout : armSilencingTimeout(client as Redis, silence.mark);
+  const arm = armTimeout(client, silence?.mark);
   const patched: SendCommand = (command, stream, node) => {
     (command as unknown as TimedCommand).setTimeout = arm;
     return original(command, stream, node);
@@ -118,25 +121,20 @@ function watchSilence(client: Redis): Silence & { mark(on: unknown, ms: number):
   return state;
 }
 
-function armTimeout(this: TimedCommand, ms: number): void {
-  if (this._commandTimeoutTimer) return;
-  this._commandTimeoutTimer = setTimeout(() => {
-    setImmediate(() => {
-      if (!this.isResolved) this.reject(new Error('Command timed out'));
-    });
-  }, ms);
-}
-
-function armSilencingTimeout(client: Redis, mark: (on: unknown, ms: number) => void) {
+/**
+ * ioredis's `Command#setTimeout`, the rejection one `setImmediate` late (a reply already read wins); `mark`,
+ * where given, learns the socket the timed-out command went out on.
+ */
+function armTimeout(client: Redis | Cluster, mark?: (on: unknown, ms: number) => void) {
   return function arm(this: TimedCommand, ms: number): void {
     if (this._commandTimeoutTimer) return;
     // ioredis arms the timeout as it writes the command: the socket now is the one it goes out on.
-    const on: unknown = client.stream;
+    const on: unknown = mark && (client as Redis).stream;
     this._commandTimeoutTimer = setTimeout(() => {
       setImmediate(() => {
         if (this.isResolved) return;
-        mark(on, ms);
-        this.reject(new Error('Command timed out'));
+        mark?.(on, ms);
+        this.reject(new Error(TIMED_OUT));
       });
     }, ms);
   };
