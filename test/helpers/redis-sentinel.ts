@@ -15,7 +15,7 @@ export interface SentinelGroupOptions {
   /**
    * Every node and sentinel also gets a TLS port with this certificate, and all Redis-to-Redis links
    * use it: the replica syncs over TLS, and sentinels reach the data nodes and each other over TLS
-   * (`tls-replication yes`). Sentinels then know each node by its `tlsPort`, `sentinelList` names the
+   * (`tls-replication yes`). Sentinels then know each node by its `tlsPort`, `serviceEnv` names the
    * sentinels' TLS ports, and `client(port)` speaks TLS to a TLS port.
    */
   tls?: TlsCert;
@@ -28,8 +28,11 @@ export interface SentinelGroup {
   master: RedisServer;
   replica: RedisServer;
   sentinels: RedisServer[];
-  /** `127.0.0.1:a,127.0.0.1:b,127.0.0.1:c`, for REDIS_SENTINELS (the TLS ports with `tls`). */
-  sentinelList: string;
+  /**
+   * The settings a service reaches this group by: REDIS_SENTINELS (`127.0.0.1:a,127.0.0.1:b,127.0.0.1:c`,
+   * the TLS ports with `tls`) and REDIS_SENTINEL_NAME.
+   */
+  serviceEnv: { REDIS_SENTINELS: string; REDIS_SENTINEL_NAME: string };
   /** The master's port as the first answering sentinel names it (its `tlsPort` with `tls`). */
   masterPort(): Promise<number>;
   /** Resolves once every live sentinel names `port` as master. */
@@ -118,12 +121,13 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
     return reply ? Number(reply[1]) : undefined;
   };
 
+  const sentinelList = sentinels.map((s) => `127.0.0.1:${linkPort(s)}`).join(',');
   return {
     name,
     master,
     replica,
     sentinels,
-    sentinelList: sentinels.map((s) => `127.0.0.1:${linkPort(s)}`).join(','),
+    serviceEnv: { REDIS_SENTINELS: sentinelList, REDIS_SENTINEL_NAME: name },
     async masterPort() {
       for (const s of sentinels) {
         const port = await askMaster(s.port);

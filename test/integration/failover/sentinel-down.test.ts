@@ -20,7 +20,7 @@ describe('a Sentinel-managed Redis that stays down past the failover bound', () 
     await group.waitUntilReady();
     rig = await startRig({
       label: 'sentinel-down',
-      store: { env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name } },
+      store: { env: group.serviceEnv },
       env: { STORE_FAILOVER_WAIT_MS: String(WAIT_MS) },
     });
   }, 60_000);

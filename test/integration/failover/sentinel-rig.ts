@@ -30,8 +30,7 @@ export function sentinelRig(options: {
         label: options.label,
         env: {
           REDIS_URL: '',
-          REDIS_SENTINELS: rig.group.sentinelList,
-          REDIS_SENTINEL_NAME: rig.group.name,
+          ...rig.group.serviceEnv,
           LOGIN_RATE_LIMIT: '1000',
           RELAY_SESSION_CONCURRENCY: '100',
           ...options.env,

@@ -38,7 +38,7 @@ describe('logout wins on every instance, Redis Sentinel with the session cache',
       label: 'multi-cache-sentinel',
       env: OPEN_LOGIN_LIMITS,
       store: {
-        env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name },
+        env: group.serviceEnv,
         inspect: group.client(await group.masterPort()),
       },
     });

@@ -25,7 +25,7 @@ describe('Redis Sentinel over TLS: data nodes, replication and sentinels on TLS 
     group = await startSentinelGroup({ tls: cert });
     await group.waitUntilReady();
     rig = await startRig({
-      store: { env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name, ...tlsEnv(cert) } },
+      store: { env: { ...group.serviceEnv, ...tlsEnv(cert) } },
       env: { LOGIN_RATE_LIMIT: '1000' },
     });
   }, 30_000);

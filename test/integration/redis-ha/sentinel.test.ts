@@ -25,7 +25,7 @@ describe('Redis Sentinel: one master, one replica, three sentinels', () => {
     group = await startSentinelGroup();
     await group.waitUntilReady();
     rig = await startRig({
-      store: { env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name } },
+      store: { env: group.serviceEnv },
       env: { LOGIN_RATE_LIMIT: '1000' },
     });
   }, 40_000);

@@ -47,7 +47,7 @@ describe('per-credential session cap on Redis Sentinel', () => {
     group = await startSentinelGroup();
     await group.waitUntilReady();
     rig = await startRig({
-      store: { env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name } },
+      store: { env: group.serviceEnv },
       env: ENV,
     });
   }, 40_000);

@@ -73,7 +73,7 @@ describe('session-end index on Redis Sentinel', () => {
     group = await startSentinelGroup();
     await group.waitUntilReady();
     rig = await startRig({
-      store: { env: { REDIS_SENTINELS: group.sentinelList, REDIS_SENTINEL_NAME: group.name } },
+      store: { env: group.serviceEnv },
       env: ENV,
     });
   }, 40_000);
