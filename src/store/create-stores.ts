@@ -17,6 +17,7 @@ import { rideOutFailover, type FailoverWait } from './redis/failover-wait.js';
 import { createRedisOidcStores } from './redis/oidc-stores.js';
 import { createRedisSecretDrops } from './redis/secret-drops.js';
 import { connectOrGoOn } from './redis/startup.js';
+import { connectAgainWhenEnded } from './redis/connect-again.js';
 import { createRedisCredentialSessions } from './redis/credential-sessions.js';
 import { createRedisDueQueue } from './redis/due-queue.js';
 import { createRedisLeaseStore } from './redis/lease.js';
@@ -68,30 +69,17 @@ export interface RedisStoresOptions {
   replicaAcks?: AckConnection;
 }
 
-/** How long after a client ended by itself it is connected again (a few times a second at most). */
-const RESTART_DELAY_MS = 250;
-
 export function createRedisStores(options: RedisStoresOptions): Stores {
   const { redis, cipher, logger, replicaAcks: acks } = options;
   const keys = redisKeys(options.prefix);
   const guard = createGuard(options.metrics);
   const direct = createSessionClient({ redis, keys, guard });
   const hot = options.sessionHotPath;
-  // ioredis can give up by itself: a Sentinel client has been seen to emit 'end' in a failover (its master
-  // killed, over TLS, about every other run of redis-tls-ha.test.ts) and stay ended, every command then
-  // "Connection is closed." for good. A client that ended without close() is connected again.
   let closing = false;
-  const restarter = (client: RedisClient) => () => {
-    if (closing) return;
-    logger?.warn('redis client ended by itself; connecting again');
-    setTimeout(() => {
-      if (!closing && client.status === 'end') client.connect().catch(() => undefined);
-    }, RESTART_DELAY_MS).unref();
-  };
-  const restart = restarter(redis);
-  redis.on('end', restart);
-  const restartAcks = acks && restarter(acks.redis);
-  if (restartAcks) acks.redis.on('end', restartAcks);
+  const isClosing = (): boolean => closing;
+  const stopRestarts = [redis, ...(acks ? [acks.redis] : [])].map((c, i) =>
+    connectAgainWhenEnded(c, isClosing, logger, i === 0 ? undefined : 'replica-acks'),
+  );
   const alive = hot ? createAliveMarks(hot.clock) : undefined;
   // The cache needs the hot path's one read of session + tombstone, and one server to track on.
   const cache: SessionCache | undefined =
@@ -139,8 +127,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     },
     async close() {
       closing = true;
-      redis.off('end', restart);
-      if (restartAcks) acks.redis.off('end', restartAcks);
+      for (const stop of stopRestarts) stop();
       cache?.close();
       options.failover?.close();
       acks?.failover.close();

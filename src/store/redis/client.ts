@@ -122,9 +122,43 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
       },
     );
   }
+  if (cfg.mode === 'sentinel') forgetSwitchWatchOnClose(client as Redis);
   // Always listen: an 'error' event without a listener makes ioredis print to stderr on every retry.
   logOutages(client, deps.logger);
   return client;
+}
+
+/** The part of ioredis's SentinelConnector this reaches into (test/unit/store/ioredis-internals.test.ts). */
+export interface SentinelConnectorInternals {
+  failoverDetector: { cleanup(): void } | null;
+}
+
+/**
+ * A Sentinel client listens for +switch-master on the sentinels from each connection it makes (its
+ * failover detector), and ioredis stops listening only when the next connection is made. A detector of a
+ * connection already lost therefore still acts on the failover's +switch-master, by disconnecting the
+ * client; while the client is asking the sentinels for the new master (as it is, over and over, while the
+ * master is gone), that ends its connect attempt, and ioredis then gives up on the client for good
+ * (status "end", every command "Connection is closed."). Seen in the Sentinel failover test on a loaded
+ * machine: the stores' connections ended (main, acknowledgements, and the session cache's two, which
+ * nothing connected again, so the cache stayed bypassed), and waiting requests failed at once.
+ * Here a lost connection's detector stops listening when the connection closes; the reconnect asks the
+ * sentinels anyway. Duplicates (the session cache's connections) get the same.
+ */
+function forgetSwitchWatchOnClose(client: Redis): void {
+  client.on('close', () => {
+    const connector = (client as unknown as { connector?: Partial<SentinelConnectorInternals> }).connector;
+    const detector = connector?.failoverDetector;
+    if (!detector) return;
+    detector.cleanup();
+    connector.failoverDetector = null;
+  });
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = (override?: Partial<RedisOptions>): Redis => {
+    const copy = duplicate(override);
+    forgetSwitchWatchOnClose(copy);
+    return copy;
+  };
 }
 
 /** One warning per outage and one notice on recovery, not a line per failed command or reconnect. */

@@ -5,6 +5,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { SessionKeys } from '../keys.js';
 import type { Guard, SessionCacheMetrics } from '../store-error.js';
 import { failFastWhileSilent, metSilence, replyBeforeTimeout } from './command-timeout.js';
+import { connectAgainWhenEnded } from './connect-again.js';
 
 /** The channel Redis pushes invalidations to for a RESP2 client (CLIENT TRACKING … REDIRECT). */
 export const INVALIDATE_CHANNEL = '__redis__:invalidate';
@@ -253,6 +254,9 @@ export function createSessionCache(deps: {
   // ioredis wants an 'error' listener on every client; the main one logs outages, these need not.
   tracker.on('error', NOOP);
   invalidations.on('error', NOOP);
+  // Ended by ioredis itself, they would stay down, and the cache bypassed for good: connected again.
+  connectAgainWhenEnded(tracker, () => closed, logger, 'session-cache-tracked');
+  connectAgainWhenEnded(invalidations, () => closed, logger, 'session-cache-invalidations');
 
   const heartbeat = setInterval(() => {
     if (!ready) return;

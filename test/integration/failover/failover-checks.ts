@@ -12,15 +12,25 @@ export async function loginSessions(cluster: Cluster, n: number): Promise<string
   return cookies;
 }
 
-/** Every session asked on every instance: what a user sees after the failover, with the cookie they had. */
+/**
+ * Every session asked on every instance: what a user sees after the failover, with the cookie they had. Each
+ * answer names the instance it came from and, for a refusal, its error code, so a failure says where.
+ */
 export async function sessionAnswers(
   cluster: Cluster,
   cookies: string[],
-): Promise<Array<{ status: number; authenticated: unknown }>> {
+): Promise<Array<{ instance: number; status: number; authenticated: unknown; error?: unknown }>> {
   const answers = await Promise.all(
-    cookies.flatMap((cookie) => cluster.instances.map((i) => call(i.url, '/auth/session', cookie))),
+    cookies.flatMap((cookie) =>
+      cluster.instances.map(async (i, instance) => ({ instance, answer: await call(i.url, '/auth/session', cookie) })),
+    ),
   );
-  return answers.map((a) => ({ status: a.status, authenticated: a.body.authenticated }));
+  return answers.map(({ instance, answer: a }) => ({
+    instance,
+    status: a.status,
+    authenticated: a.body.authenticated,
+    ...(a.status !== 200 && { error: a.body.error }),
+  }));
 }
 
 /**
