@@ -1,4 +1,5 @@
-import { call, login, type Cluster } from '../multi-instance/cluster.js';
+import { randomBytes } from 'node:crypto';
+import { call, CSRF, login, type Answer, type Cluster } from '../multi-instance/cluster.js';
 
 /** `n` logins dealt over the instances, ten at a time. */
 export async function loginSessions(cluster: Cluster, n: number): Promise<string[]> {
@@ -13,24 +14,45 @@ export async function loginSessions(cluster: Cluster, n: number): Promise<string
 }
 
 /**
- * Every session asked on every instance: what a user sees after the failover, with the cookie they had. Each
- * answer names the instance it came from and, for a refusal, its error code, so a failure says where.
+ * Every session asked on every instance: what a user sees after the failover, with the cookie they had. A
+ * refusal names the instance, its error code and the cause the instance logged for that request (found by
+ * the request id sent with it), so a failure in CI says what the store met.
  */
 export async function sessionAnswers(
   cluster: Cluster,
   cookies: string[],
-): Promise<Array<{ instance: number; status: number; authenticated: unknown; error?: unknown }>> {
+): Promise<Array<{ instance: number; status: number; authenticated: unknown; error?: unknown; cause?: string }>> {
+  const tag = randomBytes(4).toString('hex');
   const answers = await Promise.all(
-    cookies.flatMap((cookie) =>
-      cluster.instances.map(async (i, instance) => ({ instance, answer: await call(i.url, '/auth/session', cookie) })),
+    cookies.flatMap((cookie, n) =>
+      cluster.instances.map(async (i, instance) => {
+        const requestId = `session-check-${tag}-${n}-${instance}`;
+        const res = await fetch(`${i.url}/auth/session`, {
+          headers: { ...CSRF, Cookie: cookie, 'X-Request-Id': requestId },
+        });
+        const text = await res.text();
+        const body = (text ? JSON.parse(text) : {}) as Answer['body'];
+        return { instance, requestId, status: res.status, body };
+      }),
     ),
   );
-  return answers.map(({ instance, answer: a }) => ({
+  return answers.map(({ instance, requestId, status, body }) => ({
     instance,
-    status: a.status,
-    authenticated: a.body.authenticated,
-    ...(a.status !== 200 && { error: a.body.error }),
+    status,
+    authenticated: body.authenticated,
+    ...(status !== 200 && { error: body.error, cause: loggedCause(cluster.instances[instance]!.output(), requestId) }),
   }));
+}
+
+/** The error message an instance logged for one request (its error line's `err.message`), if any. */
+function loggedCause(output: string, requestId: string): string | undefined {
+  const line = output.split('\n').find((l) => l.includes(`"requestId":"${requestId}"`) && l.includes('"err"'));
+  if (line === undefined) return undefined;
+  try {
+    return (JSON.parse(line) as { err?: { message?: string } }).err?.message;
+  } catch {
+    return line.slice(0, 300);
+  }
 }
 
 /**
