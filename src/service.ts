@@ -136,6 +136,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     timeoutMs: Math.min(Math.ceil(config.upstreamTimeoutMs / 2), 10_000),
     now,
   });
+  // One event per re-mint after a refusal, written where the mint happened (secret and SSO tokens alike).
+  const reminted = (sid: string): void => audit.emit({ event: 'token.reminted', session: sessionIds('session', sid) });
   const broker = createTokenBroker({
     api,
     tokens: stores.tokens,
@@ -150,6 +152,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     metrics,
     logger,
     audit,
+    onReplaced: reminted,
     ...(tracing && { tracing }),
   });
   // Loaded only when SSO is on: openid-client and jose cost about 10 MB of RSS in every replica otherwise.
@@ -166,6 +169,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         leaseTtlMs: options.leaseTtlMs ?? config.tigergraph.leaseTtlMs,
         absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,
         stateGraceMs: tokenStateGraceMs(config.tigergraph.sweepIntervalMs),
+        onReplaced: reminted,
       })
     : undefined;
   const adminParts = createAdminParts({

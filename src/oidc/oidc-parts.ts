@@ -36,6 +36,8 @@ export function createOidcParts(deps: {
   leaseTtlMs: number;
   absoluteTimeoutSec: number;
   stateGraceMs: number;
+  /** A refused IdP access token replaced by a new one (the audit trail's `token.reminted`). */
+  onReplaced?: (sid: string) => void;
 }): OidcParts {
   const { settings, stores, cipher, now } = deps;
   const logger = ssoLogger(deps.logger);
@@ -55,6 +57,7 @@ export function createOidcParts(deps: {
     readCacheMs: DEFAULT_TOKEN_READ_CACHE_MS,
     metrics: deps.metrics,
     logger,
+    ...(deps.onReplaced && { onReplaced: deps.onReplaced }),
   });
   const sessions = createOidcSessions({
     idp,

@@ -47,6 +47,8 @@ export function createRefreshCoordinator(deps: {
   metrics?: Metrics;
   logger: Logger;
   tracing?: Tracing;
+  /** A refused token was replaced by a new mint: once per replacement, by the instance that made it. */
+  onReplaced?: (sid: string) => void;
 }) {
   const { tokens, leases, upstream, now, logger } = deps;
 
@@ -87,7 +89,10 @@ export function createRefreshCoordinator(deps: {
     const superseding = await supersededBy(req, state, grant.token);
     if (superseding) return superseding;
     await tokens.set(req.sid, state, stateTtlFor(state, now(), req.sessionTtlMs));
-    if (replacing) await dropReplaced(req);
+    if (replacing) {
+      deps.onReplaced?.(req.sid);
+      await dropReplaced(req);
+    }
     return state;
   }
 

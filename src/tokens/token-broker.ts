@@ -84,6 +84,11 @@ export interface TokenBrokerDeps {
   tracing?: Tracing;
   /** The audit trail: an event per token call (minted, refreshed, deleted). */
   audit?: Audit;
+  /**
+   * A refused token was replaced by a new mint: called once per replacement, by the instance that minted
+   * (not once per request that waited for it). The service writes the audit trail's `token.reminted` here.
+   */
+  onReplaced?: (sid: string) => void;
 }
 
 /**
@@ -132,6 +137,7 @@ export function createTokenBroker(deps: TokenBrokerDeps): TokenBroker {
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     ...(deps.tracing && { tracing: deps.tracing }),
     logger,
+    ...(deps.onReplaced && { onReplaced: deps.onReplaced }),
   });
 
   /** Joining a refresh another request of this instance runs is a wait too, as on another instance's lease. */

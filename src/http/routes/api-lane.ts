@@ -14,7 +14,6 @@ import type { UserQuota } from '../../quota/user-quota.js';
 const ROUTE = `${API_MOUNT}/*`;
 
 import type { Audit } from '../../observability/audit.js';
-import type { DescribePrincipal } from '../session/principal.js';
 
 export interface ApiLaneDeps {
   logger: Logger;
@@ -27,9 +26,8 @@ export interface ApiLaneDeps {
   credentialIds: CredentialIds;
   /** Per-principal quotas across all instances (QUOTA_*); absent when none is set. */
   quota?: UserQuota;
-  /** The audit trail: a token re-minted after a refusal, a quota refusal. */
+  /** The audit trail: a quota refusal (a re-mint is the token broker's event). */
   audit?: Audit;
-  describe?: DescribePrincipal;
 }
 
 /** The /api handler, after the pipeline: session, per-session and per-credential concurrency, token, relay. */
@@ -93,17 +91,14 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       }
       throw err;
     };
-    const reminted = (s: { token: string } | null): string | null => {
-      if (s !== null && deps.describe)
-        deps.audit?.emit({ event: 'token.reminted', session: deps.describe(live.sid, live.tg).session });
-      return s?.token ?? null;
-    };
     // Every token of the session is for the graph its login named (a 4.1+ refresh is a mint).
     const graph = live.tg.graph ?? undefined;
     const auth: RelayAuth = {
       token: () => source.token(live.sid, live.credential, live.remainingMs, graph).then((s) => s.token, ending),
       rejected: (token) =>
-        source.replaceRejected(live.sid, live.credential, token, live.remainingMs, graph).then(reminted, ending),
+        source
+          .replaceRejected(live.sid, live.credential, token, live.remainingMs, graph)
+          .then((s) => s?.token ?? null, ending),
     };
     await relay.handle(req, res, {
       auth,

@@ -181,3 +181,33 @@ describe('the audit trail of a service process', () => {
     }
   });
 });
+
+describe('the audit trail of a re-mint', () => {
+  let remintRig: Rig;
+  beforeAll(async () => {
+    remintRig = await startRig({ label: 'audit-remint' });
+  });
+  afterAll(() => remintRig.close());
+
+  test('when TigerGraph refuses the token of a session while ten requests use it, then the re-mint is one token.reminted event naming the session', async () => {
+    const agent = remintRig.agent();
+    const login = await agent.post('/auth/login').send({ secret: remintRig.secret, graph: 'social' });
+    expect(login.status).toBe(200);
+    const session = schema
+      .events(remintRig.audit())
+      .filter((e) => e.event === 'login.succeeded')
+      .at(-1)!.session;
+    expect((await agent.get('/api/echo')).status).toBe(200);
+    const mark = remintRig.audit().length;
+    const mintsBefore = remintRig.sim.counts()['POST /requesttoken'] ?? 0;
+    for (const { token } of remintRig.sim.tokens()) remintRig.sim.revokeToken(token);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => agent.get('/api/echo')));
+    expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
+    // Set-up holds: the refusal was met and one token minted for all ten.
+    expect((remintRig.sim.counts()['POST /requesttoken'] ?? 0) - mintsBefore).toBe(1);
+    const after = schema.events(remintRig.audit().slice(mark));
+    expect(after.filter((e) => e.event === 'token.reminted')).toEqual([
+      expect.objectContaining({ event: 'token.reminted', session }),
+    ]);
+  });
+});
