@@ -14,6 +14,7 @@ import { Cluster } from 'ioredis';
 import { createRedisClient, type RedisClient } from './redis/client.js';
 import { failFastWhileSilent, replyBeforeTimeout } from './redis/command-timeout.js';
 import { rideOutFailover, type FailoverWait } from './redis/failover-wait.js';
+import { watchSlotMasters } from './redis/slot-masters.js';
 import { createRedisOidcStores } from './redis/oidc-stores.js';
 import { createRedisSecretDrops } from './redis/secret-drops.js';
 import { connectOrGoOn } from './redis/startup.js';
@@ -67,6 +68,11 @@ export interface RedisStoresOptions {
    * Absent: not confirmed.
    */
   replicaAcks?: AckConnection;
+  /**
+   * Cluster: while the client is ready, readiness asks whether every slot has had an answering master within
+   * the failover bound (see slot-masters.ts) instead of a PING. Absent: a PING.
+   */
+  slotMasters?: () => Promise<void>;
 }
 
 export function createRedisStores(options: RedisStoresOptions): Stores {
@@ -123,6 +129,10 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
       // A lost connection within the wait bound is a failover being ridden out: still ready (no PING, which
       // would wait for it). A connected but frozen Redis is pinged and fails at the command timeout.
       if (options.failover && redis.status !== 'ready' && options.failover.withinBound()) return;
+      // A ready Cluster: the master of every slot is pinged instead (slot-masters.ts). Its keyless PING goes to
+      // a random primary, a dead one too while the slot table names it, and is issued again every 100 ms
+      // (failover-wait.ts): while a primary was being replaced it could outlast the check's bound (503).
+      if (options.slotMasters && redis.status === 'ready') return options.slotMasters();
       await guard(() => redis.ping());
     },
     async close() {
@@ -213,5 +223,6 @@ export async function createStores(
     sessionHotPath: DEFAULT_SESSION_HOT_PATH,
     ...(config.sessionCache && { sessionCache: config.sessionCache }),
     ...(replicaAcks && { replicaAcks }),
+    ...(redis instanceof Cluster && { slotMasters: watchSlotMasters(redis, { waitMs: config.failoverWaitMs }) }),
   });
 }

@@ -1,0 +1,132 @@
+/**
+ * @paired kills and freezes Cluster primaries and times /readyz around the failover bound
+ */
+import { readinessUntil, readyz, startRig, untilNotReady, untilReady, type Rig } from '../../helpers/app-rig.js';
+import { sidOf } from '../../helpers/cookies.js';
+import { poll } from '../../helpers/poll.js';
+import { sessionKey } from '../../helpers/redis-prefix.js';
+import { recordFigure } from '../../helpers/figures.js';
+import { call, login } from '../multi-instance/cluster.js';
+import { startReplicatedCluster, type ReplicatedCluster } from './replicated-cluster.js';
+
+// Above a promotion on a busy machine (2–3 s at cluster-node-timeout 1000), short enough to wait out.
+const WAIT_MS = 5000;
+const SESSIONS = 12;
+
+/**
+ * With `cluster-require-full-coverage no` the surviving primaries keep serving their slots when one slot
+ * range loses its master, and a PING to any of them answers: readiness must still say "not ready" once
+ * that range has been without a master past STORE_FAILOVER_WAIT_MS, as on a standalone Redis, and stay
+ * ready while a primary is being replaced within it.
+ */
+describe('readiness on a Redis Cluster with cluster-require-full-coverage no', () => {
+  let redis: ReplicatedCluster;
+  let rig: Rig;
+  let base: string;
+  let cookies: string[];
+  beforeAll(async () => {
+    redis = await startReplicatedCluster({ nodeTimeoutMs: 1000 });
+    for (const node of redis.nodes) await redis.client(node.port).config('SET', 'cluster-require-full-coverage', 'no');
+    rig = await startRig({
+      label: 'cluster-readiness',
+      store: { env: { REDIS_CLUSTER_NODES: redis.nodeList } },
+      env: { STORE_FAILOVER_WAIT_MS: String(WAIT_MS), LOGIN_RATE_LIMIT: '1000' },
+    });
+    base = await rig.listen();
+    // Before any primary is lost: the sessions a surviving primary must keep serving.
+    cookies = await Promise.all(Array.from({ length: SESSIONS }, () => login(base, rig.secret)));
+  }, 90_000);
+  afterAll(async () => {
+    await rig?.close();
+    await redis?.stop();
+  });
+
+  const node = (port: number) => redis.nodes.find((n) => n.port === port)!;
+  const promoted = async (replica: number) => (await redis.roles()).some((r) => r.master === replica);
+
+  /** Kills the primary of a range with a replica; /readyz every 100 ms until `settleMs` past the promotion. */
+  async function replacePrimary(label: string, settleMs: number) {
+    const doomed = (await redis.roles()).find((r) => r.replica !== undefined)!;
+    const from = Date.now();
+    await node(doomed.master).kill();
+    let promotedAt: number | undefined;
+    const seen = await readinessUntil(rig, from, 20_000, async () => {
+      if (promotedAt === undefined && (await promoted(doomed.replica!))) promotedAt = Date.now() - from;
+      return promotedAt !== undefined && Date.now() - from >= promotedAt + settleMs;
+    });
+    recordFigure(
+      `cluster readiness, ${label}: replica promoted ${promotedAt} ms after the kill, /readyz ${seen.length} times`,
+    );
+    // The case under test: a failover shorter than the bound.
+    expect(promotedAt).toBeDefined();
+    expect(promotedAt!).toBeLessThan(WAIT_MS - 1000);
+    return seen;
+  }
+
+  test('when a primary dies and its replica is promoted within the bound, then /readyz stays 200 throughout', async () => {
+    expect((await readyz(rig)).status).toBe(200);
+    // Until a probe has seen the new slot table (a probe a second, each reading the table again).
+    const seen = await replacePrimary('one primary killed', 1500);
+    expect(seen.filter((s) => s.status !== 200)).toEqual([]);
+  }, 40_000);
+
+  test('when a slot range loses its master and its replica soon after another primary was replaced, then /readyz stays 200 within its own bound, turns 503 past it while the other slots serve, and 200 once the range has a master again', async () => {
+    expect((await readyz(rig)).status).toBe(200);
+    const owners = await Promise.all(cookies.map((c) => redis.ownerOf(sessionKey(rig.prefix, sidOf(c)))));
+
+    // Probes see this primary's slots without a master (200: within the bound) until its replica is promoted;
+    // then at once, no /readyz in between, so no probe has seen those slots served again when the next
+    // range is lost. Their time without a master must not count towards that range's bound.
+    const during = await replacePrimary('a primary killed before another range is lost', 0);
+    expect(during.filter((s) => s.status !== 200)).toEqual([]);
+    const victim = (await redis.roles()).find((r) => r.replica !== undefined)!;
+    const from = Date.now();
+    await Promise.all([node(victim.master).kill(), node(victim.replica!).kill()]);
+
+    const seen = await readinessUntil(rig, from, WAIT_MS + 6000);
+    recordFigure(
+      `cluster readiness, a slot range without a master (bound ${WAIT_MS} ms): first 503 at ${seen.at(-1)!.at} ms, ` +
+        `last 200 at ${seen.filter((s) => s.status === 200).at(-1)?.at} ms`,
+    );
+    // Ready within the bound (a failover could still be under way), counted from this range's loss.
+    expect(seen.filter((s) => s.at < WAIT_MS - 500 && s.status !== 200)).toEqual([]);
+    // Not ready past it.
+    expect(seen.at(-1)!.status).toBe(503);
+    expect(seen.at(-1)!.at).toBeGreaterThanOrEqual(WAIT_MS);
+    // The shared probe's verdict lasts up to a second, and one probe runs up to its 1 s bound.
+    expect(seen.at(-1)!.at).toBeLessThan(WAIT_MS + 3000);
+    expect((await readyz(rig)).body).toMatchObject({ status: 'not_ready', checks: { store: 'unavailable' } });
+    // What a PING alone saw: the surviving primaries answer, and serve their own sessions.
+    const survivors = cookies.filter((_c, i) => owners[i] !== victim.master);
+    expect(survivors.length).toBeGreaterThan(0);
+    expect((await Promise.all(survivors.map((c) => call(base, '/api/echo', c)))).map((a) => a.status)).toEqual(
+      survivors.map(() => 200),
+    );
+
+    await node(victim.master).restart();
+    await poll(
+      async () => (await redis.client(victim.master).cluster('INFO')).includes('cluster_state:ok'),
+      20_000,
+      'the restarted primary to rejoin',
+    );
+    expect(await untilReady(rig, 20_000)).toBe(200);
+  }, 90_000);
+
+  test('when a primary freezes (its connection open, no answer), then /readyz turns 503 within 2 s, and 200 once it answers again', async () => {
+    expect(await untilReady(rig, 20_000)).toBe(200);
+    const frozen = (await redis.roles())[0]!.master;
+    const from = performance.now();
+    node(frozen).pause();
+    try {
+      const answer = await untilNotReady(rig);
+      const ms = Math.round(performance.now() - from);
+      recordFigure(`cluster readiness, a primary frozen: 503 after ${ms} ms`);
+      // Within a probe interval and one command timeout (untilNotReady gives up past that, and a second).
+      expect(answer.status).toBe(503);
+      expect(answer.body.checks.store).toBe('unavailable');
+    } finally {
+      node(frozen).resume();
+    }
+    expect(await untilReady(rig, 20_000)).toBe(200);
+  }, 60_000);
+});
