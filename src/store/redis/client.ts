@@ -128,8 +128,11 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
   return client;
 }
 
-/** The part of ioredis's SentinelConnector this reaches into (test/unit/store/ioredis-internals.test.ts). */
-export interface SentinelConnectorInternals {
+/**
+ * The part of ioredis's SentinelConnector (5.x) this reaches into; were it renamed, the detector would stay
+ * and test/integration/redis-ha/sentinel-switch-watch.test.ts fails.
+ */
+interface SentinelConnectorInternals {
   failoverDetector: { cleanup(): void } | null;
 }
 
