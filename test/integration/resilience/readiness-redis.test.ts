@@ -1,3 +1,6 @@
+/**
+ * @paired judges readiness deadlines (2 s after a SIGSTOP, the failover bound) on a private redis-server
+ */
 import {
   readinessUntil,
   readyz,
@@ -8,6 +11,7 @@ import {
   type Rig,
 } from '../../helpers/app-rig.js';
 import type { RedisServer } from '../../helpers/redis-server.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 // A short failover bound, so "down past the bound" comes quickly.
 const FAILOVER_WAIT_MS = 2000;
@@ -73,11 +77,19 @@ describe('readiness when Redis goes away', () => {
   });
 
   test('when Redis hangs (SIGSTOP), then /readyz answers 503 within its check bound instead of hanging', async () => {
+    const pausedAt = performance.now();
     redis.pause();
     try {
       const hung = await untilNotReady(rig);
+      const notReadyAfterMs = Math.round(performance.now() - pausedAt);
+      recordFigure(
+        `frozen Redis: /readyz 503 ${notReadyAfterMs} ms after the SIGSTOP (that answer took ${Math.round(hung.ms)} ms)`,
+      );
       expect(hung.status).toBe(503);
       expect(hung.body.checks.store).toBe('unavailable');
+      // Issue 28: a frozen store makes /readyz 503 within 2 s (a verdict reused for up to
+      // READINESS_PROBE_INTERVAL_MS, then a PING failing at REDIS_COMMAND_TIMEOUT_MS, 1000 + 800 ms).
+      expect(notReadyAfterMs).toBeLessThan(2000);
     } finally {
       redis.resume();
     }
