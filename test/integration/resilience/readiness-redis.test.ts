@@ -10,6 +10,8 @@ import {
   type OwnRedisRig,
   type Rig,
 } from '../../helpers/app-rig.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { READINESS_PROBE_INTERVAL_MS } from '../../../src/http/routes/ops-routes.js';
 import type { RedisServer } from '../../helpers/redis-server.js';
 import { recordFigure } from '../../helpers/figures.js';
 
@@ -50,6 +52,27 @@ describe('readiness when Redis goes away', () => {
     expect(seen.filter((s) => s !== 200)).toEqual([]);
     // Past the bound, ready only if the client really reconnected (the next test starts from a live one).
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, from + FAILOVER_WAIT_MS + 100 - Date.now())));
+    expect(await untilReady(rig)).toBe(200);
+  });
+
+  test('when a readiness PING is on the wire as the connection is lost, then /readyz stays 200 (the PING waits like any read)', async () => {
+    // No verdict left to reuse: the next /readyz probes.
+    await sleep(READINESS_PROBE_INTERVAL_MS + 100);
+    redis.pause();
+    // Its PING goes out and gets no answer; the connection is lost well before the command timeout (800 ms).
+    const probe = readyz(rig);
+    await sleep(300);
+    const from = Date.now();
+    await redis.kill();
+    const seen = [(await probe).status];
+    while (Date.now() - from < FAILOVER_WAIT_MS / 2) {
+      seen.push((await readyz(rig)).status);
+      await sleep(100);
+    }
+    await redis.restart();
+    seen.push((await readyz(rig)).status);
+    expect(seen).toEqual(seen.map(() => 200));
+    await sleep(Math.max(0, from + FAILOVER_WAIT_MS + 100 - Date.now()));
     expect(await untilReady(rig)).toBe(200);
   });
 
