@@ -5,8 +5,9 @@ import { startRigOnOwnRedis, type OwnRedisRig, type Rig } from '../../helpers/ap
 import { poll } from '../../helpers/poll.js';
 import type { RedisServer } from '../../helpers/redis-server.js';
 
-// Long enough for a flood of 40 to arrive and meet the cap on a loaded machine before the first waiter's bound.
-const FAILOVER_WAIT_MS = 3000;
+// Long enough for a flood of 40 to arrive and meet the cap on a loaded machine (over 1.5 s at load 15-20)
+// with time left to restart Redis before the first waiter's bound.
+const FAILOVER_WAIT_MS = 6000;
 const WAITERS = 5;
 const FLOOD = 40;
 
@@ -84,11 +85,17 @@ describe('a relayed request during a lost Redis connection', () => {
     // Every request has arrived and met the cap: the waiters' gauge is at the cap and all the others have
     // answered while Redis is still down (a state, however slowly the flood arrives on a loaded machine).
     const waiting = () => rig.service.stores.waiting!();
+    let last = '';
     await poll(
-      async () => waiting() === WAITERS && answered.length === FLOOD - WAITERS,
-      FAILOVER_WAIT_MS / 2,
+      async () => {
+        last = `${waiting()} waiting, ${answered.length} answered`;
+        return waiting() === WAITERS && answered.length === FLOOD - WAITERS;
+      },
+      (FAILOVER_WAIT_MS * 2) / 3,
       `${WAITERS} requests waiting and ${FLOOD - WAITERS} answered`,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message} (last seen: ${last})`);
+    });
     const beforeRestart = answered.map((r) => `${r.status} ${r.code}`);
     await redis.restart();
     const answers = await Promise.all(flood);
