@@ -5,28 +5,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';
 import { sidOf } from '../../helpers/cookies.js';
 import { recordFigure } from '../../helpers/figures.js';
-import { CSRF, call, type Cluster } from '../multi-instance/cluster.js';
-import { loginSessions } from './failover-checks.js';
+import { call, type Cluster } from '../multi-instance/cluster.js';
+import { loginSessions, tryLogin } from './failover-checks.js';
 import { clusterRig } from './cluster-rig.js';
 
 const LOGINS = 6;
 const PER_SESSION = 4;
-
-/** A login as a browser sends it: its status, the session cookie it set (if any), and when it ended. */
-async function tryLogin(baseUrl: string, secret: string) {
-  const res = await fetch(`${baseUrl}/auth/login`, {
-    method: 'POST',
-    headers: { ...CSRF, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ secret, graph: 'social' }),
-  });
-  await res.arrayBuffer();
-  const pair = res.headers.get('set-cookie')?.split(';')[0];
-  return {
-    status: res.status,
-    cookie: pair?.includes('=') && !pair.endsWith('=') ? pair : undefined,
-    endedAt: Date.now(),
-  };
-}
 
 /** The mints the data server saw for one secret (its token requests carry it in their body). */
 const mintsFor = (cluster: Cluster, secret: string): number =>

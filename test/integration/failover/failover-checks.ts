@@ -1,4 +1,4 @@
-import { call, login, type Cluster } from '../multi-instance/cluster.js';
+import { CSRF, call, login, type Cluster } from '../multi-instance/cluster.js';
 
 /** `n` logins dealt over the instances, ten at a time. */
 export async function loginSessions(cluster: Cluster, n: number): Promise<string[]> {
@@ -39,4 +39,20 @@ export async function remintEverySession(cluster: Cluster, cookies: string[], pe
     ),
   );
   return { answers: answers.map((a) => a.status), mints: (cluster.sim.counts()['POST /requesttoken'] ?? 0) - before };
+}
+
+/** A login as a browser sends it: its status, the session cookie it set (if any), and when it answered. */
+export async function tryLogin(baseUrl: string, secret: string) {
+  const res = await fetch(`${baseUrl}/auth/login`, {
+    method: 'POST',
+    headers: { ...CSRF, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ secret, graph: 'social' }),
+  });
+  await res.arrayBuffer();
+  const pair = res.headers.get('set-cookie')?.split(';')[0];
+  return {
+    status: res.status,
+    cookie: pair?.includes('=') && !pair.endsWith('=') ? pair : undefined,
+    endedAt: Date.now(),
+  };
 }
