@@ -128,12 +128,34 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     async ping() {
       // A lost connection within the wait bound is a failover being ridden out: still ready (no PING, which
       // would wait for it). A connected but frozen Redis is pinged and fails at the command timeout.
-      if (options.failover && redis.status !== 'ready' && options.failover.withinBound()) return;
+      const { failover } = options;
+      const ridingOut = (): boolean => failover !== undefined && redis.status !== 'ready' && failover.withinBound();
+      if (ridingOut()) return;
       // A ready Cluster: the master of every slot is pinged instead (slot-masters.ts). Its keyless PING goes to
       // a random primary, a dead one too while the slot table names it, and is issued again every 100 ms
       // (failover-wait.ts): while a primary was being replaced it could outlast the check's bound (503).
       if (options.slotMasters && redis.status === 'ready') return options.slotMasters();
-      await guard(() => redis.ping());
+      const ping = guard(() => redis.ping());
+      if (!failover) return void (await ping);
+      // A PING that meets the loss (on the wire as the connection closes, or sent before the client noticed
+      // it) is a read, so it is issued again on the new master and waits like any other: the same failover,
+      // ready too, not a check that outlasted its bound. A frozen server closes nothing and still fails.
+      await new Promise<void>((resolve, reject) => {
+        const onLoss = (): void => {
+          if (ridingOut()) settle(resolve);
+        };
+        const settle = (then: () => void): void => {
+          redis.off('close', onLoss);
+          redis.off('reconnecting', onLoss);
+          then();
+        };
+        redis.on('close', onLoss);
+        redis.on('reconnecting', onLoss);
+        ping.then(
+          () => settle(resolve),
+          (err: unknown) => settle(ridingOut() ? resolve : () => reject(err as Error)),
+        );
+      });
     },
     async close() {
       closing = true;

@@ -33,8 +33,13 @@ export interface TokenState {
 
 export interface TokenStore {
   get(sid: string): Promise<TokenState | null>;
-  /** Writes atomically; the key expires after ttlMs. */
-  set(sid: string, state: TokenState, ttlMs: number): Promise<void>;
+  /**
+   * Writes atomically; the key expires after ttlMs. False, and nothing written, when the session has ended
+   * (its tombstone is there): a refresh that finishes after a logout on another instance must not bring the
+   * ended session's token state back (the memory store serves one instance, whose logout waits for its
+   * refreshes, and always writes).
+   */
+  set(sid: string, state: TokenState, ttlMs: number): Promise<boolean>;
   /** Deletes only if the stored token is still `token`; true when it deleted. */
   deleteIfToken(sid: string, token: string): Promise<boolean>;
   delete(sid: string): Promise<void>;

@@ -88,12 +88,28 @@ export function createRefreshCoordinator(deps: {
     }
     const superseding = await supersededBy(req, state, grant.token);
     if (superseding) return superseding;
-    await tokens.set(req.sid, state, stateTtlFor(state, now(), req.sessionTtlMs));
+    if (!(await tokens.set(req.sid, state, stateTtlFor(state, now(), req.sessionTtlMs)))) {
+      return endedMeanwhile(req, state, grant.token);
+    }
     if (replacing) {
       deps.onReplaced?.(req.sid);
       await dropReplaced(req);
     }
     return state;
+  }
+
+  /**
+   * The session ended (a logout, on any instance) while this holder's upstream call ran: the logout has
+   * already read and deleted the token state, so the token just issued is nobody's. It is deleted upstream
+   * and the request fails as for any ended session; no fallback to an older token may hide that.
+   */
+  async function endedMeanwhile(req: EnsureRequest, mine: TokenState, token: string): Promise<never> {
+    logger.warn({ sid: maskSecret(req.sid) }, 'session ended during a token refresh; deleting the new token');
+    await upstream.remove(mine.renewWith ?? req.credential, token).then(
+      () => deps.metrics?.tokenDeletes.inc({ reason: 'session_end', result: 'ok' }),
+      () => deps.metrics?.tokenDeletes.inc({ reason: 'session_end', result: 'error' }),
+    );
+    throw new AppError('session_expired', 'The session ended; log in again');
   }
 
   /**

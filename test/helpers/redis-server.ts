@@ -98,7 +98,9 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     const proc = child;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise((resolve) => proc.once('exit', resolve));
-    proc.kill('SIGCONT'); // a stopped process would not act on SIGTERM
+    // A stopped process would not act on SIGTERM; SIGKILL ends it as it is (a frozen server that crashes
+    // answers nothing more).
+    if (signal !== 'SIGKILL') proc.kill('SIGCONT');
     proc.kill(signal);
     await exited;
   };

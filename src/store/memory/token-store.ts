@@ -46,6 +46,7 @@ export function createMemoryTokenStore(deps: { cipher: Cipher }): TokenStore & {
         },
         ttlMs,
       );
+      return true;
     },
     async deleteIfToken(sid, token) {
       if (read(sid) !== token) return false;

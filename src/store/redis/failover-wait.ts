@@ -66,7 +66,9 @@ export interface FailoverWait {
 type SendCommand = (command: Command, stream?: unknown, node?: unknown) => Promise<unknown>;
 
 /** Statuses in which the client is looking for its server (reconnecting, asking sentinels, re-reading slots). */
-const LOOKING = new Set(['connecting', 'connect', 'reconnecting', 'close']);
+// 'end' too: ioredis can give up by itself in a failover, and the stores connect it again (create-stores.ts);
+// a client ended on purpose is ended through close() first, which lets everything go.
+const LOOKING = new Set(['connecting', 'connect', 'reconnecting', 'close', 'end']);
 
 /** The client's own AUTH/SELECT/INFO/ROLE on connecting: ioredis handles their failure itself. */
 const isHandshake = (name: string): boolean => Command.checkFlag('HANDSHAKE_COMMANDS', name) || name === 'role';
@@ -137,6 +139,7 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
   // Connections lost so far: a try that timed out after one was lost did not meet a frozen server.
   let losses = 0;
   let waiters = 0;
+  let closed = false;
   const wakers = new Set<() => void>();
 
   const wakeAll = (): void => {
@@ -158,13 +161,14 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
   client.on('close', onClose);
   client.on('error', onLost);
   client.on('reconnecting', onLost);
-  client.on('end', wakeAll);
+  client.on('end', onLost);
 
   const original = client.sendCommand.bind(client) as SendCommand;
 
   const mustWait = (command: Command, stream: unknown): boolean => {
     // A Cluster client's own CLUSTER INFO/SLOTS, sent while it is not ready, is how it becomes ready.
-    if (!everReady || options.waitMs <= 0 || stream !== undefined || command.name === 'cluster') return false;
+    if (closed || !everReady || options.waitMs <= 0 || stream !== undefined || command.name === 'cluster')
+      return false;
     const status = client.status;
     if (!LOOKING.has(status)) return false;
     // During the handshake the client sends its own AUTH/SELECT/INFO/ROLE; those must go through.
@@ -230,7 +234,7 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
 
   /** Whether `attempt`, failed with `err`, may be followed by a fresh try. */
   const mayRetry = (issued: Issued, attempt: Command, err: Error): boolean => {
-    if (err instanceof ClientLeftError || !isFailoverError(err) || client.status === 'end') return false;
+    if (err instanceof ClientLeftError || !isFailoverError(err) || closed) return false;
     if (mayHaveRun(attempt)) {
       // A write that may have run is never sent again (nothing runs twice).
       if (!isReadOnly(issued.name)) return false;
@@ -330,7 +334,8 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
       client.off('close', onClose);
       client.off('error', onLost);
       client.off('reconnecting', onLost);
-      client.off('end', wakeAll);
+      closed = true;
+      client.off('end', onLost);
       wakeAll();
     },
   };

@@ -8,8 +8,11 @@ import { positiveMs } from '../ttl.js';
 import { sealedAs } from '../../crypto/crypto.js';
 import type { Cipher, TokenState, TokenStore } from '../types.js';
 
-// One script so readers never see a half-written hash or a hash without its expiry.
+// One script so readers never see a half-written hash or a hash without its expiry. KEYS[2], the session's
+// tombstone (same hash slot): once a session has ended nothing is written, so a refresh that loses the race
+// with a logout on another instance cannot put a token back after the logout read and deleted it.
 const SET = redisScript(`
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 't', ARGV[1], 'e', ARGV[2], 'v', ARGV[3], 'f', ARGV[4], 'r', ARGV[5])
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'w', ARGV[7]) end
@@ -60,7 +63,10 @@ export function createRedisTokenStore(deps: {
         state.replacedAt ?? 0,
       ];
       const renewWith = state.renewWith === undefined ? '' : cipher.encrypt(state.renewWith, sealedAs.renewal(sid));
-      await guard(() => SET.run(redis, [keys.token(sid)], [...args, positiveMs(ttlMs), renewWith]));
+      const written = await guard(() =>
+        SET.run(redis, [keys.token(sid), keys.tombstone(sid)], [...args, positiveMs(ttlMs), renewWith]),
+      );
+      return written === 1;
     },
     async deleteIfToken(sid, token) {
       const deleted = await guard(() => DELETE_IF.run(redis, [keys.token(sid)], [fingerprint(token)]));

@@ -72,3 +72,19 @@ export async function remintEverySession(cluster: Cluster, cookies: string[], pe
   );
   return { answers: answers.map((a) => a.status), mints: (cluster.sim.counts()['POST /requesttoken'] ?? 0) - before };
 }
+
+/** A login as a browser sends it: its status, the session cookie it set (if any), and when it answered. */
+export async function tryLogin(baseUrl: string, secret: string) {
+  const res = await fetch(`${baseUrl}/auth/login`, {
+    method: 'POST',
+    headers: { ...CSRF, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ secret, graph: 'social' }),
+  });
+  await res.arrayBuffer();
+  const pair = res.headers.get('set-cookie')?.split(';')[0];
+  return {
+    status: res.status,
+    cookie: pair?.includes('=') && !pair.endsWith('=') ? pair : undefined,
+    endedAt: Date.now(),
+  };
+}

@@ -3,27 +3,15 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sidOf } from '../../helpers/cookies.js';
-import { CSRF, call } from '../multi-instance/cluster.js';
+import { call } from '../multi-instance/cluster.js';
 import { sentinelRig } from './sentinel-rig.js';
-import { loginSessions } from './failover-checks.js';
+import { loginSessions, tryLogin } from './failover-checks.js';
 import { recordFigure } from '../../helpers/figures.js';
 
 const REFRESHING = 10;
 const LOGINS = 6;
 const LOGOUTS = 3;
 const PER_SESSION = 6;
-
-/** A login as a browser sends it: its status and the session cookie it set, if any. */
-async function tryLogin(baseUrl: string, secret: string): Promise<{ status: number; cookie: string | undefined }> {
-  const res = await fetch(`${baseUrl}/auth/login`, {
-    method: 'POST',
-    headers: { ...CSRF, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ secret, graph: 'social' }),
-  });
-  await res.arrayBuffer();
-  const pair = res.headers.get('set-cookie')?.split(';')[0];
-  return { status: res.status, cookie: pair?.includes('=') && !pair.endsWith('=') ? pair : undefined };
-}
 
 describe('writes meeting a Sentinel failover: logins, logouts and token refreshes on three instances', () => {
   const rig = sentinelRig({ label: 'failover-writes' });

@@ -1,3 +1,6 @@
+/**
+ * @paired judges readiness deadlines (2 s after a SIGSTOP, the failover bound) on a private redis-server
+ */
 import {
   readinessUntil,
   readyz,
@@ -7,7 +10,10 @@ import {
   type OwnRedisRig,
   type Rig,
 } from '../../helpers/app-rig.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { READINESS_PROBE_INTERVAL_MS } from '../../../src/http/routes/ops-routes.js';
 import type { RedisServer } from '../../helpers/redis-server.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 // A short failover bound, so "down past the bound" comes quickly.
 const FAILOVER_WAIT_MS = 2000;
@@ -49,6 +55,27 @@ describe('readiness when Redis goes away', () => {
     expect(await untilReady(rig)).toBe(200);
   });
 
+  test('when a readiness PING is on the wire as the connection is lost, then /readyz stays 200 (the PING waits like any read)', async () => {
+    // No verdict left to reuse: the next /readyz probes.
+    await sleep(READINESS_PROBE_INTERVAL_MS + 100);
+    redis.pause();
+    // Its PING goes out and gets no answer; the connection is lost well before the command timeout (800 ms).
+    const probe = readyz(rig);
+    await sleep(300);
+    const from = Date.now();
+    await redis.kill();
+    const seen = [(await probe).status];
+    while (Date.now() - from < FAILOVER_WAIT_MS / 2) {
+      seen.push((await readyz(rig)).status);
+      await sleep(100);
+    }
+    await redis.restart();
+    seen.push((await readyz(rig)).status);
+    expect(seen).toEqual(seen.map(() => 200));
+    await sleep(Math.max(0, from + FAILOVER_WAIT_MS + 100 - Date.now()));
+    expect(await untilReady(rig)).toBe(200);
+  });
+
   test('when Redis is stopped past the failover bound, then /readyz is 503 naming the store, /healthz stays 200, and readiness returns with Redis', async () => {
     // From before the kill: the client sees the socket close before the process is reaped.
     const from = Date.now();
@@ -73,11 +100,19 @@ describe('readiness when Redis goes away', () => {
   });
 
   test('when Redis hangs (SIGSTOP), then /readyz answers 503 within its check bound instead of hanging', async () => {
+    const pausedAt = performance.now();
     redis.pause();
     try {
       const hung = await untilNotReady(rig);
+      const notReadyAfterMs = Math.round(performance.now() - pausedAt);
+      recordFigure(
+        `frozen Redis: /readyz 503 ${notReadyAfterMs} ms after the SIGSTOP (that answer took ${Math.round(hung.ms)} ms)`,
+      );
       expect(hung.status).toBe(503);
       expect(hung.body.checks.store).toBe('unavailable');
+      // Issue 28: a frozen store makes /readyz 503 within 2 s (a verdict reused for up to
+      // READINESS_PROBE_INTERVAL_MS, then a PING failing at REDIS_COMMAND_TIMEOUT_MS, 1000 + 800 ms).
+      expect(notReadyAfterMs).toBeLessThan(2000);
     } finally {
       redis.resume();
     }

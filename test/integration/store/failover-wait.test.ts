@@ -73,6 +73,23 @@ class FakeResponse extends EventEmitter {
 }
 
 describe('store commands ride out a lost Redis connection', () => {
+  test('when the client ends by itself (as ioredis can in a failover) and is connected again, then a command issued meanwhile waits for it instead of failing', async () => {
+    const { redis, failover, stores } = await rig(10_000, 3);
+    try {
+      await redis.set('fw:ended', 'still here');
+      // Ended without close(): the stores connect it again a moment later (create-stores.ts).
+      redis.disconnect();
+      await poll(async () => redis.status === 'end', 5000, 'the client to end');
+      const read = timed(Date.now(), redis.get('fw:ended'));
+      expect(failover.waiting()).toBe(1);
+      expect(failover.withinBound()).toBe(true);
+      expect(await read).toMatchObject({ ok: true, value: 'still here' });
+      expect(failover.waiting()).toBe(0);
+    } finally {
+      await stores.close();
+    }
+  }, 20_000);
+
   test('when the client of a waiting command leaves, then its slot is free at once and the command is never sent; a finished answer keeps its command waiting', async () => {
     const { redis, failover, stores } = await rig(10_000, 3);
     try {

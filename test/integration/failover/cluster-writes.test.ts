@@ -1,0 +1,103 @@
+/**
+ * @paired SIGKILLs a Redis Cluster primary while logins and token refreshes are on their way
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { poll } from '../../helpers/poll.js';
+import { sidOf } from '../../helpers/cookies.js';
+import { recordFigure } from '../../helpers/figures.js';
+import { call, type Cluster } from '../multi-instance/cluster.js';
+import { loginSessions, tryLogin } from './failover-checks.js';
+import { clusterRig } from './cluster-rig.js';
+
+const LOGINS = 6;
+const PER_SESSION = 4;
+
+/** The mints the data server saw for one secret (its token requests carry it in their body). */
+const mintsFor = (cluster: Cluster, secret: string): number =>
+  cluster.sim
+    .seen()
+    .filter((s) => s.method === 'POST' && s.path === '/requesttoken' && s.bodyText?.includes(secret) === true).length;
+
+describe('logins and token refreshes meeting a Redis Cluster primary failover', () => {
+  const rig = clusterRig({
+    label: 'cluster-writes',
+    instances: 2,
+    nodeTimeoutMs: 1000,
+    env: { STORE_FAILOVER_WAIT_MS: '8000' },
+  });
+
+  test('when a primary is SIGKILLed with logins and refreshes on their way, then logins succeed (503 only within the failover, leaving nothing), and each session mints once', async () => {
+    const { cluster, redis } = rig;
+    const urls = cluster.instances.map((i) => i.url);
+    // The logins of the failover use a secret of their own: their mints and tokens can be told apart.
+    const loginSecret = cluster.sim.createSecret({ alias: 'cluster_failover_logins' });
+    const cookies = await loginSessions(cluster, 30);
+    const owners = await Promise.all(cookies.map((c) => redis.ownerOf(cluster.keys(sidOf(c)).token)));
+    const roles = await redis.roles();
+    const doomed = roles
+      .map((r) => ({ ...r, held: owners.filter((o) => o === r.master).length }))
+      .sort((a, b) => b.held - a.held)[0]!;
+    // The sessions whose token state (and lease) the killed primary holds: their refreshes meet the failover.
+    const refreshing = cookies.filter((_c, i) => owners[i] === doomed.master);
+    expect(refreshing.length).toBeGreaterThanOrEqual(5);
+    for (const c of refreshing) expect((await call(urls[0]!, '/api/echo', c)).status).toBe(200);
+    for (const { master } of roles) expect(await redis.client(master).wait(1, 2000)).toBe(1);
+    // Every session's token dropped upstream: each next relayed request must mint, one mint per session.
+    for (const { token } of cluster.sim.tokens()) cluster.sim.revokeToken(token);
+    const refreshMintsBefore = mintsFor(cluster, cluster.secret);
+
+    const killedAt = Date.now();
+    await redis.nodes.find((n) => n.port === doomed.master)!.kill();
+    await sleep(200);
+    const logins = Array.from({ length: LOGINS }, (_, k) => tryLogin(urls[k % urls.length]!, loginSecret.value));
+    const refreshes = refreshing.flatMap((c) =>
+      Array.from({ length: PER_SESSION }, (_, k) => call(urls[k % urls.length]!, '/api/echo', c)),
+    );
+    await poll(
+      async () => (await redis.roles()).some((r) => r.master === doomed.replica),
+      30_000,
+      `replica ${doomed.replica} promoted`,
+    );
+    const promotedAt = Date.now();
+    const loginAnswers = await Promise.all(logins);
+    const refreshAnswers = (await Promise.all(refreshes)).map((a) => a.status);
+    // After the failover, logins succeed again.
+    const later = await Promise.all(urls.map((u) => tryLogin(u, loginSecret.value)));
+    const refreshMints = mintsFor(cluster, cluster.secret) - refreshMintsBefore;
+
+    recordFigure(
+      `cluster failover meeting writes: replica promoted ${(promotedAt - killedAt) / 1000} s after the kill; ` +
+        `${LOGINS} logins ${JSON.stringify(loginAnswers.map((l) => `${l.status} +${l.endedAt - killedAt} ms`))}, ` +
+        `after it ${JSON.stringify(later.map((l) => l.status))}; ${refreshAnswers.length} relayed requests of ` +
+        `${refreshing.length} sessions needing a mint: ${refreshAnswers.filter((s) => s === 200).length} 200, ` +
+        `${refreshAnswers.filter((s) => s === 503).length} 503; ${refreshMints} mints for them`,
+    );
+
+    // Logins: a 200 set a cookie whose session works on every instance; a 503 set none. Only the logins issued
+    // during the failover may get one: those issued after it all succeed.
+    for (const l of [...loginAnswers, ...later]) {
+      if (l.status === 200) {
+        expect(l.cookie).toBeDefined();
+        for (const url of urls) expect((await call(url, '/api/echo', l.cookie!)).status).toBe(200);
+      } else {
+        expect([l.status, l.cookie]).toEqual([503, undefined]);
+      }
+    }
+    expect(later.map((l) => l.status)).toEqual(urls.map(() => 200));
+    // A failed login left no token alive upstream: one live token per successful login.
+    const okLogins = [...loginAnswers, ...later].filter((l) => l.status === 200).length;
+    expect(cluster.sim.tokens().filter((t) => t.secretAlias === loginSecret.alias)).toHaveLength(okLogins);
+
+    // Refreshes: every answer a 200 or the documented 503; single flight held across the failover: one mint
+    // per session, and afterwards each works on every instance without another.
+    expect(refreshAnswers.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+    expect(refreshMints).toBe(refreshing.length);
+    for (const c of refreshing) for (const url of urls) expect((await call(url, '/api/echo', c)).status).toBe(200);
+    expect(mintsFor(cluster, cluster.secret) - refreshMintsBefore).toBe(refreshing.length);
+    const heir = redis.client(doomed.replica!);
+    for (const c of refreshing) {
+      const keys = cluster.keys(sidOf(c));
+      expect(await heir.exists(keys.token)).toBe(1);
+    }
+  }, 90_000);
+});
