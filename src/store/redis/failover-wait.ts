@@ -167,8 +167,7 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
 
   const mustWait = (command: Command, stream: unknown): boolean => {
     // A Cluster client's own CLUSTER INFO/SLOTS, sent while it is not ready, is how it becomes ready.
-    if (closed || !everReady || options.waitMs <= 0 || stream !== undefined || command.name === 'cluster')
-      return false;
+    if (closed || !everReady || options.waitMs <= 0 || stream !== undefined || command.name === 'cluster') return false;
     const status = client.status;
     if (!LOOKING.has(status)) return false;
     // During the handshake the client sends its own AUTH/SELECT/INFO/ROLE; those must go through.
