@@ -90,8 +90,9 @@ export function failFastWhileSilent(client: Redis | Cluster, silence: Silence): 
  * The silence of one connection. Marked only for the socket the timed-out command was written on: one that
  * fires after a reconnect (a failover) belongs to the old socket, and marking the new one would refuse
  * every command on it, so nothing would be sent and no byte would ever come back to clear it. And it lasts
- * at most one command timeout: then one command is sent again, and either Redis answers (cleared) or it
- * times out and marks it again, so a wrong mark costs at most one timeout of refusals.
+ * one command timeout from the last command that timed out on that socket: then one command is sent again,
+ * and either Redis answers (cleared) or it times out and marks it again. The commands that can still time
+ * out once it is silent were sent before it began, so a wrong mark costs at most two timeouts of refusals.
  */
 function watchSilence(client: Redis): Silence & { mark(on: unknown, ms: number): void } {
   let listening: NodeJS.EventEmitter | undefined;
@@ -103,11 +104,13 @@ function watchSilence(client: Redis): Silence & { mark(on: unknown, ms: number):
       return until !== 0;
     },
     mark(on: unknown, ms: number): void {
-      if (until !== 0) return;
       const stream = client.stream as NodeJS.EventEmitter | undefined;
       // No socket (or not yet ready): the connection is being made or lost, which is failover-wait.ts's case.
       if (stream === undefined || stream !== on || client.status !== 'ready') return;
+      // Already silent: a command sent before the silence began timed out too, so it lasts one timeout from
+      // this one (it would otherwise lapse while commands sent before it are still timing out, one by one).
       until = Date.now() + ms;
+      if (listening === stream) return;
       listening = stream;
       stream.once('data', clear);
     },

@@ -8,7 +8,8 @@ import type { SimulatorHandle } from '../../../src/simulator/types.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { recordFigure } from '../../helpers/figures.js';
-import { CSRF, login, OPEN_LOGIN_LIMITS } from '../multi-instance/cluster.js';
+import { frozenServiceEnv, served, timed } from './frozen-timing.js';
+import { CSRF, login } from '../multi-instance/cluster.js';
 import { timeUntilStatus } from '../faults/load.js';
 import { AppError } from '../../../src/errors.js';
 import { createCipher } from '../../../src/crypto/crypto.js';
@@ -27,43 +28,6 @@ import type { Stores } from '../../../src/store/types.js';
 const COMMAND_TIMEOUT_MS = 800;
 const BOUND_MS = 1.3 * COMMAND_TIMEOUT_MS;
 
-interface Timed {
-  kind: string;
-  status: number;
-  code: string | undefined;
-  /** As the test's fetch saw it (the loaded test machine's own delays included). */
-  ms: number;
-  requestId: string;
-}
-
-async function timed(kind: string, url: string, init: RequestInit): Promise<Timed> {
-  const start = performance.now();
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
-  const text = await res.text();
-  const ms = Math.round(performance.now() - start);
-  let code: string | undefined;
-  try {
-    code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
-  } catch {
-    code = undefined;
-  }
-  return { kind, status: res.status, code, ms, requestId: res.headers.get('x-request-id') ?? '' };
-}
-
-/** The service's own time for a request (its access line's durationMs: arrival to the answer sent). */
-async function served(bff: ServiceProcess, requestId: string): Promise<number> {
-  // The line may reach the process's output a moment after the answer reached the client.
-  for (let tries = 0; tries < 40; tries++) {
-    const line = bff
-      .output()
-      .split('\n')
-      .find((l) => l.includes(requestId) && l.includes('"msg":"request"'));
-    if (line !== undefined) return (JSON.parse(line) as { durationMs: number }).durationMs;
-    await sleep(50);
-  }
-  return NaN;
-}
-
 describe.each([
   ['on', 'true'],
   ['off', 'false'],
@@ -77,18 +41,10 @@ describe.each([
     redis = await startRedisServer();
     sim = await startSimulator({});
     bff = await startServiceProcess({
-      NODE_ENV: 'test',
-      TG_RESTPP_URL: sim.restppUrl,
-      TG_GSQL_URL: sim.gsqlUrl,
-      TG_VERSION: sim.version,
+      ...frozenServiceEnv(sim, COMMAND_TIMEOUT_MS),
       REDIS_URL: redis.url,
       REDIS_PREFIX: 'frozen1:',
-      REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
       SESSION_CACHE: cache,
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-      COOKIE_SECURE: 'false',
-      ...OPEN_LOGIN_LIMITS,
     });
     secret = sim.createSecret({ alias: 'frozen' }).value;
   }, 60_000);
@@ -260,5 +216,32 @@ describe('once a command timed out on a frozen Redis, the next store step fails 
       if (!answered) await sleep(50);
     }
     expect(answered).toBe(true);
+  }, 20_000);
+
+  // A command sent before the silence began that times out after it (a request's step already out when an
+  // earlier one timed out) keeps the connection silent one timeout from its own timeout, not from the first.
+  test('a command that times out while the connection is silent keeps it silent one timeout from then', async () => {
+    const key = `guess:${randomBytes(4).toString('hex')}`;
+    expect((await stores.rateLimiter.hit(key, 50, 60_000)).allowed).toBe(true);
+    redis.pause();
+    try {
+      const early = failure(() => stores.rateLimiter.hit(key, 50, 60_000));
+      await sleep(COMMAND_TIMEOUT_MS / 2);
+      // Not silent yet: it goes out, and times out half a timeout after the first.
+      const later = failure(() => stores.rateLimiter.hit(key, 50, 60_000));
+      const [first, second] = await Promise.all([early, later]);
+      // Past one timeout from the first timeout, within one from the second's.
+      await sleep(COMMAND_TIMEOUT_MS * 0.7);
+      const next = await failure(() => stores.rateLimiter.hit(key, 50, 60_000));
+      recordFigure(
+        `frozen Redis, command timeout ${COMMAND_TIMEOUT_MS} ms: two sent before the silence failed in ` +
+          `${first.ms} and ${second.ms} ms, the next step ${0.7 * COMMAND_TIMEOUT_MS} ms after the second in ${next.ms} ms`,
+      );
+      for (const step of [first, second, next]) expect(step.code).toBe('store_unavailable');
+      expect(second.ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 50);
+      expect(next.ms).toBeLessThan(0.3 * COMMAND_TIMEOUT_MS);
+    } finally {
+      redis.resume();
+    }
   }, 20_000);
 });
