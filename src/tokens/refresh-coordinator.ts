@@ -105,10 +105,7 @@ export function createRefreshCoordinator(deps: {
    */
   async function endedMeanwhile(req: EnsureRequest, mine: TokenState, token: string): Promise<never> {
     logger.warn({ sid: maskSecret(req.sid) }, 'session ended during a token refresh; deleting the new token');
-    await upstream.remove(mine.renewWith ?? req.credential, token).then(
-      () => deps.metrics?.tokenDeletes.inc({ reason: 'session_end', result: 'ok' }),
-      () => deps.metrics?.tokenDeletes.inc({ reason: 'session_end', result: 'error' }),
-    );
+    await deleteUpstream(mine.renewWith ?? req.credential, token, 'session_end');
     throw new AppError('session_expired', 'The session ended; log in again');
   }
 
@@ -122,27 +119,39 @@ export function createRefreshCoordinator(deps: {
     const stored = await tokens.get(req.sid);
     if (stored === null || stored.version < mine.version || !isUsable(stored, now())) return null;
     logger.warn({ sid: maskSecret(req.sid) }, 'token lease lapsed during the upstream call; keeping the newer token');
-    if (stored.token !== token) {
-      await upstream.remove(mine.renewWith ?? req.credential, token).then(
-        () => deps.metrics?.tokenDeletes.inc({ reason: 'superseded', result: 'ok' }),
-        () => deps.metrics?.tokenDeletes.inc({ reason: 'superseded', result: 'error' }),
-      );
-    }
+    if (stored.token !== token) await deleteUpstream(mine.renewWith ?? req.credential, token, 'superseded');
     return stored;
   }
 
   /** Best effort: a refused token left alive upstream is what piles up; a failure here only costs that. */
   async function dropReplaced(req: EnsureRequest): Promise<void> {
-    try {
-      await upstream.remove(req.credential, req.rejected!);
-      deps.metrics?.tokenDeletes.inc({ reason: 'replaced', result: 'ok' });
-    } catch (err) {
-      deps.metrics?.tokenDeletes.inc({ reason: 'replaced', result: 'error' });
+    const failed = await deleteUpstream(req.credential, req.rejected!, 'replaced');
+    if (failed)
       logger.warn(
-        { err: { code: (err as { code?: unknown }).code }, sid: maskSecret(req.sid) },
+        { err: { code: (failed.err as { code?: unknown } | null)?.code }, sid: maskSecret(req.sid) },
         'could not delete a replaced token upstream',
       );
-    }
+  }
+
+  /**
+   * Deletes a token upstream that nobody will use (`reason`: why), counted in tgbff_token_deletes_total by
+   * result; never rejects: a failure is returned, for a caller that reports it.
+   */
+  function deleteUpstream(
+    credential: string,
+    token: string,
+    reason: 'replaced' | 'superseded' | 'session_end',
+  ): Promise<{ err: unknown } | undefined> {
+    return upstream.remove(credential, token).then(
+      () => {
+        deps.metrics?.tokenDeletes.inc({ reason, result: 'ok' });
+        return undefined;
+      },
+      (err: unknown) => {
+        deps.metrics?.tokenDeletes.inc({ reason, result: 'error' });
+        return { err };
+      },
+    );
   }
 
   async function ensure(req: EnsureRequest): Promise<TokenState> {
