@@ -83,9 +83,10 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
   const hot = options.sessionHotPath;
   let closing = false;
   const isClosing = (): boolean => closing;
-  const stopRestarts = [redis, ...(acks ? [acks.redis] : [])].map((c, i) =>
-    connectAgainWhenEnded(c, isClosing, logger, i === 0 ? undefined : 'replica-acks'),
-  );
+  const stopRestarts = [
+    connectAgainWhenEnded(redis, isClosing, logger),
+    ...(acks ? [connectAgainWhenEnded(acks.redis, isClosing, logger, 'replica-acks')] : []),
+  ];
   const alive = hot ? createAliveMarks(hot.clock) : undefined;
   // The cache needs the hot path's one read of session + tombstone, and one server to track on.
   const cache: SessionCache | undefined =
