@@ -18,8 +18,8 @@ const project = (name, extra = {}) => ({
     '^@tigergraph-bff/browser$': '<rootDir>/packages/browser/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
-  // tsconfig.json has isolatedModules, so ts-jest transpiles file by file; `npm run lint` type-checks.
-  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
+  // Types stripped file by file with esbuild (test/jest/esbuild-transform.js); `npm run lint` type-checks.
+  transform: { '^.+\\.ts$': '<rootDir>/test/jest/esbuild-transform.js' },
   testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
   // Parallel workers first, then the files marked `@serial <reason>` one at a time (test/jest/grouping-runner.js).
   runner: '<rootDir>/test/jest/grouping-runner.js',
