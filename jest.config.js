@@ -23,6 +23,8 @@ const project = (name, extra = {}) => ({
   testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
   // Parallel workers first, then the files marked `@serial <reason>` one at a time (test/jest/grouping-runner.js).
   runner: '<rootDir>/test/jest/grouping-runner.js',
+  // The parallel workers lower their own CPU priority (test/jest/cpu-priority.cjs; grouping-runner.js says why).
+  setupFiles: ['<rootDir>/test/jest/cpu-priority.cjs'],
   ...extra,
 });
 

@@ -1,14 +1,19 @@
-// jest's own runner, run in three phases: first every test file in parallel workers; then the files that
-// say `@paired <reason>` in their opening docblock, two at a time; then the files that say
-// `@serial <reason>`, one at a time in a single worker. Nothing of the earlier phases runs beside a later one.
-// `@serial` is for files that load the machine while they judge a deadline (load generators, crowds of
-// processes, a soak); `@paired` for files that judge a deadline but spend most of their time waiting (on a
-// failover, a frozen Redis, a back-off window), so one other such file beside them leaves the CPU mostly
-// idle. Everything else must be isolated (free ports, its own key prefix, its own redis-server for faults)
-// and runs in parallel.
+// jest's own runner, in two stages. First the files that say `@paired <reason>` in their opening docblock run
+// two at a time, and beside them every other file (but the serial ones) in parallel workers at the lowest CPU
+// priority; then the files that say `@serial <reason>` run one at a time in a single worker, alone.
+// `@paired` is for files that judge a deadline but spend most of their time waiting (on a failover, a frozen
+// Redis, a back-off window): with the parallel workers (and every process they start) niced to 19, the
+// kernel gives a paired file's processes the CPU whenever they want it, so it sees about the machine it
+// would see alone, while the parallel files use what it leaves idle. `@serial` is for files that load the
+// machine while they judge a deadline (load generators, crowds of processes, a soak): they need both cores
+// and run when nothing else does. Everything else must be isolated (free ports, its own key prefix, its own
+// redis-server for faults) and runs in parallel.
+// The priority is set by each parallel worker for itself (test/jest/cpu-priority.cjs, a setupFiles entry,
+// told by TGBFF_TEST_NICE in the environment it was started with); lowering one's own priority needs no
+// privilege, and where the kernel refuses, the files still run, only without the separation.
 // Test files always run in workers, a single file too (jest would run that one in its own process): the
 // jest process then holds no test's handles and exits by itself, without forceExit. `--runInBand` still
-// runs everything in jest's process (for a debugger).
+// runs everything in jest's process, one stage after the other (for a debugger).
 import { readFileSync } from 'node:fs';
 import TestRunner from 'jest-runner';
 import { extract, parse } from 'jest-docblock';
@@ -20,12 +25,10 @@ const phaseOf = (path) => {
   return 'paired' in pragmas ? 'paired' : 'parallel';
 };
 
-/** Files per phase and how many run at once; `maxWorkers` bounds all of them. */
-const PHASES = [
-  ['parallel', Infinity],
-  ['paired', 2],
-  ['serial', 1],
-];
+/** How many paired files run at once. */
+const PAIR = 2;
+/** The parallel workers' niceness (the lowest priority there is). */
+export const PARALLEL_NICE = '19';
 
 export default class GroupingRunner extends TestRunner {
   #globalConfig;
@@ -49,16 +52,29 @@ export default class GroupingRunner extends TestRunner {
 
   async runTests(tests, watcher) {
     const phases = new Map(tests.map((test) => [test, phaseOf(test.path)]));
-    const inBand = this.#globalConfig.runInBand === true;
-    for (const [phase, width] of PHASES) {
-      const files = tests.filter((test) => phases.get(test) === phase);
-      if (files.length === 0 || watcher.isInterrupted()) continue;
-      // No more workers than files: one file starts one worker, not maxWorkers of them.
-      await this.#run(files, watcher, inBand, Math.min(this.#globalConfig.maxWorkers, width, files.length));
+    const of = (phase) => tests.filter((test) => phases.get(test) === phase);
+    if (this.#globalConfig.runInBand === true) {
+      for (const phase of ['parallel', 'paired', 'serial']) await this.#run(of(phase), watcher, 1, true);
+      return;
     }
+    // The paired runner first: its workers are started while nothing asks for a lower priority. Each runner
+    // starts its workers synchronously in runTests, so the variable reaches the parallel workers only.
+    const paired = this.#run(of('paired'), watcher, PAIR);
+    process.env.TGBFF_TEST_NICE = PARALLEL_NICE;
+    let parallel;
+    try {
+      parallel = this.#run(of('parallel'), watcher, Infinity);
+    } finally {
+      delete process.env.TGBFF_TEST_NICE;
+    }
+    await Promise.all([paired, parallel]);
+    await this.#run(of('serial'), watcher, 1);
   }
 
-  async #run(tests, watcher, inBand, workers) {
+  async #run(tests, watcher, width, inBand = false) {
+    if (tests.length === 0 || watcher.isInterrupted()) return;
+    // No more workers than files: one file starts one worker, not maxWorkers of them.
+    const workers = Math.min(this.#globalConfig.maxWorkers, width, tests.length);
     const runner = new TestRunner({ ...this.#globalConfig, maxWorkers: workers }, this.#context);
     for (const [eventName, listener] of this.#listeners) runner.on(eventName, listener);
     await runner.runTests(tests, watcher, { serial: inBand });

@@ -1,11 +1,14 @@
 /**
- * The jest runner's three phases (test/jest/grouping-runner.js): a real jest, in a child process, runs
- * generated test files that log when they start and end, and the log shows what ran beside what.
+ * @paired reads the CPU priorities of the jest it starts, which a parallel (niced) worker would pass on to it
+ *
+ * The jest runner's stages (test/jest/grouping-runner.js): a real jest, in a child process, runs generated
+ * test files that log when they start and end and at which CPU priority, and the log shows what ran beside
+ * what.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 type Phase = 'parallel' | 'paired' | 'serial';
@@ -21,6 +24,11 @@ interface Span {
   phase: Phase;
   start: number;
   end: number;
+  /** The file's worker's niceness, and that of a process the file started. */
+  nice: number;
+  childNice: number;
+  /** A parallel file's: whether it saw a paired file start while it ran (it waits up to 20 s for one). */
+  sawPaired?: boolean;
 }
 
 /** Most spans open at one instant. */
@@ -36,16 +44,31 @@ describe('the grouping runner', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'grouping-runner-'));
     const log = join(dir, 'spans.log');
+    const started = join(dir, 'started');
     for (const [phase, names] of Object.entries(FILES) as Array<[Phase, string[]]>) {
+      // A parallel file waits (up to 20 s, for a loaded machine) until a paired file has started: it can only see one if the two run
+      // side by side. The others wait half a second, so that pairs and single files overlap when they may.
+      const wait =
+        phase === 'parallel'
+          ? `  let sawPaired = false;\n` +
+            `  for (let i = 0; i < 200 && !sawPaired; i += 1) {\n` +
+            `    sawPaired = existsSync(${JSON.stringify(started)}) && readFileSync(${JSON.stringify(started)}, 'utf8').includes('paired');\n` +
+            `    if (!sawPaired) await new Promise((r) => setTimeout(r, 100));\n` +
+            `  }\n`
+          : `  const sawPaired = undefined;\n  await new Promise((r) => setTimeout(r, 500));\n`;
       for (const name of names) {
         writeFileSync(
           join(dir, `${name}.test.js`),
           `/**\n${PRAGMA[phase]} * a generated file\n */\n` +
-            `const { appendFileSync } = require('node:fs');\n` +
+            `const { appendFileSync, existsSync, readFileSync } = require('node:fs');\n` +
+            `const { execFileSync } = require('node:child_process');\n` +
+            `const { getPriority } = require('node:os');\n` +
             `test('${name}', async () => {\n` +
             `  const start = Date.now();\n` +
-            `  await new Promise((r) => setTimeout(r, 500));\n` +
-            `  appendFileSync(${JSON.stringify(log)}, JSON.stringify({ name: '${name}', phase: '${phase}', start, end: Date.now() }) + '\\n');\n` +
+            `  appendFileSync(${JSON.stringify(started)}, '${phase}\\n');\n` +
+            wait +
+            `  const childNice = Number(execFileSync(process.execPath, ['-p', 'require("node:os").getPriority()'], { encoding: 'utf8' }));\n` +
+            `  appendFileSync(${JSON.stringify(log)}, JSON.stringify({ name: '${name}', phase: '${phase}', start, end: Date.now(), nice: getPriority(), childNice, sawPaired }) + '\\n');\n` +
             `});\n`,
         );
       }
@@ -56,7 +79,9 @@ describe('the grouping runner', () => {
       transform: {},
       testEnvironment: 'node',
       runner: resolve('test/jest/grouping-runner.js'),
+      setupFiles: [resolve('test/jest/cpu-priority.cjs')],
       maxWorkers: 4,
+      testTimeout: 30_000,
       cacheDirectory: join(dir, 'cache'),
     };
     const run = spawnSync(process.execPath, ['node_modules/jest/bin/jest.js', '--config', JSON.stringify(config)], {
@@ -73,7 +98,7 @@ describe('the grouping runner', () => {
   }, 70_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const of = (phase: Phase) => spans.filter((s) => s.phase === phase);
+  const of = (phase: Phase) => spans.filter((s) => s.phase === phase).sort((a, b) => a.name.localeCompare(b.name));
 
   it('when files of all three kinds run, then every one runs once and jest passes', () => {
     expect(status).toBe(0);
@@ -81,19 +106,26 @@ describe('the grouping runner', () => {
     expect(spans.map((s) => s.name).sort()).toEqual(Object.values(FILES).flat().sort());
   });
 
-  it('when the parallel files run, then several run at once, and all of them end before a paired file starts', () => {
+  it('when the parallel and paired files run, then side by side: several parallel files at once, and each saw a paired file start', () => {
     expect(widest(of('parallel'))).toBeGreaterThan(1);
-    const lastParallel = Math.max(...of('parallel').map((s) => s.end));
-    expect(Math.min(...of('paired').map((s) => s.start))).toBeGreaterThanOrEqual(lastParallel);
+    expect(of('parallel').map((s) => [s.name, s.sawPaired])).toEqual(FILES.parallel.map((n) => [n, true]));
   });
 
-  it('when the paired files run, then exactly two at a time, and all of them end before a serial file starts', () => {
+  it('when the paired files run, then exactly two at a time', () => {
     expect(widest(of('paired'))).toBe(2);
-    const lastPaired = Math.max(...of('paired').map((s) => s.end));
-    expect(Math.min(...of('serial').map((s) => s.start))).toBeGreaterThanOrEqual(lastPaired);
   });
 
-  it('when the serial files run, then one at a time', () => {
+  it('when the serial files run, then one at a time, after every parallel and paired file has ended', () => {
     expect(widest(of('serial'))).toBe(1);
+    const lastBefore = Math.max(...[...of('parallel'), ...of('paired')].map((s) => s.end));
+    expect(Math.min(...of('serial').map((s) => s.start))).toBeGreaterThanOrEqual(lastBefore);
+  });
+
+  it("when the parallel files run, then at the lowest CPU priority, and so does what they start; paired and serial files at jest's own", () => {
+    const own = getPriority();
+    const niceOf = (phase: Phase) => of(phase).map((s) => [s.name, s.nice, s.childNice]);
+    expect(niceOf('parallel')).toEqual(FILES.parallel.map((n) => [n, 19, 19]));
+    expect(niceOf('paired')).toEqual(FILES.paired.map((n) => [n, own, own]));
+    expect(niceOf('serial')).toEqual(FILES.serial.map((n) => [n, own, own]));
   });
 });
