@@ -223,7 +223,7 @@ export async function createStores(
   if (config.mode === 'memory')
     return createMemoryStores({ cipher: deps.cipher, sessionFallbackTtlSeconds: settings.idleTimeoutSeconds });
   const redis = createRedisClient(config, { logger: deps.logger });
-  const silence = replyBeforeTimeout(redis);
+  const silence = replyBeforeTimeout(redis, { logger: deps.logger, connection: 'main' });
   const waiting = { waitMs: config.failoverWaitMs, maxWaiters: config.failoverWaiters };
   const failover = rideOutFailover(redis, waiting);
   // Outermost: a frozen Redis costs a request one command timeout, not one per store step.

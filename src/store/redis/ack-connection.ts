@@ -40,7 +40,7 @@ export async function openAckConnection(config: RedisConfig, options: AckConnect
   const logger = options.logger.child({ redisConnection: 'replica-acks' });
   const redis = createRedisClient(config, { logger });
   const commandTimeoutMs = config.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const silence = replyBeforeTimeout(redis);
+  const silence = replyBeforeTimeout(redis, { logger, connection: 'replica-acks' });
   const failover = rideOutFailover(redis, options.failover);
   failFastWhileSilent(redis, silence);
   let everReady = false;

@@ -1,9 +1,11 @@
 import { Redis, type Cluster, type Command } from 'ioredis';
+import type { Logger } from '../../observability/logger.js';
 
 type SendCommand = (command: Command, stream?: unknown, node?: unknown) => Promise<unknown>;
 
 /** The part of an ioredis Command this touches (its timer field is what ioredis's own clean-up clears). */
 interface TimedCommand {
+  name: string;
   isResolved: boolean;
   reject(err: Error): void;
   setTimeout(ms: number): void;
@@ -17,6 +19,15 @@ interface TimedCommand {
  */
 export interface Silence {
   readonly silent: boolean;
+  /** A command was refused because of it (counted for the line logged when it ends). */
+  refused(): void;
+}
+
+/** Where a connection's silence is reported: a warning when it begins, a notice when it ends. */
+export interface SilenceLog {
+  logger?: Logger | undefined;
+  /** The connection's name in those lines (`redisConnection`): main, replica-acks, session-cache-tracked, ... */
+  connection: string;
 }
 
 /** What a command refused on a silent connection fails with (it was never sent). */
@@ -34,7 +45,7 @@ const TIMED_OUT = 'Command timed out';
 export const metSilence = (err: unknown): boolean =>
   err instanceof SilentRedisError || (err instanceof Error && err.message === TIMED_OUT);
 
-const NEVER_SILENT: Silence = { silent: false };
+const NEVER_SILENT: Silence = { silent: false, refused: () => undefined };
 
 /**
  * ioredis's command timeout, except that a reply already waiting in the socket wins over it; and a
@@ -48,15 +59,15 @@ const NEVER_SILENT: Silence = { silent: false };
  * `setImmediate`, which runs right after that poll phase: an answer already received resolves the command
  * first, and a Redis that did not answer still fails at the timeout (plus one loop turn).
  *
- * Per command this is one property assignment; the timer is ioredis's own field, so ioredis clears it on
+ * Per command this is one property assignment and a clock read; the timer is ioredis's own field, so ioredis clears it on
  * reply as before (were the field renamed, the timer would only fire late and find the command resolved).
  * The silence costs nothing while Redis answers: a 'data' listener is added to the socket only when a
  * command timed out, and removed by the first bytes after it. A Cluster's commands go to node connections
  * this does not see: its silence is never set (each of its commands waits its own timeout, as before).
  */
-export function replyBeforeTimeout(client: Redis | Cluster): Silence {
+export function replyBeforeTimeout(client: Redis | Cluster, log?: SilenceLog): Silence {
   const original = client.sendCommand.bind(client) as SendCommand;
-  const silence = client instanceof Redis ? watchSilence(client) : undefined;
+  const silence = client instanceof Redis ? watchSilence(client, log) : undefined;
   const arm = armTimeout(client, silence?.mark);
   const patched: SendCommand = (command, stream, node) => {
     (command as unknown as TimedCommand).setTimeout = arm;
@@ -80,6 +91,7 @@ export function failFastWhileSilent(client: Redis | Cluster, silence: Silence): 
   const inner = client.sendCommand.bind(client) as SendCommand;
   const patched: SendCommand = (command, stream, node) => {
     if (!silence.silent) return inner(command, stream, node);
+    silence.refused();
     command.reject(new SilentRedisError());
     return command.promise;
   };
@@ -94,49 +106,102 @@ export function failFastWhileSilent(client: Redis | Cluster, silence: Silence): 
  * and either Redis answers (cleared) or it times out and marks it again. The commands that can still time
  * out once it is silent were sent before it began, so a wrong mark costs at most two timeouts of refusals.
  */
-function watchSilence(client: Redis): Silence & { mark(on: unknown, ms: number): void } {
+function watchSilence(
+  client: Redis,
+  log?: SilenceLog,
+): Silence & { mark(on: unknown, ms: number, timedOut: TimedOut): void } {
   let listening: NodeJS.EventEmitter | undefined;
   /** When the silence lapses (epoch ms); 0: not silent. */
   let until = 0;
+  /** When it began, and how many commands it refused since (for the line logged when it ends). */
+  let since = 0;
+  let refusals = 0;
+  /** When the current connection became ready (how young it was when a command timed out on it). */
+  let readyAt = 0;
   const state = {
     get silent(): boolean {
-      if (until !== 0 && Date.now() >= until) clear();
+      if (until !== 0 && Date.now() >= until) clear('lapsed');
       return until !== 0;
     },
-    mark(on: unknown, ms: number): void {
+    refused(): void {
+      refusals += 1;
+    },
+    mark(on: unknown, ms: number, timedOut: TimedOut): void {
       const stream = client.stream as NodeJS.EventEmitter | undefined;
       // No socket (or not yet ready): the connection is being made or lost, which is failover-wait.ts's case.
       if (stream === undefined || stream !== on || client.status !== 'ready') return;
+      const now = Date.now();
+      if (until === 0) {
+        since = now;
+        refusals = 0;
+        // Once per silence, never the command's arguments (keys hold session ids): which command stalled,
+        // after how long (more than the timeout: this process's event loop was held up too), on how young a
+        // connection, and how many commands were waiting on it.
+        log?.logger?.warn(
+          {
+            redisConnection: log.connection,
+            command: timedOut.name,
+            timeoutMs: ms,
+            waitedMs: now - timedOut.armedAt,
+            connectedForMs: readyAt === 0 ? undefined : now - readyAt,
+            inFlight: (client as unknown as { commandQueue?: { length: number } }).commandQueue?.length,
+          },
+          'redis command timed out; commands on this connection fail at once until Redis answers on it',
+        );
+      }
       // Already silent: a command sent before the silence began timed out too, so it lasts one timeout from
       // this one (it would otherwise lapse while commands sent before it are still timing out, one by one).
-      until = Date.now() + ms;
+      until = now + ms;
       if (listening === stream) return;
       listening = stream;
-      stream.once('data', clear);
+      stream.once('data', answered);
     },
   };
-  function clear(): void {
+  function answered(): void {
+    clear('answered');
+  }
+  function clear(why: 'answered' | 'lapsed' | 'closed'): void {
+    if (until !== 0)
+      log?.logger?.info(
+        {
+          redisConnection: log.connection,
+          silentForMs: (why === 'lapsed' ? until : Date.now()) - since,
+          refused: refusals,
+          ended: why,
+        },
+        'redis connection no longer silent',
+      );
     until = 0;
-    listening?.off('data', clear);
+    listening?.off('data', answered);
     listening = undefined;
   }
-  client.on('close', clear);
+  client.on('ready', () => {
+    readyAt = Date.now();
+  });
+  client.on('close', () => clear('closed'));
   return state;
+}
+
+/** What the silence learns of the command that began it. */
+interface TimedOut {
+  name: string;
+  armedAt: number;
 }
 
 /**
  * ioredis's `Command#setTimeout`, the rejection one `setImmediate` late (a reply already read wins); `mark`,
  * where given, learns the socket the timed-out command went out on.
  */
-function armTimeout(client: Redis | Cluster, mark?: (on: unknown, ms: number) => void) {
+function armTimeout(client: Redis | Cluster, mark?: (on: unknown, ms: number, timedOut: TimedOut) => void) {
   return function arm(this: TimedCommand, ms: number): void {
     if (this._commandTimeoutTimer) return;
     // ioredis arms the timeout as it writes the command: the socket now is the one it goes out on.
     const on: unknown = mark && (client as Redis).stream;
+    const armedAt = Date.now();
     this._commandTimeoutTimer = setTimeout(() => {
       setImmediate(() => {
         if (this.isResolved) return;
-        mark?.(on, ms);
+        mark?.(on, ms, { name: this.name, armedAt });
         this.reject(new Error(TIMED_OUT));
       });
     }, ms);

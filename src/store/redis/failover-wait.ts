@@ -1,5 +1,14 @@
 import { Command, type Cluster, type Redis } from 'ioredis';
-import { freshTry, isFailoverError, isReadOnly, isTimeout, mayHaveRun, noteRefusal, retire } from './reissue.js';
+import {
+  freshTry,
+  isFailoverError,
+  isReadOnly,
+  isTimeout,
+  mayHaveRun,
+  noteRefusal,
+  retire,
+  settle,
+} from './reissue.js';
 
 /**
  * The client a store command is issued for: the HTTP response of the request (a `ServerResponse` fits).
@@ -277,6 +286,8 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
       const fresh = freshTry(issued.name, issued.args, issued.command);
       issued.current = fresh;
       fresh.resolve = (value: unknown) => {
+        // Answered: its command timeout must not fire later (see settle), whoever the answer is for.
+        settle(fresh);
         if (fresh !== issued.current) return;
         finish(issued);
         troubleSince = undefined;

@@ -43,6 +43,28 @@ export function noteRefusal(command: Command, err: Error): void {
   if (wasRefused(err)) command.isTraced = false;
 }
 
+/** The part of an ioredis Command (5.x) its timers read: both its command timeout and ours (command-timeout.ts). */
+interface CommandTimer {
+  isResolved: boolean;
+  _commandTimeoutTimer?: NodeJS.Timeout;
+}
+
+/**
+ * A try is done with: its command timeout can no longer fire. ioredis clears it only in the try's own
+ * resolve and reject, and the tries here get handlers of their own (a fresh try's answer goes to its
+ * caller's resolve; a try given up gets no-ops), so its timer used to stay armed and fire one command
+ * timeout after the try was sent, answered or not. It then took the try for unanswered, and
+ * command-timeout.ts marked the connection silent: after a failover, a read issued again and answered at
+ * once had every command on the new connection refused (503) for up to one more timeout.
+ */
+export function settle(command: Command): void {
+  const timed = command as unknown as CommandTimer;
+  timed.isResolved = true;
+  if (timed._commandTimeoutTimer === undefined) return;
+  clearTimeout(timed._commandTimeoutTimer);
+  delete timed._commandTimeoutTimer;
+}
+
 /** The internals a fresh try copies: the args are already transformed and stringified, keys prefixed. */
 interface CommandInternals {
   replyEncoding?: BufferEncoding | null;
@@ -65,9 +87,11 @@ export function freshTry(name: string, args: Command['args'], of: Command): Comm
 /**
  * A try that is given up (failed, or superseded by a fresh one) may still sit in one of ioredis's queues
  * (a Cluster's delay queue after CLUSTERDOWN, a node's offline queue) and be written later, after its
- * caller was answered. It becomes a PING: harmless if it goes, and its reply still pairs with it.
+ * caller was answered. It becomes a PING: harmless if it goes, and its reply still pairs with it. Its
+ * outcome was seen (it failed), so its command timeout is cleared (`settle`).
  */
 export function retire(command: Command): void {
+  settle(command);
   command.name = 'ping';
   command.args = [];
   // Written as a plain command: a script's own toWritable would turn it back into an EVAL.

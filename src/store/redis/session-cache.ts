@@ -110,8 +110,11 @@ export function createSessionCache(deps: {
   // Their command timeout, like the main connection's, lets a reply already received win (a heartbeat
   // answered while the event loop was busy must not flush the cache); once one timed out, the next fail
   // at once until Redis answers again.
-  failFastWhileSilent(tracker, replyBeforeTimeout(tracker));
-  failFastWhileSilent(invalidations, replyBeforeTimeout(invalidations));
+  failFastWhileSilent(tracker, replyBeforeTimeout(tracker, { logger, connection: 'session-cache-tracked' }));
+  failFastWhileSilent(
+    invalidations,
+    replyBeforeTimeout(invalidations, { logger, connection: 'session-cache-invalidations' }),
+  );
   const probePrefix = keys.cacheProbe('');
   const probeTimeoutMs = options.probeTimeoutMs ?? 2000;
   const connections = [redis, tracker, invalidations];

@@ -44,15 +44,29 @@ export async function sessionAnswers(
   }));
 }
 
-/** The error message an instance logged for one request (its error line's `err.message`), if any. */
+/**
+ * The error message an instance logged for one request (its error line's `err.message`), if any. A step
+ * refused on a silent connection also names the silence it met: the instance's last warning before the
+ * request that a command timed out (which connection, which command, how long it waited, how old the
+ * connection was, how many commands were waiting on it), so a CI failure says which command stalled.
+ */
 function loggedCause(output: string, requestId: string): string | undefined {
-  const line = output.split('\n').find((l) => l.includes(`"requestId":"${requestId}"`) && l.includes('"err"'));
-  if (line === undefined) return undefined;
+  const lines = output.split('\n');
+  const at = lines.findIndex((l) => l.includes(`"requestId":"${requestId}"`) && l.includes('"err"'));
+  if (at === -1) return undefined;
+  const line = lines[at]!;
+  let message: string | undefined;
   try {
-    return (JSON.parse(line) as { err?: { message?: string } }).err?.message;
+    message = (JSON.parse(line) as { err?: { message?: string } }).err?.message;
   } catch {
     return line.slice(0, 300);
   }
+  if (!message?.startsWith('Redis has not answered since a command timed out')) return message;
+  const silence = lines
+    .slice(0, at)
+    .reverse()
+    .find((l) => l.includes('"msg":"redis command timed out'));
+  return silence === undefined ? message : `${message}; silent since: ${silence.slice(0, 400)}`;
 }
 
 /**

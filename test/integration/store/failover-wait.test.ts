@@ -7,6 +7,7 @@ import { createLogger } from '../../../src/observability/logger.js';
 import { createCipher } from '../../../src/crypto/crypto.js';
 import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis/client.js';
+import { failFastWhileSilent, replyBeforeTimeout } from '../../../src/store/redis/command-timeout.js';
 import { EventEmitter } from 'node:events';
 import {
   ClientLeftError,
@@ -262,6 +263,43 @@ describe('store commands ride out a lost Redis connection', () => {
       expect(await read).toMatchObject({ ok: true, value: 'kept' });
     } finally {
       await stores.close();
+      await proxy.close();
+    }
+  }, 20_000);
+
+  test('when a read on the wire at a loss was issued again and answered, then its try times out no later: the connection is not marked silent and the next command goes out', async () => {
+    // The main connection as create-stores.ts builds it: the command timeout with its silence, the wait,
+    // and the refusal while silent. A try issued again used to keep its command timer after its answer:
+    // the timer fired one timeout later, found the try "unresolved" and marked the connection silent, so
+    // every command for one more timeout was refused (seen after a Sentinel failover, sentinel-failover.test.ts).
+    const proxy = await startFaultProxy({ port: server.port });
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', destination: { write: (line: string) => void lines.push(line) } });
+    const timeoutMs = 500;
+    const redis = createRedisClient(
+      { mode: 'standalone', url: proxy.url('redis'), commandTimeoutMs: timeoutMs, maxReconnectDelayMs: 100 },
+      { logger },
+    );
+    const silence = replyBeforeTimeout(redis, { logger, connection: 'main' });
+    const failover = rideOutFailover(redis, { waitMs: 10_000, maxWaiters: 100 });
+    failFastWhileSilent(redis, silence);
+    await redis.connect();
+    try {
+      await redis.set('fw:again', 'kept');
+      proxy.set({ kind: 'blackhole' });
+      const read = redis.get('fw:again');
+      await sleep(100);
+      proxy.set({ kind: 'reset' });
+      proxy.set({ kind: 'pass' });
+      expect(await read).toBe('kept');
+      // Past the answered try's command timeout: nothing timed out, so nothing is refused.
+      await sleep(timeoutMs + 100);
+      expect(await timed(Date.now(), redis.get('fw:again'))).toMatchObject({ ok: true, value: 'kept' });
+      await sleep(timeoutMs);
+      expect(lines.filter((l) => l.includes('timed out'))).toEqual([]);
+    } finally {
+      failover.close();
+      redis.disconnect();
       await proxy.close();
     }
   }, 20_000);
