@@ -35,6 +35,8 @@ describe('readiness on a Redis Cluster with cluster-require-full-coverage no', (
     base = await rig.listen();
     // Before any primary is lost: the sessions a surviving primary must keep serving.
     cookies = await Promise.all(Array.from({ length: SESSIONS }, () => login(base, rig.secret)));
+    // On every replica before the first primary is killed: the surviving primaries' sessions must be there.
+    await redis.replicated();
   }, 90_000);
   afterAll(async () => {
     await rig?.close();
