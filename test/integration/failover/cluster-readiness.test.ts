@@ -35,6 +35,8 @@ describe('readiness on a Redis Cluster with cluster-require-full-coverage no', (
     base = await rig.listen();
     // Before any primary is lost: the sessions a surviving primary must keep serving.
     cookies = await Promise.all(Array.from({ length: SESSIONS }, () => login(base, rig.secret)));
+    // On every replica before the first primary is killed: the surviving primaries' sessions must be there.
+    await redis.replicated();
   }, 90_000);
   afterAll(async () => {
     await rig?.close();
@@ -82,35 +84,62 @@ describe('readiness on a Redis Cluster with cluster-require-full-coverage no', (
     const victim = (await redis.roles()).find((r) => r.replica !== undefined)!;
     const from = Date.now();
     await Promise.all([node(victim.master).kill(), node(victim.replica!).kill()]);
+    let restarted: Promise<void> | undefined;
+    const restart = () =>
+      (restarted ??= (async () => {
+        await node(victim.master).restart();
+        await poll(
+          async () => (await redis.client(victim.master).cluster('INFO')).includes('cluster_state:ok'),
+          20_000,
+          'the restarted primary to rejoin',
+        );
+      })());
+    try {
+      const seen = await readinessUntil(rig, from, WAIT_MS + 6000);
+      recordFigure(
+        `cluster readiness, a slot range without a master (bound ${WAIT_MS} ms): first 503 at ${seen.at(-1)!.at} ms, ` +
+          `last 200 at ${seen.filter((s) => s.status === 200).at(-1)?.at} ms`,
+      );
+      // Ready within the bound (a failover could still be under way), counted from this range's loss.
+      expect(seen.filter((s) => s.at < WAIT_MS - 500 && s.status !== 200)).toEqual([]);
+      // Not ready past it.
+      expect(seen.at(-1)!.status).toBe(503);
+      expect(seen.at(-1)!.at).toBeGreaterThanOrEqual(WAIT_MS);
+      // The shared probe's verdict lasts up to a second, and one probe runs up to its 1 s bound.
+      expect(seen.at(-1)!.at).toBeLessThan(WAIT_MS + 3000);
+      expect((await readyz(rig)).body).toMatchObject({ status: 'not_ready', checks: { store: 'unavailable' } });
+      // What a PING alone saw: the surviving primaries answer, and serve their own sessions. A refusal names
+      // its error code and what the session's keys hold on the primary that serves them now.
+      const survivors = cookies.filter((_c, i) => owners[i] !== victim.master);
+      expect(survivors.length).toBeGreaterThan(0);
+      const answers = await Promise.all(survivors.map((c) => call(base, '/api/echo', c)));
+      const described = await Promise.all(
+        answers.map(async (a, i) =>
+          a.status === 200 ? 200 : { ...a.body.error, status: a.status, ...(await held(survivors[i]!)) },
+        ),
+      );
+      expect(described).toEqual(survivors.map(() => 200));
 
-    const seen = await readinessUntil(rig, from, WAIT_MS + 6000);
-    recordFigure(
-      `cluster readiness, a slot range without a master (bound ${WAIT_MS} ms): first 503 at ${seen.at(-1)!.at} ms, ` +
-        `last 200 at ${seen.filter((s) => s.status === 200).at(-1)?.at} ms`,
-    );
-    // Ready within the bound (a failover could still be under way), counted from this range's loss.
-    expect(seen.filter((s) => s.at < WAIT_MS - 500 && s.status !== 200)).toEqual([]);
-    // Not ready past it.
-    expect(seen.at(-1)!.status).toBe(503);
-    expect(seen.at(-1)!.at).toBeGreaterThanOrEqual(WAIT_MS);
-    // The shared probe's verdict lasts up to a second, and one probe runs up to its 1 s bound.
-    expect(seen.at(-1)!.at).toBeLessThan(WAIT_MS + 3000);
-    expect((await readyz(rig)).body).toMatchObject({ status: 'not_ready', checks: { store: 'unavailable' } });
-    // What a PING alone saw: the surviving primaries answer, and serve their own sessions.
-    const survivors = cookies.filter((_c, i) => owners[i] !== victim.master);
-    expect(survivors.length).toBeGreaterThan(0);
-    expect((await Promise.all(survivors.map((c) => call(base, '/api/echo', c)))).map((a) => a.status)).toEqual(
-      survivors.map(() => 200),
-    );
-
-    await node(victim.master).restart();
-    await poll(
-      async () => (await redis.client(victim.master).cluster('INFO')).includes('cluster_state:ok'),
-      20_000,
-      'the restarted primary to rejoin',
-    );
-    expect(await untilReady(rig, 20_000)).toBe(200);
+      await restart();
+      expect(await untilReady(rig, 20_000)).toBe(200);
+    } finally {
+      // Whatever failed above, the next test starts with every range served.
+      await restart();
+    }
   }, 90_000);
+
+  /** Where a session's keys are now: the primary serving them and what it holds (for a refusal's message). */
+  async function held(cookie: string) {
+    const sid = sidOf(cookie);
+    const owner = await redis.ownerOf(sessionKey(rig.prefix, sid)).catch((err: Error) => err.message);
+    if (typeof owner !== 'number') return { owner };
+    const on = redis.client(owner);
+    const [record, tombstone] = await Promise.all([
+      on.exists(sessionKey(rig.prefix, sid)),
+      on.exists(`${rig.prefix}dead:{${sid}}`),
+    ]).catch((err: Error) => [err.message, err.message]);
+    return { owner, record, tombstone };
+  }
 
   test('when a primary freezes (its connection open, no answer), then /readyz turns 503 within 2 s, and 200 once it answers again', async () => {
     expect(await untilReady(rig, 20_000)).toBe(200);

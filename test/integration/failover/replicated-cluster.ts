@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { poll } from '../../helpers/poll.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { freePort } from '../../helpers/ports.js';
+import { keySlot } from '../../helpers/key-slot.js';
 
 const run = promisify(execFile);
 
@@ -18,6 +19,11 @@ export interface ReplicatedCluster {
   roles(): Promise<Array<{ master: number; replica: number | undefined }>>;
   /** The port of the master that serves `key`'s slot now. */
   ownerOf(key: string): Promise<number>;
+  /**
+   * Resolves once every master's replica has everything that master had when this was called (the
+   * service's writes included), before a test kills a master; rejects if one does not within `timeoutMs`.
+   */
+  replicated(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -115,6 +121,27 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
       const master = ranges.find(([from, to]) => slot >= from && slot <= to)?.[2];
       if (!master) throw new Error(`no node serves slot ${slot}`);
       return master[1];
+    },
+    async replicated(timeoutMs = 1500) {
+      // WAIT counts only the writes of the connection it is sent on: from a connection that wrote nothing it
+      // answers at once with every replica, whatever they lack. So each master gets a write of ours first, on
+      // the same connection, in a slot it serves; its replica acknowledging that write has every earlier one
+      // too (one replication stream per master). The default stays below the checking client's command timeout.
+      for (const { master, replica } of await rig.roles()) {
+        if (replica === undefined) continue;
+        const node = client(master);
+        const served = (await node.cluster('SLOTS')).find(([, , owner]) => owner[1] === master);
+        if (!served) throw new Error(`master ${master} serves no slot`);
+        const [from, to] = served;
+        const keyOf = (tag: number) => `replicated:{${tag}}`;
+        let tag = 0;
+        while (keySlot(keyOf(tag)) < from || keySlot(keyOf(tag)) > to) tag += 1;
+        const key = keyOf(tag);
+        const replies = await node.pipeline().set(key, '1', 'PX', 60_000).wait(1, timeoutMs).exec();
+        const acknowledged = replies?.[1]?.[1];
+        if (replies?.some(([err]) => err) || acknowledged !== 1)
+          throw new Error(`replica ${replica} did not acknowledge master ${master}'s writes within ${timeoutMs} ms`);
+      }
     },
     stop,
   };
