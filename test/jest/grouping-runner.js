@@ -1,19 +1,19 @@
-// jest's own runner, in two stages. First the files that say `@paired <reason>` in their opening docblock run
-// two at a time, and beside them every other file (but the serial ones) in parallel workers at the lowest CPU
-// priority; then the files that say `@serial <reason>` run one at a time in a single worker, alone.
+// jest's own runner. Every file runs in parallel workers at the lowest CPU priority, except those that say
+// `@paired <reason>` or `@serial <reason>` in their opening docblock: those run beside them at jest's own
+// priority, the paired files two at a time, then the serial files one at a time (no paired file beside them).
 // `@paired` is for files that judge a deadline but spend most of their time waiting (on a failover, a frozen
-// Redis, a back-off window): with the parallel workers (and every process they start) niced to 19, the
-// kernel gives a paired file's processes the CPU whenever they want it, so it sees about the machine it
-// would see alone, while the parallel files use what it leaves idle. `@serial` is for files that load the
-// machine while they judge a deadline (load generators, crowds of processes, a soak): they need both cores
-// and run when nothing else does. Everything else must be isolated (free ports, its own key prefix, its own
-// redis-server for faults) and runs in parallel.
+// Redis, a back-off window); `@serial` for files that judge a deadline under load they make themselves
+// (load generators, crowds of processes, a soak), which another timed file beside them would change. With
+// the parallel workers (and every process they start) niced to 19, the kernel gives a timed file's
+// processes the CPU whenever they want it, so it sees about the machine it would see alone, while the
+// parallel files use what it leaves idle (most of it: a timed file mostly waits). Everything else must be
+// isolated (free ports, its own key prefix, its own redis-server for faults) and runs in parallel.
 // The priority is set by each parallel worker for itself (test/jest/cpu-priority.cjs, a setupFiles entry,
 // told by TGBFF_TEST_NICE in the environment it was started with); lowering one's own priority needs no
 // privilege, and where the kernel refuses, the files still run, only without the separation.
 // Test files always run in workers, a single file too (jest would run that one in its own process): the
 // jest process then holds no test's handles and exits by itself, without forceExit. `--runInBand` still
-// runs everything in jest's process, one stage after the other (for a debugger).
+// runs everything in jest's process, one kind after the other (for a debugger).
 import { readFileSync } from 'node:fs';
 import TestRunner from 'jest-runner';
 import { extract, parse } from 'jest-docblock';
@@ -58,7 +58,8 @@ export default class GroupingRunner extends TestRunner {
       return;
     }
     // The paired runner first: its workers are started while nothing asks for a lower priority. Each runner
-    // starts its workers synchronously in runTests, so the variable reaches the parallel workers only.
+    // starts its workers synchronously in runTests, so the variable reaches the parallel workers only, and the
+    // serial runner, started later, finds it gone.
     const paired = this.#run(of('paired'), watcher, PAIR);
     process.env.TGBFF_TEST_NICE = PARALLEL_NICE;
     let parallel;
@@ -67,8 +68,8 @@ export default class GroupingRunner extends TestRunner {
     } finally {
       delete process.env.TGBFF_TEST_NICE;
     }
-    await Promise.all([paired, parallel]);
-    await this.#run(of('serial'), watcher, 1);
+    const timed = paired.then(() => this.#run(of('serial'), watcher, 1));
+    await Promise.all([timed, parallel]);
   }
 
   async #run(tests, watcher, width, inBand = false) {
