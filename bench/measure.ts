@@ -35,7 +35,7 @@ export interface MeasureDeps {
 /**
  * Rounds of interleaved runs: every phase visits every subject (A B C … then again), so slow drift of
  * a shared machine lands on all subjects alike. The subject order rotates each round, so none always
- * runs first after the previous phase. Every measured run follows an unmeasured warm-up.
+ * runs first after the previous phase. Every measured run follows an unmeasured warm-up (unless it is 0 s).
  */
 export async function measure(deps: MeasureDeps): Promise<Sample[]> {
   const { options, targets } = deps;
@@ -52,7 +52,7 @@ export async function measure(deps: MeasureDeps): Promise<Sample[]> {
           offeredRps === null
             ? runLoad(target, { connections, seconds })
             : runPaced(target, { connections, seconds, rate: offeredRps });
-        await run(options.warmupSeconds);
+        if (options.warmupSeconds > 0) await run(options.warmupSeconds);
         const redisBefore = await commandCounts(deps.redis);
         const tokensBefore = await deps.sim.tokenCalls();
         const cpuBefore = target.child.cpuSeconds();

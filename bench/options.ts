@@ -52,7 +52,8 @@ loopback, interleaved and repeated. Writes a table to stdout and <out>/latest.js
   --quick            one short round (under a minute)
   --help             this text
 
-Environment: BENCH_SECONDS (length of every measured run), BENCH_ROUNDS, BENCH_SESSIONS (100),
+Environment: BENCH_SECONDS (length of every measured run), BENCH_WARMUP_SECONDS (the unmeasured run before
+each; 0: none), BENCH_ROUNDS, BENCH_SESSIONS (100),
 BENCH_CONNECTIONS (50), BENCH_OUT (bench/results), BENCH_LOG_LEVEL (info), BENCH_PROFILE=1 (--cpu-prof
 the BFF), BENCH_ONLY (comma list of subject ids), BENCH_REDIS_URL (default: a private redis-server),
 BENCH_COMPARE_DIST (another build's dist/ directory, run as one more subject "bff-compare"),
@@ -78,7 +79,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutD
     quick,
     rounds: number(env, 'BENCH_ROUNDS') ?? (quick ? 1 : 3),
     seconds,
-    warmupSeconds: forced !== undefined ? Math.min(0.5, forced) : quick ? 0.3 : 1,
+    warmupSeconds:
+      number(env, 'BENCH_WARMUP_SECONDS', true) ?? (forced !== undefined ? Math.min(0.5, forced) : quick ? 0.3 : 1),
     sessions: number(env, 'BENCH_SESSIONS') ?? 100,
     connections: number(env, 'BENCH_CONNECTIONS') ?? 50,
     outDir: env.BENCH_OUT || defaultOutDir,
@@ -118,10 +120,12 @@ function nodeArgs(raw: string | undefined): string[] | undefined {
   return args;
 }
 
-function number(env: NodeJS.ProcessEnv, key: string): number | undefined {
+function number(env: NodeJS.ProcessEnv, key: string, zeroAllowed = false): number | undefined {
   const raw = env[key];
   if (raw === undefined || raw === '') return undefined;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${key} must be a positive number, got "${raw}"`);
+  if (!Number.isFinite(n) || n < 0 || (n === 0 && !zeroAllowed)) {
+    throw new Error(`${key} must be a ${zeroAllowed ? 'non-negative' : 'positive'} number, got "${raw}"`);
+  }
   return n;
 }

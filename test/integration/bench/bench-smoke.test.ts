@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 // (every subject starts, logs in, takes load and lands in the report), never what the numbers are. So it runs
 // beside other files (slower, not wrong). dist-bench/ comes from jest's globalSetup (test/jest/build-dist.js).
 // Every measured run lasts BENCH_SECONDS, its warm-up as long: autocannon's closed-loop runs end on its
-// one-second tick whatever is asked below that, the fixed-rate phase (paced) takes what is asked.
+// one-second tick whatever is asked below that, the fixed-rate phase (paced) takes what is asked. No warm-up
+// runs (BENCH_WARMUP_SECONDS=0): they are the same runs unmeasured, and were half of this file's CPU.
 const run = promisify(execFile);
 const SUBJECTS = ['direct', 'floor', 'plain-peer', 'bff-redis', 'bff-memory', 'bff-refresh', 'bff-quota', 'bff-traced'];
 const REDIS_SUBJECTS = ['plain-peer', 'bff-redis', 'bff-refresh', 'bff-quota', 'bff-traced'];
@@ -39,7 +40,14 @@ describe('npm run bench -- --quick (smoke)', () => {
 
   beforeAll(async () => {
     out = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
-    const env = { ...process.env, BENCH_SECONDS: '0.25', BENCH_SESSIONS: '5', BENCH_OUT: out, BENCH_LOG_LEVEL: 'warn' };
+    const env = {
+      ...process.env,
+      BENCH_SECONDS: '0.25',
+      BENCH_WARMUP_SECONDS: '0',
+      BENCH_SESSIONS: '5',
+      BENCH_OUT: out,
+      BENCH_LOG_LEVEL: 'warn',
+    };
     ({ stdout } = await run(process.execPath, ['dist-bench/run.js', '--quick'], {
       env,
       timeout: 170_000,
