@@ -37,6 +37,8 @@ export default {
     project('e2e', { globalSetup: BUILD_DIST }),
     project('property'),
   ],
+  // Long files first, from recorded times where jest has none (a fresh clone): test/jest/sequencer.js.
+  testSequencer: '<rootDir>/test/jest/sequencer.js',
   testTimeout: 30000,
   // Most test time is waiting on sockets, child processes and Redis, not CPU: twice the cores keeps both
   // cores busy (jest's default, cores - 1, is a single worker on a 2-core machine). --maxWorkers overrides.
