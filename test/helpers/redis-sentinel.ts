@@ -41,6 +41,14 @@ export interface SentinelGroup {
   waitUntilReady(timeoutMs?: number): Promise<void>;
   /** A client to one port (one per port; TLS to a TLS port), for checks; closed by stop(). */
   client(port: number): Redis;
+  /**
+   * How many replicas acknowledged everything the master at `port` had when this was called (the service's
+   * writes included), waiting up to `timeoutMs`: 1 once the replica has caught up. A bare `WAIT` would not
+   * say: it counts only the writes of the connection it is sent on, and the checking client writes nothing,
+   * so it answered 1 at once whatever the replica lacked. So a write of ours goes first, on that connection;
+   * the replica acknowledging it has every earlier write too (one replication stream).
+   */
+  replicated(port: number, timeoutMs?: number): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -163,6 +171,16 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       );
     },
     client,
+    async replicated(port, timeoutMs = 2000) {
+      const replies = await client(port)
+        .pipeline()
+        .set('replicated-check', '1', 'PX', 60_000)
+        .wait(1, timeoutMs)
+        .exec();
+      const failed = replies?.find(([err]) => err)?.[0];
+      if (failed) throw failed;
+      return replies?.[1]?.[1] as number;
+    },
     stop,
   };
 }

@@ -82,7 +82,7 @@ describe('riding out a Sentinel failover: readiness, relayed requests, refresh r
       'the first holders to take their leases',
     );
     // Everything so far on the replica (asynchronous replication), the lease too.
-    expect(await master.wait(1, 2000)).toBe(1);
+    expect(await group.replicated(doomedPort)).toBe(1);
     await sleep(500); // a few readiness answers before the kill
 
     const killedAt = Date.now();

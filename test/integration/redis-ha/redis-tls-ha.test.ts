@@ -43,13 +43,13 @@ describe('Redis Sentinel over TLS: data nodes, replication and sentinels on TLS 
     const { agent, sid } = await loginWithSid(rig);
     expect((await agent.get('/api/echo')).status).toBe(200);
     expect((await agent.get('/readyz')).status).toBe(200);
-    expect(await group.client(group.master.tlsPort!).wait(1, 2000)).toBe(1);
+    expect(await group.replicated(group.master.tlsPort!)).toBe(1);
     expect(await group.client(group.replica.port).exists(keys().session(sid), keys().token(sid))).toBe(2);
   }, 20_000);
 
   test('when the master is killed, then sentinels promote the replica over TLS and the service follows with its sessions', async () => {
     const sessions = await Promise.all([1, 2, 3].map(() => loginWithSid(rig)));
-    expect(await group.client(group.master.tlsPort!).wait(1, 2000)).toBe(1);
+    expect(await group.replicated(group.master.tlsPort!)).toBe(1);
     const mintsBefore = rig.sim.counts()['POST /requesttoken'] ?? 0;
 
     const killedAt = Date.now();

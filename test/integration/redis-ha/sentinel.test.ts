@@ -43,7 +43,7 @@ describe('Redis Sentinel: one master, one replica, three sentinels', () => {
     const { agent, sid } = await loginWithSid(rig);
     expect((await agent.get('/api/echo')).status).toBe(200);
     const master = group.client(await group.masterPort());
-    expect(await master.wait(1, 2000)).toBe(1);
+    expect(await group.replicated(await group.masterPort())).toBe(1);
     expect(await group.client(group.replica.port).exists(keyOf('sess', sid), keyOf('tok', sid))).toBe(2);
 
     expect((await agent.post('/auth/logout')).status).toBe(204);
@@ -72,7 +72,7 @@ describe('Redis Sentinel: one master, one replica, three sentinels', () => {
     const oldMaster = await group.masterPort();
     const newMaster = oldMaster === group.master.port ? group.replica.port : group.master.port;
     const sessions = await Promise.all([1, 2, 3].map(() => loginWithSid(rig)));
-    expect(await group.client(oldMaster).wait(1, 2000)).toBe(1);
+    expect(await group.replicated(oldMaster)).toBe(1);
     const load = runLoad(
       sessions.map((s) => s.agent),
       '/api/echo',
@@ -115,7 +115,7 @@ describe('Redis Sentinel: one master, one replica, three sentinels', () => {
     const sessions = await Promise.all([1, 2, 3, 4].map(() => loginWithSid(rig)));
     for (const { agent } of sessions) expect((await agent.get('/api/echo')).status).toBe(200);
     // Sessions survive only what reached the replica before the crash.
-    expect(await group.client(doomed).wait(1, 2000)).toBe(1);
+    expect(await group.replicated(doomed)).toBe(1);
     const mintsBefore = rig.sim.counts()['POST /requesttoken'] ?? 0;
 
     const load = runLoad(
