@@ -8,13 +8,11 @@ import type { SimulatorHandle } from '../../../src/simulator/types.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { recordFigure } from '../../helpers/figures.js';
-import { frozenServiceEnv, served, timed } from './frozen-timing.js';
+import { frozenServiceEnv, served, storesOnOwnRedis, timed } from './frozen-timing.js';
 import { CSRF, login } from '../multi-instance/cluster.js';
 import { timeUntilStatus } from '../faults/load.js';
 import { AppError } from '../../../src/errors.js';
-import { createCipher } from '../../../src/crypto/crypto.js';
 import { createLogger } from '../../../src/observability/logger.js';
-import { createStores } from '../../../src/store/create-stores.js';
 import type { Stores } from '../../../src/store/types.js';
 
 /**
@@ -157,26 +155,7 @@ describe('once a command timed out on a frozen Redis, the next store step fails 
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    stores = await createStores(
-      {
-        redis: {
-          mode: 'standalone',
-          url: redis.url,
-          prefix: 'frozen1s:',
-          tls: false,
-          commandTimeoutMs: COMMAND_TIMEOUT_MS,
-          failoverWaitMs: 10_000,
-          failoverWaiters: 1000,
-          logoutReplicaWaitMs: 0,
-          sessionCache: false,
-        },
-        idleTimeoutSeconds: 3600,
-      },
-      {
-        cipher: createCipher([{ id: 'k', key: randomBytes(32) }]),
-        logger: createLogger({ level: 'silent' }),
-      },
-    );
+    stores = await storesOnOwnRedis(redis.url, 'frozen1s:', COMMAND_TIMEOUT_MS, createLogger({ level: 'silent' }));
   });
   afterAll(async () => {
     redis?.resume();

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createCipher } from '../../../src/crypto/crypto.js';
+import type { Logger } from '../../../src/observability/logger.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
+import { createStores } from '../../../src/store/create-stores.js';
+import type { Stores } from '../../../src/store/types.js';
 import type { ServiceProcess } from '../../helpers/service-process.js';
 import { OPEN_LOGIN_LIMITS } from '../multi-instance/cluster.js';
 
@@ -16,6 +20,35 @@ export const frozenServiceEnv = (sim: SimulatorHandle, commandTimeoutMs: number)
   COOKIE_SECURE: 'false',
   ...OPEN_LOGIN_LIMITS,
 });
+
+/**
+ * The stores in process on a private standalone Redis (`url`), as a frozen or stalled Redis test needs them:
+ * the given command timeout, failover waits as deployed (10 s, 1000 waiters), no logout replica wait, no
+ * session cache (its heartbeat would make Redis commands of its own).
+ */
+export const storesOnOwnRedis = (
+  url: string,
+  prefix: string,
+  commandTimeoutMs: number,
+  logger: Logger,
+): Promise<Stores> =>
+  createStores(
+    {
+      redis: {
+        mode: 'standalone',
+        url,
+        prefix,
+        tls: false,
+        commandTimeoutMs,
+        failoverWaitMs: 10_000,
+        failoverWaiters: 1000,
+        logoutReplicaWaitMs: 0,
+        sessionCache: false,
+      },
+      idleTimeoutSeconds: 3600,
+    },
+    { cipher: createCipher([{ id: 'k', key: randomBytes(32) }]), logger },
+  );
 
 /** How the frozen-store tests time one request: its answer, and where to find the service's own time. */
 export interface Timed {

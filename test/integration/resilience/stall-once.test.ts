@@ -5,11 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { AppError } from '../../../src/errors.js';
-import { createCipher } from '../../../src/crypto/crypto.js';
 import { createLogger } from '../../../src/observability/logger.js';
-import { createStores } from '../../../src/store/create-stores.js';
 import type { Stores } from '../../../src/store/types.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { storesOnOwnRedis } from './frozen-timing.js';
 
 const COMMAND_TIMEOUT_MS = 800;
 // Redis sleeps 1.4 s; the stores' steps go out 200 ms into it, so they time out at about 1 s and the
@@ -41,33 +40,19 @@ describe('a Redis that stalls once a little past the command timeout', () => {
     redis = await startRedisServer({ args: ['--enable-debug-command', 'yes'] });
     staller = new Redis(redis.port, '127.0.0.1', { maxRetriesPerRequest: 0 });
     staller.on('error', () => undefined);
-    stores = await createStores(
-      {
-        redis: {
-          mode: 'standalone',
-          url: redis.url,
-          prefix: 'stall1:',
-          tls: false,
-          commandTimeoutMs: COMMAND_TIMEOUT_MS,
-          failoverWaitMs: 10_000,
-          failoverWaiters: 1000,
-          logoutReplicaWaitMs: 0,
-          sessionCache: false,
-        },
-        idleTimeoutSeconds: 3600,
-      },
-      {
-        cipher: createCipher([{ id: 'k', key: randomBytes(32) }]),
-        logger: createLogger({
-          level: 'info',
-          destination: {
-            write: (line: string) => {
-              raw.push(line);
-              lines.push(JSON.parse(line) as Record<string, unknown>);
-            },
+    stores = await storesOnOwnRedis(
+      redis.url,
+      'stall1:',
+      COMMAND_TIMEOUT_MS,
+      createLogger({
+        level: 'info',
+        destination: {
+          write: (line: string) => {
+            raw.push(line);
+            lines.push(JSON.parse(line) as Record<string, unknown>);
           },
-        }),
-      },
+        },
+      }),
     );
   });
   afterAll(async () => {
