@@ -40,7 +40,8 @@ export async function openAckConnection(config: RedisConfig, options: AckConnect
   const logger = options.logger.child({ redisConnection: 'replica-acks' });
   const redis = createRedisClient(config, { logger });
   const commandTimeoutMs = config.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const silence = replyBeforeTimeout(redis, { logger, connection: 'replica-acks' });
+  // The parent logger: the silence lines name the connection themselves (the child's binding would repeat it).
+  const silence = replyBeforeTimeout(redis, { logger: options.logger, connection: 'replica-acks' });
   const failover = rideOutFailover(redis, options.failover);
   failFastWhileSilent(redis, silence);
   let everReady = false;
