@@ -28,7 +28,7 @@ const phaseOf = (path) => {
 /** How many paired files run at once. */
 const PAIR = 2;
 /** The parallel workers' niceness (the lowest priority there is). */
-export const PARALLEL_NICE = '19';
+const PARALLEL_NICE = '19';
 
 export default class GroupingRunner extends TestRunner {
   #globalConfig;
