@@ -45,16 +45,27 @@ export async function warmEverywhere(cluster: Cluster, cookies: string[]): Promi
   throw new Error('the sessions never all came to be cached on every instance');
 }
 
-/** One more round, every answer from the caches: each instance's hits grow by one per cookie. */
+/**
+ * One more round, every answer from the caches: each instance's hits grow by one per cookie. A session's
+ * touch (at most once per instance per touch window, 1 % of the idle timeout) drops its record everywhere;
+ * on a starved CI worker the warm-up outlasted the 18 s window of the default idle timeout, and one session
+ * missed at B and C (39 of 40). So up to three rounds, the first one wholly served from the caches passing:
+ * that round still shows every session warm in every cache.
+ */
 async function served(cluster: Cluster, cookies: string[]): Promise<void> {
   const hits = (i: ServiceProcess) => metric(i, 'tgbff_session_cache_lookups_total', 'result="hit"');
-  const before = await Promise.all(cluster.instances.map(hits));
-  for (const instance of cluster.instances) {
-    const answers = await Promise.all(cookies.map((cookie) => call(instance.url, '/api/echo', cookie)));
-    expect(answers.map((a) => a.status)).toEqual(cookies.map(() => 200));
+  let grew: number[] = [];
+  for (let round = 1; round <= 3; round++) {
+    const before = await Promise.all(cluster.instances.map(hits));
+    for (const instance of cluster.instances) {
+      const answers = await Promise.all(cookies.map((cookie) => call(instance.url, '/api/echo', cookie)));
+      expect(answers.map((a) => a.status)).toEqual(cookies.map(() => 200));
+    }
+    const after = await Promise.all(cluster.instances.map(hits));
+    grew = after.map((n, i) => n - before[i]!);
+    if (grew.every((n) => n === cookies.length)) return;
   }
-  const after = await Promise.all(cluster.instances.map(hits));
-  expect(after.map((n, i) => n - before[i]!)).toEqual(cluster.instances.map(() => cookies.length));
+  expect(grew).toEqual(cluster.instances.map(() => cookies.length));
 }
 
 /**
