@@ -46,9 +46,15 @@ export async function startFaultProxy(
   // Delayed chunks are timers; close() must clear them so a test never leaves one behind.
   const timers = new Set<NodeJS.Timeout>();
 
+  // An RST where the socket can still send one. libuv refuses to reset a socket already shut down
+  // (`end()` when the other side ended): Node then emits the error and never closes the handle, which kept
+  // the test's worker alive until jest force-exited it. Such a socket, or one still connecting, is
+  // destroyed plainly.
   const cut = (pair: Pair): void => {
-    pair.client.resetAndDestroy();
-    pair.upstream.resetAndDestroy();
+    for (const socket of [pair.client, pair.upstream]) {
+      if (socket.connecting || socket.writableEnded) socket.destroy();
+      else socket.resetAndDestroy();
+    }
   };
 
   const relay = (pair: Pair, from: Socket, to: Socket, back: boolean): void => {
