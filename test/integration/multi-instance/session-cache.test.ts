@@ -6,6 +6,7 @@ import { droppedBy, refusedEverywhere, servedFromCaches, tokensSeen } from './ca
 import { sidOf } from '../../helpers/cookies.js';
 import type { ServiceProcess } from '../../helpers/service-process.js';
 import { copiedCookieLogout, parallelLogouts } from './logout-scenarios.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 // Three instances on one Redis, each with its session cache (SESSION_CACHE's default). A session warm in
 // every cache is logged out on one instance; once the other instances' caches have dropped it (their own
@@ -29,8 +30,8 @@ describe('the session cache over three instances', () => {
 
   test('when 40 sessions warm on every instance log out in parallel, then every instance refuses them and the data server never sees their tokens again', async () => {
     const { answeredMs, droppedMs } = await parallelLogouts(cluster, { cached: true, count: SESSIONS });
-    process.stdout.write(
-      `40 parallel logouts: answered in ${answeredMs.toFixed(1)} ms; every cache empty ${droppedMs.toFixed(1)} ms after the last answer (polled every 20 ms)\n`,
+    recordFigure(
+      `40 parallel logouts: answered in ${answeredMs.toFixed(1)} ms; every cache empty ${droppedMs.toFixed(1)} ms after the last answer (polled every 20 ms)`,
     );
   });
 
@@ -140,8 +141,8 @@ describe('the session cache over three instances, when a session ends other than
     await login(a.url, secret);
     const answered = performance.now();
     const tookMs = await droppedBy([b, c], answered);
-    process.stdout.write(
-      `cap eviction at A: B and C caches empty ${tookMs.toFixed(1)} ms after the login's answer (polled every 5 ms)\n`,
+    recordFigure(
+      `cap eviction at A: B and C caches empty ${tookMs.toFixed(1)} ms after the login's answer (polled every 5 ms)`,
     );
     await refusedEverywhere(cluster, cookie, ended);
   });
@@ -159,8 +160,8 @@ describe('the session cache over three instances, when a session ends other than
     expect(res.status).toBe(200);
     const answered = performance.now();
     const tookMs = await droppedBy([b, c], answered);
-    process.stdout.write(
-      `replacing login at A: B and C caches empty ${tookMs.toFixed(1)} ms after the login's answer (polled every 5 ms)\n`,
+    recordFigure(
+      `replacing login at A: B and C caches empty ${tookMs.toFixed(1)} ms after the login's answer (polled every 5 ms)`,
     );
     await refusedEverywhere(cluster, cookie, ended);
   });

@@ -19,6 +19,7 @@ import {
 } from './sso-rig.js';
 import { freePort } from '../../helpers/ports.js';
 import { droppedBy, servedFromCaches } from '../multi-instance/cache-metrics.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 /**
  * Service processes (dist/main.js, the real start-up path) on one Redis, the IdP ending a session through B;
@@ -109,8 +110,8 @@ describe('single sign-on across service processes', () => {
     await idpEndSession(idp.issuer, browser);
     // Measured from the IdP's end-session answer (it calls B's back-channel endpoint on the way).
     const tookMs = await droppedBy([a, c], performance.now());
-    process.stdout.write(
-      `back-channel logout at B: A and C caches empty ${tookMs.toFixed(1)} ms after the IdP's end-session page\n`,
+    recordFigure(
+      `back-channel logout at B: A and C caches empty ${tookMs.toFixed(1)} ms after the IdP's end-session page`,
     );
 
     const after = upstream.seen.length;

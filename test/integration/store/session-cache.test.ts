@@ -17,6 +17,7 @@ import { startRedisServer, type RedisServer } from '../../helpers/redis-server.j
 import { sessionExpiringIn } from '../../helpers/session-records.js';
 import { freePort } from '../../helpers/ports.js';
 import { startFaultProxy } from '../../helpers/fault-proxy.js';
+import { recordFigure } from '../../helpers/figures.js';
 
 // Two "instances" (stores with caches of their own) on a redis-server of the test's own: MONITOR counts
 // what reaches Redis, CLIENT KILL drops connections, and nothing else runs there.
@@ -169,9 +170,7 @@ test('when another instance logs the session out, then this one honours it once 
     expect(await a.stores.tombstones.isDead(sid)).toBe(true);
   }
   // The window between B's write starting and A's invalidation (the figure docs/architecture.md states).
-  process.stdout.write(
-    `invalidation window, write start to A's invalidation: max ${Math.max(...windows).toFixed(2)} ms\n`,
-  );
+  recordFigure(`invalidation window, write start to A's invalidation: max ${Math.max(...windows).toFixed(2)} ms`);
 });
 
 test('when another instance writes or destroys the session, then this one reads it again', async () => {
@@ -293,8 +292,8 @@ test('when Redis freezes, then warm sessions are served from the cache until the
   frozenAt = performance.now();
   try {
     const { tookMs, served } = await window;
-    process.stdout.write(
-      `frozen Redis: served ${served} loads from the cache, flushed ${tookMs.toFixed(0)} ms after the freeze\n`,
+    recordFigure(
+      `frozen Redis: served ${served} loads from the cache, flushed ${tookMs.toFixed(0)} ms after the freeze`,
     );
     // Frozen, Redis runs no write: what the cache holds is what Redis holds.
     expect(served).toBeGreaterThan(0);
@@ -319,8 +318,8 @@ test('when one instance is cut off from Redis (silently) and another logs the se
   const acknowledged = performance.now();
   // Redis took the logout and pushed the invalidation, which never reaches A: A's cache still answers.
   const { tookMs, served } = await servedUntilFlush(a, sid, () => acknowledged);
-  process.stdout.write(
-    `cut-off instance: served an ended session ${served} times, flushed ${tookMs.toFixed(0)} ms after the logout\n`,
+  recordFigure(
+    `cut-off instance: served an ended session ${served} times, flushed ${tookMs.toFixed(0)} ms after the logout`,
   );
   expect(tookMs).toBeLessThan(SILENT_BOUND_MS + 300);
   await expect(a.stores.sessionStore.get(sid)).rejects.toMatchObject({ code: 'store_unavailable' });
