@@ -1,7 +1,3 @@
-/**
- * @serial its runs last a quarter of a second and each must get requests through: niced beside the timed
- * files, a subject could get no CPU for all of one (0 req/s, seen once in a quiet full run)
- */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +5,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 // The benchmark is not a timed test: this only checks that `npm run bench -- --quick` works end to end
-// (every subject starts, logs in, takes load and lands in the report), never what the numbers are; but a run
-// that got no CPU at all would have nothing to report, so it runs at normal priority (@serial). dist-bench/ comes from jest's globalSetup (test/jest/build-dist.js).
+// (every subject starts, logs in, takes load and lands in the report), never what the numbers are. So it runs
+// beside other files, niced (slower, not wrong): at normal priority (@serial) its closed-loop runs held both
+// cores for about 20 s and starved the parallel files (CI: bff/session-end-tokens' 800 ms bound, and
+// multi-instance/session-cache's 18 s touch window, both missed). dist-bench/ comes from jest's globalSetup
+// (test/jest/build-dist.js).
 // Every measured run lasts BENCH_SECONDS, its warm-up as long: autocannon's closed-loop runs end on its
 // one-second tick whatever is asked below that, the fixed-rate phase (paced) takes what is asked. No warm-up
 // runs (BENCH_WARMUP_SECONDS=0): they are the same runs unmeasured, and were half of this file's CPU.
