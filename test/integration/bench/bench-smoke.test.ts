@@ -1,3 +1,7 @@
+/**
+ * @serial each subject must get requests through in runs of about a second: niced beside the timed files,
+ * a subject got no CPU for all of one (0 req/s: a quiet full run, and a full run on a slow machine)
+ */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,10 +9,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 // The benchmark is not a timed test: this only checks that `npm run bench -- --quick` works end to end
-// (every subject starts, logs in, takes load and lands in the report), never what the numbers are. So it runs
-// beside other files, niced (slower, not wrong): at normal priority (@serial) its closed-loop runs held both
-// cores for about 20 s and starved the parallel files (CI: bff/session-end-tokens' 800 ms bound, and
-// multi-instance/session-cache's 18 s touch window, both missed). dist-bench/ comes from jest's globalSetup
+// (every subject starts, logs in, takes load and lands in the report), never what the numbers are; but a run
+// that got no CPU at all has nothing to report, so it runs at normal priority (@serial). Its closed-loop runs
+// then hold both cores for about 20 s, and the parallel files wait: a file with a tight deadline is @paired
+// (bff/session-end-tokens, whose 800 ms bound was missed so). dist-bench/ comes from jest's globalSetup
 // (test/jest/build-dist.js).
 // Every measured run lasts BENCH_SECONDS, its warm-up as long: autocannon's closed-loop runs end on its
 // one-second tick whatever is asked below that, the fixed-rate phase (paced) takes what is asked. No warm-up

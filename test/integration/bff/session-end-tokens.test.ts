@@ -1,3 +1,7 @@
+/**
+ * @paired judges a deadline: a session's tokens are deleted within 800 ms of its end (a 200 ms sweep), which
+ * a niced worker missed (1057 ms) while a @serial file loaded both cores
+ */
 import { describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Rig } from '../../helpers/app-rig.js';
