@@ -141,15 +141,47 @@ describe('readiness on a Redis Cluster with cluster-require-full-coverage no', (
     return { owner, record, tombstone };
   }
 
-  test('when a primary freezes (its connection open, no answer), then /readyz turns 503 within 2 s, and 200 once it answers again', async () => {
+  /** A fresh session whose keys the primary on `port` serves (`on`), or another primary does. */
+  async function sessionServed(port: number, on: boolean): Promise<string> {
+    for (let tries = 0; tries < 60; tries++) {
+      const cookie = await login(base, rig.secret);
+      if (((await redis.ownerOf(sessionKey(rig.prefix, sidOf(cookie)))) === port) === on) return cookie;
+    }
+    throw new Error(`no session landed ${on ? 'on' : 'off'} the primary on ${port} in 60 logins`);
+  }
+
+  /** A relayed GET with `cookie`: its answer and how long it took. */
+  async function timedEcho(cookie: string) {
+    const from = performance.now();
+    const answer = await call(base, '/api/echo', cookie);
+    return { status: answer.status, code: answer.body.error?.code, ms: Math.round(performance.now() - from) };
+  }
+
+  // Issue 28, must hold 2, on a Cluster: a frozen primary fails its own slots' requests at the command
+  // timeout (800 ms, the default) as a frozen standalone Redis does (resilience/frozen-one-timeout), with no
+  // wait for a failover (the connection to it is up), and the other primaries' sessions are served meanwhile.
+  test('when a primary freezes (its connection open, no answer), then a request for its slots 503s at the command timeout, the other primaries serve theirs, /readyz turns 503 within 2 s, and 200 once it answers again', async () => {
     expect(await untilReady(rig, 20_000)).toBe(200);
     const frozen = (await redis.roles())[0]!.master;
+    const [stuck, served] = [await sessionServed(frozen, true), await sessionServed(frozen, false)];
+    for (const cookie of [stuck, served]) expect((await call(base, '/api/echo', cookie)).status).toBe(200);
     const from = performance.now();
     node(frozen).pause();
     try {
-      const answer = await untilNotReady(rig);
+      const [stuckAnswer, servedAnswer, answer] = await Promise.all([
+        timedEcho(stuck),
+        timedEcho(served),
+        untilNotReady(rig),
+      ]);
       const ms = Math.round(performance.now() - from);
-      recordFigure(`cluster readiness, a primary frozen: 503 after ${ms} ms`);
+      recordFigure(
+        `cluster, a primary frozen: its session's GET ${stuckAnswer.status} in ${stuckAnswer.ms} ms, another ` +
+          `primary's ${servedAnswer.status} in ${servedAnswer.ms} ms; /readyz 503 after ${ms} ms`,
+      );
+      expect([stuckAnswer.status, stuckAnswer.code]).toEqual([503, 'store_unavailable']);
+      // By the command timeout, not after a failover wait (5 s here); 1.3 times it, as on a standalone Redis.
+      expect(stuckAnswer.ms).toBeLessThan(1.3 * 800);
+      expect(servedAnswer.status).toBe(200);
       // Within a probe interval and one command timeout (untilNotReady gives up past that, and a second).
       expect(answer.status).toBe(503);
       expect(answer.body.checks.store).toBe('unavailable');
