@@ -1,0 +1,82 @@
+/**
+ * @paired freezes a Sentinel group's master and times a request's 503 against the command timeout
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type supertest from 'supertest';
+import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { recordFigure } from '../../helpers/figures.js';
+import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
+
+const COMMAND_TIMEOUT_MS = 800;
+
+/**
+ * Issue 28, must hold 2, on Sentinel: a master that stops answering with its connections left open (SIGSTOP,
+ * a partition) is not a lost connection, so nothing waits for a failover: a request fails at the command
+ * timeout (503 store_unavailable), as on a standalone Redis (resilience/frozen-one-timeout.test.ts). The
+ * sentinels then call the master down and promote the replica, and the instance must follow them to it
+ * while the old master stays frozen (its connection never closes by itself: ioredis's +switch-master
+ * listener drops it, destroyed after `disconnectTimeout`), and serve the session from the new master.
+ */
+describe('a Sentinel master that freezes', () => {
+  let group: SentinelGroup;
+  let rig: Rig;
+  beforeAll(async () => {
+    group = await startSentinelGroup();
+    await group.waitUntilReady();
+    rig = await startRig({
+      label: 'sentinel-frozen',
+      store: { env: group.serviceEnv },
+      env: { REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    group?.master.resume();
+    group?.replica.resume();
+    await rig?.close();
+    await group?.stop();
+  });
+
+  const timed = async (agent: supertest.Agent) => {
+    const from = performance.now();
+    const res = await agent.get('/api/echo');
+    const code = (res.body as { error?: { code?: string } }).error?.code;
+    return { status: res.status, code, ms: Math.round(performance.now() - from) };
+  };
+
+  test('when the master is SIGSTOPped, then a request 503s by the command timeout, and once the replica is promoted the session is served by it while the old master stays frozen', async () => {
+    const agent = await rig.login();
+    expect((await agent.get('/api/echo')).status).toBe(200);
+    const frozenPort = await group.masterPort();
+    const frozen = frozenPort === group.master.port ? group.master : group.replica;
+    const heir = frozen === group.master ? group.replica : group.master;
+    // The session must outlive its master: on the replica before the freeze.
+    expect(await group.replicated(frozenPort)).toBe(1);
+
+    const frozenAt = Date.now();
+    frozen.pause();
+    const during = await timed(agent);
+    await group.waitForMaster(heir.port, 30_000);
+    const promotedMs = Date.now() - frozenAt;
+    // Served again: the instance left the frozen master for the promoted one on its own.
+    let after = await timed(agent);
+    const deadline = Date.now() + 15_000;
+    while (after.status !== 200 && Date.now() < deadline) {
+      await sleep(100);
+      after = await timed(agent);
+    }
+    const servedMs = Date.now() - frozenAt;
+    recordFigure(
+      `sentinel master frozen: a request ${during.status} in ${during.ms} ms; replica promoted after ` +
+        `${promotedMs} ms; served again (${after.status}) ${servedMs} ms after the freeze`,
+    );
+    expect([during.status, during.code]).toEqual([503, 'store_unavailable']);
+    // By the command timeout, not after a failover wait (STORE_FAILOVER_WAIT_MS, 10 s by default).
+    expect(during.ms).toBeLessThan(1.3 * COMMAND_TIMEOUT_MS);
+    // Answered by the promoted replica, with the session intact (the old master is SIGSTOPped until afterAll).
+    expect(after.status).toBe(200);
+    // Soon after the promotion: the instance drops the frozen master's connection when the sentinels announce
+    // the new one, without waiting for a close that never comes (ioredis waits 2 s by default: 2.1 s here).
+    expect(servedMs - promotedMs).toBeLessThan(1500);
+  }, 60_000);
+});
