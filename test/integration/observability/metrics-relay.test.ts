@@ -10,7 +10,7 @@ const RELAY = 'tgbff_relay_duration_seconds';
 describe('relay and upstream metrics after real traffic', () => {
   let rig: Rig;
   beforeAll(async () => {
-    rig = await startRig({ env: { UPSTREAM_TIMEOUT_MS: '1000' } });
+    rig = await startRig({ env: { UPSTREAM_TIMEOUT_MS: '2000' } });
   });
   afterAll(() => rig.close());
 
@@ -26,7 +26,7 @@ describe('relay and upstream metrics after real traffic', () => {
     expect((await agent.post('/api/query/social/friends').send({ person: 'alice' })).status).toBe(200);
     expect((await agent.get('/api/graph/social/vertices/NoSuchType')).status).toBe(400);
     expect((await agent.delete('/api/graph/social/vertices/Person/alice')).status).toBe(403); // refused before any upstream call
-    rig.sim.setFaults({ latencyMs: 2500 });
+    rig.sim.setFaults({ latencyMs: 3500 });
     try {
       expect((await agent.get('/api/echo')).status).toBe(504);
     } finally {
@@ -71,7 +71,9 @@ describe('relay and upstream metrics after real traffic', () => {
     const agent = await rig.login();
     // Scrapes arrive on the metrics listener, which the gauge (public requests only) does not count.
     expect(await eventually(async () => (await metrics()).value('tgbff_active_requests'), 0)).toBe(0);
-    rig.sim.setFaults({ latencyMs: 800 }); // below the timeout, and wide enough for a scrape on a loaded machine
+    // A second below the timeout (800 ms under a 1000 ms timeout answered 504 in a CI run on a slow machine),
+    // and wide enough for a scrape on a loaded machine.
+    rig.sim.setFaults({ latencyMs: 1000 });
     try {
       const slow = agent.get('/api/echo').then((res) => res.status);
       expect(await eventually(async () => (await metrics()).value('tgbff_active_requests'), 1)).toBe(1);
