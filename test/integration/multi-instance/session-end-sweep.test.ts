@@ -13,7 +13,7 @@ describe('session-end sweep across instances', () => {
       instances: 2,
       label: 'multi-session-end',
       env: {
-        SESSION_IDLE_TIMEOUT: '1',
+        SESSION_IDLE_TIMEOUT: '2',
         SESSION_ABSOLUTE_TIMEOUT: '60',
         TOKEN_REFRESH_BEFORE: '10',
         TOKEN_SWEEP_INTERVAL_MS: '100',
@@ -23,8 +23,8 @@ describe('session-end sweep across instances', () => {
   afterAll(() => cluster?.close());
 
   test('when sessions opened on two instances go idle, then every token is deleted upstream exactly once', async () => {
-    // Each session's token is read right after its login: with an idle timeout of 1 s, the first sessions
-    // can be swept (their tokens deleted) before a slow machine has logged in the last one.
+    // Each session's token is read right after its login: with a short idle timeout (2 s; 1 s failed such a
+    // request on a slow machine elsewhere), the first sessions can be swept before the last one logs in.
     const ours: string[] = [];
     for (let i = 0; i < SESSIONS; i++) {
       const url = cluster.instances[i % 2]!.url;
