@@ -1,9 +1,9 @@
 /**
  * @paired kills a Sentinel group's data nodes and times answers and /readyz around the wait bound
  */
-import { readyz, startRig, untilReady, type Rig } from '../../helpers/app-rig.js';
+import { readyz, untilReady } from '../../helpers/app-rig.js';
 import { recordFigure } from '../../helpers/figures.js';
-import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
+import { sentinelAppRig } from './sentinel-rig.js';
 
 // Short, so "past the bound" comes quickly; the case needs no promotion to fit in it.
 const WAIT_MS = 3000;
@@ -13,23 +13,10 @@ const WAIT_MS = 3000;
  * is sent to the dead master, and keeps looking. Requests wait for the bound, then fail as before.
  */
 describe('a Sentinel-managed Redis that stays down past the failover bound', () => {
-  let group: SentinelGroup;
-  let rig: Rig;
-  beforeAll(async () => {
-    group = await startSentinelGroup();
-    await group.waitUntilReady();
-    rig = await startRig({
-      label: 'sentinel-down',
-      store: { env: group.serviceEnv },
-      env: { STORE_FAILOVER_WAIT_MS: String(WAIT_MS) },
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await rig?.close();
-    await group?.stop();
-  });
+  const sentinel = sentinelAppRig({ label: 'sentinel-down', env: { STORE_FAILOVER_WAIT_MS: String(WAIT_MS) } });
 
   test('when the master and its replica are killed, then a request answers 503 at the bound and the next at once, /readyz is 200 within the bound and 503 past it, and both recover with a master', async () => {
+    const { group, rig } = sentinel;
     const agent = await rig.login();
     expect((await agent.get('/api/echo')).status).toBe(200);
     expect((await readyz(rig)).status).toBe(200);

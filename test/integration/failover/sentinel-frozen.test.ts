@@ -4,9 +4,9 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type supertest from 'supertest';
-import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { recordFigure } from '../../helpers/figures.js';
-import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
+import type { RedisServer } from '../../helpers/redis-server.js';
+import { sentinelAppRig } from './sentinel-rig.js';
 
 const COMMAND_TIMEOUT_MS = 800;
 
@@ -19,23 +19,20 @@ const COMMAND_TIMEOUT_MS = 800;
  * listener drops it, destroyed after `disconnectTimeout`), and serve the session from the new master.
  */
 describe('a Sentinel master that freezes', () => {
-  let group: SentinelGroup;
-  let rig: Rig;
-  beforeAll(async () => {
-    group = await startSentinelGroup();
-    await group.waitUntilReady();
-    rig = await startRig({
-      label: 'sentinel-frozen',
-      store: { env: group.serviceEnv },
-      env: { REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) },
-    });
-  }, 60_000);
-  afterAll(async () => {
-    group?.master.resume();
-    group?.replica.resume();
-    await rig?.close();
-    await group?.stop();
+  const sentinel = sentinelAppRig({
+    label: 'sentinel-frozen',
+    env: { REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS) },
   });
+
+  /** Runs `fn` with `node` SIGSTOPped, and lets it run again whatever happened. */
+  async function whileFrozen<T>(node: RedisServer, fn: () => Promise<T>): Promise<T> {
+    node.pause();
+    try {
+      return await fn();
+    } finally {
+      node.resume();
+    }
+  }
 
   const timed = async (agent: supertest.Agent) => {
     const from = performance.now();
@@ -45,6 +42,7 @@ describe('a Sentinel master that freezes', () => {
   };
 
   test('when the master is SIGSTOPped, then a request 503s by the command timeout, and once the replica is promoted the session is served by it while the old master stays frozen', async () => {
+    const { group, rig } = sentinel;
     const agent = await rig.login();
     expect((await agent.get('/api/echo')).status).toBe(200);
     const frozenPort = await group.masterPort();
@@ -54,18 +52,19 @@ describe('a Sentinel master that freezes', () => {
     expect(await group.replicated(frozenPort)).toBe(1);
 
     const frozenAt = Date.now();
-    frozen.pause();
-    const during = await timed(agent);
-    await group.waitForMaster(heir.port, 30_000);
-    const promotedMs = Date.now() - frozenAt;
-    // Served again: the instance left the frozen master for the promoted one on its own.
-    let after = await timed(agent);
-    const deadline = Date.now() + 15_000;
-    while (after.status !== 200 && Date.now() < deadline) {
-      await sleep(100);
-      after = await timed(agent);
-    }
-    const servedMs = Date.now() - frozenAt;
+    const { during, promotedMs, after, servedMs } = await whileFrozen(frozen, async () => {
+      const during = await timed(agent);
+      await group.waitForMaster(heir.port, 30_000);
+      const promotedMs = Date.now() - frozenAt;
+      // Served again: the instance left the frozen master for the promoted one on its own.
+      let after = await timed(agent);
+      const deadline = Date.now() + 15_000;
+      while (after.status !== 200 && Date.now() < deadline) {
+        await sleep(100);
+        after = await timed(agent);
+      }
+      return { during, promotedMs, after, servedMs: Date.now() - frozenAt };
+    });
     recordFigure(
       `sentinel master frozen: a request ${during.status} in ${during.ms} ms; replica promoted after ` +
         `${promotedMs} ms; served again (${after.status}) ${servedMs} ms after the freeze`,
@@ -73,7 +72,7 @@ describe('a Sentinel master that freezes', () => {
     expect([during.status, during.code]).toEqual([503, 'store_unavailable']);
     // By the command timeout, not after a failover wait (STORE_FAILOVER_WAIT_MS, 10 s by default).
     expect(during.ms).toBeLessThan(1.3 * COMMAND_TIMEOUT_MS);
-    // Answered by the promoted replica, with the session intact (the old master is SIGSTOPped until afterAll).
+    // Answered by the promoted replica, with the session intact, while the old master was still SIGSTOPped.
     expect(after.status).toBe(200);
     // Soon after the promotion: the instance drops the frozen master's connection when the sentinels announce
     // the new one, without waiting for a close that never comes (ioredis waits 2 s by default: 2.1 s here).

@@ -1,3 +1,4 @@
+import { startRig, type Rig, type RigOptions } from '../../helpers/app-rig.js';
 import { startSentinelGroup, type SentinelGroup, type SentinelGroupOptions } from '../../helpers/redis-sentinel.js';
 import { startCluster, type Cluster } from '../multi-instance/cluster.js';
 
@@ -46,4 +47,29 @@ export function sentinelRig(options: {
     await rig.group?.stop();
   });
   return rig;
+}
+
+/** A private Sentinel group and an in-process rig (app-rig.ts) on it; both filled in by `beforeAll`. */
+export interface SentinelAppRig {
+  group: SentinelGroup;
+  rig: Rig;
+}
+
+/**
+ * Starts, in the calling `describe`'s beforeAll (within `startMs`), a Sentinel group and, once its sentinels
+ * are ready, an in-process rig in Sentinel mode on it; stops both in its afterAll. Read `group` and `rig`
+ * inside tests, not at definition time.
+ */
+export function sentinelAppRig(options: Omit<RigOptions, 'store'> = {}, startMs = 60_000): SentinelAppRig {
+  const made = {} as SentinelAppRig;
+  beforeAll(async () => {
+    made.group = await startSentinelGroup();
+    await made.group.waitUntilReady();
+    made.rig = await startRig({ ...options, store: { env: made.group.serviceEnv } });
+  }, startMs);
+  afterAll(async () => {
+    await made.rig?.close();
+    await made.group?.stop();
+  });
+  return made;
 }

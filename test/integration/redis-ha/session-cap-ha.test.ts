@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
-import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
+import { sentinelAppRig } from '../failover/sentinel-rig.js';
 
 const CAP = 3;
 const ENV = { SESSIONS_PER_CREDENTIAL: String(CAP) };
@@ -41,23 +41,10 @@ describe('per-credential session cap on Redis Cluster', () => {
 });
 
 describe('per-credential session cap on Redis Sentinel', () => {
-  let group: SentinelGroup;
-  let rig: Rig;
-  beforeAll(async () => {
-    group = await startSentinelGroup();
-    await group.waitUntilReady();
-    rig = await startRig({
-      store: { env: group.serviceEnv },
-      env: ENV,
-    });
-  }, 40_000);
-  afterAll(async () => {
-    await rig?.close();
-    await group?.stop();
-  });
+  const sentinel = sentinelAppRig({ env: ENV }, 40_000);
 
   test('when one secret logs in 8 times, then its 5 oldest sessions end and their tokens are deleted', () =>
-    oldestSessionsEnd(rig));
+    oldestSessionsEnd(sentinel.rig));
 });
 
 describe('per-credential session cap on the memory store', () => {

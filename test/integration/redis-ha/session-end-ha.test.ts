@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
-import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
+import { sentinelAppRig } from '../failover/sentinel-rig.js';
 import { recordFigure } from '../../helpers/figures.js';
 
 const SWEEP_MS = 200;
@@ -68,23 +68,10 @@ describe('session-end index on Redis Cluster', () => {
 });
 
 describe('session-end index on Redis Sentinel', () => {
-  let group: SentinelGroup;
-  let rig: Rig;
-  beforeAll(async () => {
-    group = await startSentinelGroup();
-    await group.waitUntilReady();
-    rig = await startRig({
-      store: { env: group.serviceEnv },
-      env: ENV,
-    });
-  }, 40_000);
-  afterAll(async () => {
-    await rig?.close();
-    await group?.stop();
-  });
+  const sentinel = sentinelAppRig({ env: ENV }, 40_000);
 
   test('when sessions go idle behind Sentinel, then each token is deleted upstream once', async () => {
-    const delay = await idleSessionsLoseTheirTokens(rig);
+    const delay = await idleSessionsLoseTheirTokens(sentinel.rig);
     recordFigure(
       `sentinel: idle-expired tokens all deleted ${delay} ms after the last idle deadline (sweep ${SWEEP_MS} ms)`,
     );
