@@ -15,6 +15,14 @@ const ROOT = path.resolve('.');
 let work: string;
 let simulator: ChildProcess | undefined;
 
+/** The copy's service build: see beforeAll. */
+const fast = () => ({
+  extends: './tsconfig.json',
+  compilerOptions: { rootDir: 'src', outDir: 'dist', types: [], noCheck: true, sourceMap: false, paths: {} },
+  files: ['src/cli/cli-error.ts', 'src/simulator/dates.ts'],
+  include: [] as string[],
+});
+
 const build = () =>
   run(process.execPath, ['scripts/build.mjs'], { cwd: work }).then(
     () => 0,
@@ -45,13 +53,7 @@ beforeAll(async () => {
   // entries that run (dist/cli/main.js, dist/simulator/cli.js) are the script's stubs over its esbuild
   // bundles, made from src/ whatever tsc emitted. Emitting all that the CLI and the simulator import took
   // 5 s and 8 CPU-s a build (three builds here, the file's largest cost).
-  const fast = {
-    extends: './tsconfig.json',
-    compilerOptions: { rootDir: 'src', outDir: 'dist', types: [], noCheck: true, sourceMap: false, paths: {} },
-    files: ['src/cli/cli-error.ts', 'src/simulator/dates.ts'],
-    include: [],
-  };
-  await writeFile(path.join(work, 'tsconfig.build.json'), JSON.stringify(fast));
+  await writeFile(path.join(work, 'tsconfig.build.json'), JSON.stringify(fast()));
   // The two packages the same way: their own settings, emitted without a check. Nothing here runs their
   // output (the copy's CLI and simulator import the client through node_modules, the checkout's build), so
   // each compiles one file that imports nothing, without @types/node: the script still builds, swaps and
@@ -107,8 +109,11 @@ describe('npm run build', () => {
 
   it('when tsc fails, then the build fails and dist/ is left as it was', async () => {
     const before = (await stat(path.join(work, 'dist/cli/main.js'))).mtimeMs;
-    // A project tsc refuses at once (a type error would fail the same way, after a whole check).
-    await writeFile(path.join(work, 'tsconfig.build.json'), JSON.stringify({ files: ['src/no-such-file.ts'] }));
+    // A project tsc refuses at once (a type error would fail the same way, after a whole check): the fast
+    // settings above, naming a file that is not there. Without `types: []` tsc read every @types package
+    // first, seconds of CPU that a starved parallel worker once took past this test's timeout.
+    const missing = { ...fast(), files: ['src/no-such-file.ts'] };
+    await writeFile(path.join(work, 'tsconfig.build.json'), JSON.stringify(missing));
     expect(await build()).not.toBe(0);
     expect((await stat(path.join(work, 'dist/cli/main.js'))).mtimeMs).toBe(before);
     expect((await runBin()).stdout).toMatch(/tgbff/);

@@ -20,11 +20,13 @@ import type { Stores } from '../../../src/store/types.js';
  * 503 store_unavailable within about one REDIS_COMMAND_TIMEOUT_MS of Redis going silent (SIGSTOP: the
  * socket stays open, nothing answers), never after two: a request's second store step (a fallback read,
  * a best-effort clean-up after the first failed) must not wait out a second timeout. The command
- * timeout is the default (800 ms); the bound is 1.3 times it, on the service's own time per request. Sessions are fresh logins, so with the session
+ * timeout is the default (800 ms); the bound is 1.5 times it, on the service's own time per request: halfway
+ * between one timeout and two, the case it tells apart (alone here a request is served in 801–807 ms; a CI run
+ * with two timed files beside it once served a logout past 1.3 times it). Sessions are fresh logins, so with the session
  * cache on their first read is a miss (the tracked read), the case that used to fall back to a second read.
  */
 const COMMAND_TIMEOUT_MS = 800;
-const BOUND_MS = 1.3 * COMMAND_TIMEOUT_MS;
+const BOUND_MS = 1.5 * COMMAND_TIMEOUT_MS;
 
 describe.each([
   ['on', 'true'],
@@ -67,7 +69,7 @@ describe.each([
 
   // Alone: no other store command in flight (not even /readyz's ping), so nothing else has found the freeze
   // when the session read times out. With the cache on that read is the tracked one, on its own connection.
-  test('a relayed GET alone, its session read the only store command, 503s within 1.3 command timeouts', async () => {
+  test('a relayed GET alone, its session read the only store command, 503s within 1.5 command timeouts', async () => {
     const cookie = await login(bff.url, secret);
     await sleep(300);
     redis.pause();
@@ -83,7 +85,7 @@ describe.each([
     expect(await servedAgain(cookie)).toBe(200);
   }, 30_000);
 
-  test('relayed GET, GET /auth/session, login and logout each 503 within 1.3 command timeouts; /readyz 503 within 2 s', async () => {
+  test('relayed GET, GET /auth/session, login and logout each 503 within 1.5 command timeouts; /readyz 503 within 2 s', async () => {
     const [relay, session, logout] = [
       await login(bff.url, secret),
       await login(bff.url, secret),
