@@ -291,7 +291,9 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
         if (fresh !== issued.current) return;
         finish(issued);
         troubleSince = undefined;
-        issued.deliver(value);
+        // Shaped by this try (same name, same reply encoding): the caller's command, retired after its own
+        // try failed, is a PING now, and its resolve shapes a reply by its name (see retire in reissue.ts).
+        issued.deliver(fresh.transformReply(value as Buffer));
       };
       send(issued, fresh);
     };

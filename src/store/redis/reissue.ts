@@ -89,6 +89,10 @@ export function freshTry(name: string, args: Command['args'], of: Command): Comm
  * (a Cluster's delay queue after CLUSTERDOWN, a node's offline queue) and be written later, after its
  * caller was answered. It becomes a PING: harmless if it goes, and its reply still pairs with it. Its
  * outcome was seen (it failed), so its command timeout is cleared (`settle`).
+ *
+ * The caller's own command is retired too when its first try fails, and its resolve shapes what it is given
+ * by the name it has then (ioredis's transformReply: HGETALL's list into an object). So a later try's answer
+ * reaches it shaped already (failover-wait.ts), which a PING's shaping leaves as it is.
  */
 export function retire(command: Command): void {
   settle(command);

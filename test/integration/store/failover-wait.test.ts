@@ -209,16 +209,20 @@ describe('store commands ride out a lost Redis connection', () => {
     }
   }, 20_000);
 
-  test('when the connection drops with a read and a write on the wire, then the read is issued again once Redis is back and the write fails, never sent again', async () => {
+  test('when the connection drops with reads and a write on the wire, then the reads are issued again once Redis is back, answered as read first time, and the write fails, never sent again', async () => {
     // Through a proxy: bytes written to it can be dropped on cue, so both commands are on the wire and neither ran.
     const proxy = await startFaultProxy({ port: server.port });
     const { redis, failover, stores } = await rig(10_000, 100, proxy.url('redis'));
     try {
       await redis.set('fw:wire', 'kept');
       await redis.set('fw:wire-n', '5');
+      await redis.hset('fw:wire-h', { t: 'token', v: '2' });
       proxy.set({ kind: 'blackhole' });
       const from = Date.now();
       const read = timed(from, redis.get('fw:wire'));
+      // A read whose reply ioredis reshapes (HGETALL's list into an object): a retried one used to come back
+      // as the bare list, which the token store read as no token at all (a second mint in a failover).
+      const hash = timed(from, redis.hgetall('fw:wire-h'));
       const write = timed(from, redis.incr('fw:wire-n'));
       await sleep(100);
       // The connection is lost with both unanswered, and the first reconnect gets through at once.
@@ -229,6 +233,7 @@ describe('store commands ride out a lost Redis connection', () => {
       expect(wrote.ok).toBe(false);
       expect(wrote.ms).toBeLessThan(1500);
       expect(await read).toMatchObject({ ok: true, value: 'kept' });
+      expect(await hash).toMatchObject({ ok: true, value: { t: 'token', v: '2' } });
       expect(failover.waiting()).toBe(0);
       // Neither we nor ioredis (autoResendUnfulfilledCommands) sent the INCR again on the new connection.
       await sleep(300);
