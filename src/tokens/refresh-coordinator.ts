@@ -113,11 +113,13 @@ export function createRefreshCoordinator(deps: {
    * A holder stalled past its lease (a GC pause, SIGSTOP, a slow disk) comes back after another instance
    * took the lease and wrote a newer state: writing now would put an older grant over the newer one and
    * leave that one alive upstream with nobody holding it. So it keeps the newer state and drops its own
-   * late token instead (unless a refresh returned the very token now stored).
+   * late token instead (unless a refresh returned the very token now stored). A state that still holds the
+   * refused token is never the newer one, whatever its version: this holder was asked to replace it.
    */
   async function supersededBy(req: EnsureRequest, mine: TokenState, token: string): Promise<TokenState | null> {
     const stored = await tokens.get(req.sid);
     if (stored === null || stored.version < mine.version || !isUsable(stored, now())) return null;
+    if (stored.token === req.rejected) return null;
     logger.warn({ sid: maskSecret(req.sid) }, 'token lease lapsed during the upstream call; keeping the newer token');
     if (stored.token !== token) await deleteUpstream(mine.renewWith ?? req.credential, token, 'superseded');
     return stored;

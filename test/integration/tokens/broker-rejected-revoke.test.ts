@@ -76,6 +76,31 @@ describe.each(STORE_KINDS)('rejected tokens and logout, %s store', (store) => {
     expect(await rig.stores.tokens.get(sid)).toEqual(second);
   });
 
+  it('when the lease holder reads no state while the refused token is stored, then it mints once and never hands the refused token back', async () => {
+    const sid = newSid();
+    const first = await rig.broker().token(sid, rig.secret, SESSION_TTL_MS);
+    // The holder's read comes back empty once, as a read issued again in a failover once did (a reply left
+    // unshaped): the stored state, with the refused token at the same version, must not pass for a newer one.
+    let misreads = 1;
+    const tokens = {
+      ...rig.stores.tokens,
+      get: async (id: string) => {
+        const state = await rig.stores.tokens.get(id);
+        return misreads-- > 0 ? null : state;
+      },
+    };
+    const broker = rig.broker({ tokens });
+    rig.sim.revokeToken(first.token);
+    rig.sim.resetCounts();
+
+    const fresh = await broker.replaceRejected(sid, rig.secret, first.token, SESSION_TTL_MS);
+
+    expect(fresh?.token).not.toBe(first.token);
+    expect(rig.count('POST /requesttoken')).toBe(1);
+    expect(rig.sim.tokens().map((t) => t.token)).toEqual([fresh!.token]);
+    expect((await rig.stores.tokens.get(sid))?.token).toBe(fresh!.token);
+  });
+
   it('when a rejection arrives while a refresh of that token runs, then the rejected token is not handed back', async () => {
     const broker = rig.broker();
     const sid = newSid();
