@@ -8,6 +8,7 @@ import { recordFigure } from '../../helpers/figures.js';
 import { call, type Cluster } from '../multi-instance/cluster.js';
 import { loginSessions, tryLogin } from './failover-checks.js';
 import { clusterRig } from './cluster-rig.js';
+import { redisKeys } from '../../../src/store/keys.js';
 
 const LOGINS = 6;
 const PER_SESSION = 4;
@@ -130,5 +131,71 @@ describe('logins and token refreshes meeting a Redis Cluster primary failover', 
       const keys = cluster.keys(sidOf(c));
       expect(await heir.exists(keys.token)).toBe(1);
     }
+  }, 90_000);
+});
+
+describe('logins meeting a Redis Cluster primary failover that outlasts the wait', () => {
+  // A wait far below a promotion (2-3 s): the logins of the failover run out of it.
+  const WAIT_MS = 300;
+  const rig = clusterRig({
+    label: 'cluster-writes-short',
+    instances: 1,
+    nodeTimeoutMs: 1000,
+    env: { STORE_FAILOVER_WAIT_MS: String(WAIT_MS) },
+  });
+
+  test('when the primary holding the session-end index dies while logins are minting, then each answers 503 with no cookie and its token deleted upstream, and logins after the promotion succeed', async () => {
+    const { cluster, redis } = rig;
+    const url = cluster.instances[0]!.url;
+    const loginSecret = cluster.sim.createSecret({ alias: 'cluster_short_wait_logins' });
+    const first = await tryLogin(url, loginSecret.value);
+    expect(first.status).toBe(200);
+    // A login's first write after its mint is its session-end entry (one sorted set, one slot): with that
+    // slot's primary gone, a login that has minted cannot complete and must undo its mint.
+    const doomed = await redis.ownerOf(redisKeys(cluster.prefix).sessionEnds());
+    await redis.replicated();
+    const mintsBefore = mintsFor(cluster, loginSecret.value);
+
+    // The logins pass their checks (guess limits, budgets: Redis, all up) and wait at the data server's
+    // mint; the primary dies while they wait there. 800 ms: the kill comes well within it (a poll, a SIGKILL),
+    // and the mint, plus the 300 ms wait, ends well before a promotion (1.5 s at the soonest, 2-3 s seen).
+    cluster.sim.setFaults({ tokenLatencyMs: 800 });
+    const during = Promise.all(Array.from({ length: LOGINS }, () => tryLogin(url, loginSecret.value)));
+    await poll(
+      async () => mintsFor(cluster, loginSecret.value) - mintsBefore === LOGINS,
+      10_000,
+      'every login to be minting',
+    );
+    const killedAt = Date.now();
+    await redis.nodes.find((n) => n.port === doomed)!.kill();
+    const answers = await during;
+    cluster.sim.setFaults({});
+    // Then one login at a time until one succeeds (the promotion, and the service finding the new primary).
+    const polled: Array<Awaited<ReturnType<typeof tryLogin>>> = [];
+    await poll(
+      async () => {
+        polled.push(await tryLogin(url, loginSecret.value));
+        return polled.at(-1)!.status === 200;
+      },
+      30_000,
+      'a login to succeed after the promotion',
+    );
+    const later = await Promise.all([tryLogin(url, loginSecret.value), tryLogin(url, loginSecret.value)]);
+
+    recordFigure(
+      `cluster failover outlasting a ${WAIT_MS} ms wait, logins minting at the kill: ` +
+        `${JSON.stringify(answers.map((l) => `${l.status} +${l.endedAt - killedAt} ms`))}; ${polled.length} more ` +
+        `one at a time until one succeeded ${polled.at(-1)!.endedAt - killedAt} ms after the kill`,
+    );
+    expect(answers.map((l) => [l.status, l.cookie])).toEqual(answers.map(() => [503, undefined]));
+    const all = [first, ...answers, ...polled, ...later];
+    for (const l of all) {
+      if (l.status === 200) expect(l.cookie).toBeDefined();
+      else expect([l.status, l.cookie]).toEqual([503, undefined]);
+    }
+    expect(later.map((l) => l.status)).toEqual([200, 200]);
+    // Nothing half-written: a token is alive upstream for each login that succeeded, and for no other.
+    const alive = cluster.sim.tokens().filter((t) => t.secretAlias === loginSecret.alias).length;
+    expect(alive).toBe(all.filter((l) => l.status === 200).length);
   }, 90_000);
 });
