@@ -21,9 +21,9 @@ const WAIT_MS = 6000;
 // The store's wait when the cluster stays down (the last case): judged against its own value, so it need
 // not cover a promotion.
 const DOWN_WAIT_MS = 3000;
-// Only a write on the wire to the killed primary may fail (it may have run, so it is not sent again);
-// a relayed GET's store steps are a read, so (nearly) none.
-const FAILED_BOUND = 3;
+// Only a write on the wire to the killed primary could fail (it may have run, so it is not sent again). A
+// relayed GET's store steps before its answer are reads (the session, the token state), issued again when
+// they meet the lost connection, and its one write (the session's touch) goes after the answer: so none.
 
 describe('failover under load: a Redis Cluster master killed while three instances serve 30 sessions', () => {
   const rig = clusterRig({
@@ -76,12 +76,7 @@ describe('failover under load: a Redis Cluster master killed while three instanc
         `replica promoted ${(promotedAt - killedAt) / 1000} s after the kill, in that window ${w.requests} requests, ${w.failed} failed, p99 ${w.p99Ms} ms, slowest ${w.slowestMs} ms`,
     );
 
-    expect(Object.keys(f.kinds).filter((k) => k !== '503 store_unavailable')).toEqual([]);
-    if (f.failed > 0) {
-      expect(f.firstFailureAt!).toBeGreaterThanOrEqual(killedAt - 100);
-      expect(f.lastFailureAt!).toBeLessThanOrEqual(healthyAt);
-    }
-    expect(f.failed).toBeLessThanOrEqual(FAILED_BOUND);
+    expect({ failed: f.failed, kinds: f.kinds }).toEqual({ failed: 0, kinds: {} });
     expect(f.windowSec).toBeLessThan(WINDOW_BOUND_SEC);
     // The requests of the window waited for the promotion: about the failover time, not an error.
     expect(w.requests).toBeGreaterThan(0);

@@ -15,10 +15,10 @@ const SESSIONS = 30;
 // Sentinels call the master down after 1 s, then elect and promote; the bound is generous for a busy 2-core machine.
 const WINDOW_BOUND_SEC = 15;
 const REQUEST_BOUND_MS = 5000;
-// Store steps wait for the new master (STORE_FAILOVER_WAIT_MS, default 10 s): only a request whose command
-// was already on the wire when the master died may fail (never resent: nothing is sent twice). Each session
-// sends one request at a time, so that is at most one request per session; how many depends on how many were
-// in flight at the kill (0–10 of 30 seen), so the check is on that shape, not on a share of the requests.
+// Store steps wait for the new master (STORE_FAILOVER_WAIT_MS, default 10 s). Only a write already on the wire
+// when the master died could fail (never resent: nothing is sent twice); a relayed GET's store steps before its
+// answer are reads (the session, the token state), issued again when they meet the lost connection, and its
+// one write (the session's touch) goes after the answer: so no request fails.
 
 describe('failover under load: Sentinel master killed while three instances serve 30 sessions', () => {
   const rig = sentinelRig({ label: 'failover-sentinel' });
@@ -58,21 +58,14 @@ describe('failover under load: Sentinel master killed while three instances serv
     const w = windowFigures(samples, killedAt, newMasterAt);
     recordFigure(
       `sentinel failover under load (riding it out): ${SESSIONS} sessions on 3 instances, ${f.requests} requests (${f.rps}/s), ` +
-        `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure, new master ${(newMasterAt - killedAt) / 1000} s after the kill; ` +
+        `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure, new master ${(newMasterAt - killedAt) / 1000} s after the kill, healthy again ${(healthyAt - killedAt) / 1000} s after it; ` +
         `in that window ${w.requests} requests, ${w.failed} failed, p99 ${w.p99Ms} ms, slowest ${w.slowestMs} ms; slowest overall ${f.slowestMs} ms`,
     );
 
     // No connection was given up on (ioredis ending a Sentinel client fails what waits at once, and the
     // session cache's connections are not connected again: the cache would stay bypassed).
     expect(cluster.instances.filter((i) => i.output().includes('ended by itself')).map((i) => i.url)).toEqual([]);
-    // Failures only while Redis had no master, only the documented answer for that, and (nearly) none.
-    expect(Object.keys(f.kinds).filter((k) => k !== '503 store_unavailable')).toEqual([]);
-    if (f.failed > 0) {
-      expect(f.firstFailureAt!).toBeGreaterThanOrEqual(killedAt - 100);
-      expect(f.lastFailureAt!).toBeLessThanOrEqual(healthyAt);
-    }
-    // No session failed twice: a second failure would be a command issued after the loss that did not wait.
-    expect(f.failed).toBe(f.sessionsHit.length);
+    expect({ failed: f.failed, kinds: f.kinds }).toEqual({ failed: 0, kinds: {} });
     expect(f.windowSec).toBeLessThan(WINDOW_BOUND_SEC);
     // The requests of the window waited for the new master: that is, about the failover time, not an error.
     expect(w.requests).toBeGreaterThan(0);
