@@ -179,8 +179,9 @@ describe('readiness on a Redis Cluster with cluster-require-full-coverage no', (
           `primary's ${servedAnswer.status} in ${servedAnswer.ms} ms; /readyz 503 after ${ms} ms`,
       );
       expect([stuckAnswer.status, stuckAnswer.code]).toEqual([503, 'store_unavailable']);
-      // By the command timeout, not after a failover wait (5 s here); 1.3 times it, as on a standalone Redis.
-      expect(stuckAnswer.ms).toBeLessThan(1.3 * 800);
+      // By the command timeout, not after a failover wait (5 s here) nor a second timeout: 1.5 times it, as on
+      // a standalone Redis (frozen-one-timeout.test.ts), at the client (a CI run once saw 1099 ms).
+      expect(stuckAnswer.ms).toBeLessThan(1.5 * 800);
       expect(servedAnswer.status).toBe(200);
       // Within a probe interval and one command timeout (untilNotReady gives up past that, and a second).
       expect(answer.status).toBe(503);
