@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +29,7 @@ export interface RedisServer {
   url: string;
   /** The TLS port, when started with `tls`. */
   tlsPort?: number;
-  /** Working directory (for --cluster-config-file and such); removed when the test process exits. */
+  /** Working directory (for --cluster-config-file and such); removed by a later run once this process ended. */
   dir: string;
   /** Graceful SIGTERM, waits for exit. */
   stop(): Promise<void>;
@@ -44,9 +44,39 @@ export interface RedisServer {
   output(): string;
 }
 
+/**
+ * Where this process's redis-servers keep their files: a folder per test process, under one folder for all,
+ * and the folders of processes that have ended are removed here. Nothing can clean up as a jest worker
+ * exits: each test file gets a copy of `process` whose `exit` never fires (a listener there left every
+ * server's folder behind, about 200 a full run).
+ */
+function ownFolder(): string {
+  const all = join(tmpdir(), 'tgbff-test-redis');
+  mkdirSync(all, { recursive: true });
+  for (const name of readdirSync(all)) {
+    const pid = Number(name);
+    if (Number.isInteger(pid) && pid !== process.pid && !running(pid)) {
+      rmSync(join(all, name), { recursive: true, force: true });
+    }
+  }
+  const own = join(all, String(process.pid));
+  mkdirSync(own, { recursive: true });
+  return own;
+}
+
+/** Whether a process with this id exists (one we may not signal exists too). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   let port = options.port ?? (await freePort());
-  const dir = mkdtempSync(join(tmpdir(), `redis-${port}-`));
+  const dir = mkdtempSync(join(ownFolder(), `redis-${port}-`));
   let tlsPort = options.tls ? await freePort() : undefined;
   const argv = (): string[] => [
     ...(options.configFile ? [options.configFile] : []),
@@ -56,11 +86,6 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   ];
   let child: ChildProcess | undefined;
   let log = '';
-  const killOnExit = (): void => {
-    child?.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', killOnExit);
 
   const launch = async (): Promise<void> => {
     const proc = spawn(options.bin ?? 'redis-server', argv(), { stdio: ['ignore', 'pipe', 'pipe'] });
