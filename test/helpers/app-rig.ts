@@ -204,6 +204,14 @@ export async function readyz(rig: Rig) {
   return { status: res.status, body: res.body, headers: res.headers, ms: performance.now() - started };
 }
 
+/** One GET through a rig's agent, timed: its status, the service's error code if any, and how long it took (ms). */
+export async function timedGet(agent: supertest.Agent, path = '/api/echo') {
+  const started = performance.now();
+  const res = await agent.get(path);
+  const code = (res.body as { error?: { code?: string } }).error?.code;
+  return { status: res.status, code, ms: Math.round(performance.now() - started) };
+}
+
 /**
  * /readyz every 100 ms from `from` (a `Date.now()`) until `done` says so (default: the first 503) or
  * `timeoutMs` pass since `from`: each status, with how long after `from` it came.

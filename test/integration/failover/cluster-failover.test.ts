@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/poll.js';
 import { sidOf } from '../../helpers/cookies.js';
-import { startRig } from '../../helpers/app-rig.js';
+import { startRig, timedGet } from '../../helpers/app-rig.js';
 import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';
 import { clusterRig } from './cluster-rig.js';
 import { figures, steadyLoad, windowFigures } from './steady-load.js';
@@ -121,17 +121,8 @@ describe('failover under load: a Redis Cluster master killed while three instanc
         20_000,
         'the cluster to go down',
       );
-      const timed = async () => {
-        const from = Date.now();
-        const res = await agent.get('/api/echo');
-        return {
-          status: res.status,
-          code: (res.body as { error?: { code?: string } }).error?.code,
-          ms: Date.now() - from,
-        };
-      };
-      const first = await timed();
-      const next = await timed();
+      const first = await timedGet(agent);
+      const next = await timedGet(agent);
       recordFigure(
         `cluster down past the bound (${DOWN_WAIT_MS} ms): first request ${first.status} in ${first.ms} ms, next ${next.status} in ${next.ms} ms`,
       );

@@ -1,7 +1,7 @@
 /**
  * @paired kills a Sentinel group's data nodes and times answers and /readyz around the wait bound
  */
-import { readyz, untilReady } from '../../helpers/app-rig.js';
+import { readyz, timedGet, untilReady } from '../../helpers/app-rig.js';
 import { recordFigure } from '../../helpers/figures.js';
 import { sentinelAppRig } from './sentinel-rig.js';
 
@@ -23,20 +23,11 @@ describe('a Sentinel-managed Redis that stays down past the failover bound', () 
 
     const from = Date.now();
     await Promise.all([group.master.kill(), group.replica.kill()]);
-    const timed = async () => {
-      const start = Date.now();
-      const res = await agent.get('/api/echo');
-      return {
-        status: res.status,
-        code: (res.body as { error?: { code?: string } }).error?.code,
-        ms: Date.now() - start,
-      };
-    };
     // Within the bound: the connection is being looked for, so the instance stays ready.
     const early = await readyz(rig);
-    const first = await timed();
+    const first = await timedGet(agent);
     const firstAt = Date.now() - from;
-    const next = await timed();
+    const next = await timedGet(agent);
     const late = await readyz(rig);
     recordFigure(
       `sentinel down past the bound (${WAIT_MS} ms): first request ${first.status} in ${first.ms} ms ` +

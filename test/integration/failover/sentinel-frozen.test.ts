@@ -1,9 +1,8 @@
 /**
  * @paired freezes a Sentinel group's master and times a request's 503 against the command timeout
  */
-import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type supertest from 'supertest';
+import { timedGet } from '../../helpers/app-rig.js';
 import { recordFigure } from '../../helpers/figures.js';
 import type { RedisServer } from '../../helpers/redis-server.js';
 import { sentinelAppRig } from './sentinel-rig.js';
@@ -34,13 +33,6 @@ describe('a Sentinel master that freezes', () => {
     }
   }
 
-  const timed = async (agent: supertest.Agent) => {
-    const from = performance.now();
-    const res = await agent.get('/api/echo');
-    const code = (res.body as { error?: { code?: string } }).error?.code;
-    return { status: res.status, code, ms: Math.round(performance.now() - from) };
-  };
-
   test('when the master is SIGSTOPped, then a request 503s by the command timeout, and once the replica is promoted the session is served by it while the old master stays frozen', async () => {
     const { group, rig } = sentinel;
     const agent = await rig.login();
@@ -53,15 +45,15 @@ describe('a Sentinel master that freezes', () => {
 
     const frozenAt = Date.now();
     const { during, promotedMs, after, servedMs } = await whileFrozen(frozen, async () => {
-      const during = await timed(agent);
+      const during = await timedGet(agent);
       await group.waitForMaster(heir.port, 30_000);
       const promotedMs = Date.now() - frozenAt;
       // Served again: the instance left the frozen master for the promoted one on its own.
-      let after = await timed(agent);
+      let after = await timedGet(agent);
       const deadline = Date.now() + 15_000;
       while (after.status !== 200 && Date.now() < deadline) {
         await sleep(100);
-        after = await timed(agent);
+        after = await timedGet(agent);
       }
       return { during, promotedMs, after, servedMs: Date.now() - frozenAt };
     });

@@ -1,7 +1,7 @@
 /**
  * @paired kills and restarts a private redis-server under requests and times answers around the wait bound
  */
-import { startRigOnOwnRedis, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
+import { startRigOnOwnRedis, timedGet, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
 import { poll } from '../../helpers/poll.js';
 import type { RedisServer } from '../../helpers/redis-server.js';
 
@@ -16,12 +16,6 @@ function echoes(rig: Rig): number {
   return Object.entries(rig.sim.counts())
     .filter(([k]) => k.includes('echo'))
     .reduce((n, [, v]) => n + v, 0);
-}
-
-async function timedGet(agent: ReturnType<Rig['agent']>, path: string) {
-  const from = Date.now();
-  const res = await agent.get(path);
-  return { status: res.status, code: (res.body as { error?: { code?: string } }).error?.code, ms: Date.now() - from };
 }
 
 describe('a relayed request during a lost Redis connection', () => {
