@@ -3,6 +3,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import { createTokenApi } from '../../../packages/client/src/restpp-client.js';
 import { expectAppError } from '../tokens/expect-app-error.js';
 import { newSid, SESSION_TTL_MS, startRig, type Rig } from '../tokens/rig.js';
+import { poll } from '../../helpers/poll.js';
 import { rawRequest } from '../../helpers/raw-request.js';
 import { startRelayApp } from './relay-harness.js';
 
@@ -52,8 +53,7 @@ const timeoutFor = (fault: Fault): number => (fault === 'never answers' ? 300 : 
 
 /** The server's count once it reaches `count` (a request sent may be read a little after its call failed), or after 2 s. */
 async function requestsReaching(server: FaultServer, count: number): Promise<number> {
-  const until = Date.now() + 2000;
-  while (server.requests < count && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  await poll(async () => server.requests >= count, 2000, `${count} requests`).catch(() => undefined);
   return server.requests;
 }
 
