@@ -42,6 +42,12 @@ const deletedUpstream = (rig: Rig, token: string): number =>
   rig.sim.seen().filter((r) => r.method === 'DELETE' && r.path === '/requesttoken' && r.bodyText?.includes(token))
     .length;
 
+/**
+ * The idle timeout of the tests that wait one out (s): 2, as with 1 the request right after the login found the
+ * session idled out (401) in a CI run on a slow machine.
+ */
+const IDLE_S = 2;
+
 /** A rig's settings: each case's session timeouts and token refresh margin (seconds), and the sweep. */
 const timeouts = (idle: number, absolute: number, refreshBefore: number) => ({
   env: {
@@ -55,13 +61,11 @@ const timeouts = (idle: number, absolute: number, refreshBefore: number) => ({
 // What these tests wait for is the sessions' own clocks: the two stores wait side by side (onEachStore).
 describe('tokens die with their session (redis and memory stores, side by side)', () => {
   test('when a session ends by idle timeout, then its token is deleted upstream within the sweep interval', async () => {
-    // 2 s idle here and below: with 1 s, the request right after the login found the session idled out (401)
-    // in a CI run on a slow machine.
-    await onEachStore(timeouts(2, 60, 10), async (rig, store) => {
+    await onEachStore(timeouts(IDLE_S, 60, 10), async (rig, store) => {
       const agent = await rig.login();
       expect((await agent.get('/api/echo')).status).toBe(200);
       const token = lastToken(rig, '/echo');
-      const idleEnd = Date.now() + 2000;
+      const idleEnd = Date.now() + IDLE_S * 1000;
       expect(await upstreamVerdict(rig, token)).toBe('ok');
 
       const diedAt = await whenDeleted(rig, token, 5_000);
@@ -111,7 +115,7 @@ describe('tokens die with their session (redis and memory stores, side by side)'
   });
 
   test('when an administrator removes a session from the store, then its token is deleted upstream by the next due check (the idle deadline at the latest)', async () => {
-    await onEachStore(timeouts(2, 60, 10), async (rig) => {
+    await onEachStore(timeouts(IDLE_S, 60, 10), async (rig) => {
       const agent = rig.agent();
       const login = await agent.post('/auth/login').send({ secret: rig.secret, graph: 'social' });
       const cookie = decodeURIComponent(String(login.headers['set-cookie']?.[0]).split(';')[0]!.split('=')[1]!);
@@ -123,19 +127,19 @@ describe('tokens die with their session (redis and memory stores, side by side)'
 
       const diedAt = await whenDeleted(rig, token, 5_000);
 
-      expect(diedAt - removed).toBeLessThan(2000 + SWEEP_MS + 600); // the entry is next due at the idle deadline
+      expect(diedAt - removed).toBeLessThan(IDLE_S * 1000 + SWEEP_MS + 600); // the entry is next due at the idle deadline
       expect(deletedUpstream(rig, token)).toBe(1);
     });
   });
 
   test('when a session logs out, then its token is deleted once and the sweeper has nothing left to do', async () => {
-    await onEachStore(timeouts(2, 60, 10), async (rig, store) => {
+    await onEachStore(timeouts(IDLE_S, 60, 10), async (rig, store) => {
       const agent = await rig.login();
       await agent.get('/api/echo');
       const token = lastToken(rig, '/echo');
 
       expect((await agent.post('/auth/logout')).status).toBe(204);
-      await sleep(2000 + 3 * SWEEP_MS);
+      await sleep(IDLE_S * 1000 + 3 * SWEEP_MS);
 
       expect(await upstreamVerdict(rig, token)).toBe('REST-10016');
       expect(deletedUpstream(rig, token)).toBe(1);
