@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { poll } from './poll.js';
+import { poll } from './wait.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 import { freePort } from './ports.js';
 import type { TlsCert } from './tls-cert.js';

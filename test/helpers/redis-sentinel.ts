@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { poll } from './poll.js';
+import { poll } from './wait.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 import type { TlsCert } from './tls-cert.js';
 

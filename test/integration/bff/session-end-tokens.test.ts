@@ -6,7 +6,7 @@ import { describe, expect, test } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Rig } from '../../helpers/app-rig.js';
 import { onEachStore } from '../../helpers/each-store.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { recordFigure } from '../../helpers/figures.js';
 
 const SWEEP_MS = 200;

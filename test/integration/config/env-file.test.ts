@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { CLI } from '../cli/cli-harness.js';
 

@@ -2,7 +2,7 @@
  * @paired bounds the slowest request across a Cluster failover under load
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { sidOf } from '../../helpers/cookies.js';
 import { startRig, timedGet } from '../../helpers/app-rig.js';
 import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';

@@ -3,7 +3,7 @@
  */
 import { readinessUntil, readyz, startRig, untilNotReady, untilReady, type Rig } from '../../helpers/app-rig.js';
 import { sidOf } from '../../helpers/cookies.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { sessionKey } from '../../helpers/redis-prefix.js';
 import { recordFigure } from '../../helpers/figures.js';
 import { call, login } from '../multi-instance/cluster.js';

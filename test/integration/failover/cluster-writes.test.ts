@@ -2,7 +2,7 @@
  * @paired SIGKILLs a Redis Cluster primary while logins and token refreshes are on their way
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { sidOf } from '../../helpers/cookies.js';
 import { recordFigure } from '../../helpers/figures.js';
 import { call, type Cluster } from '../multi-instance/cluster.js';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { freePort } from '../../helpers/ports.js';
 import { keySlot } from '../../helpers/key-slot.js';

@@ -2,7 +2,7 @@
  * @paired bounds the slowest request across a Sentinel failover under load
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { call, login } from '../multi-instance/cluster.js';
 import { sentinelRig } from './sentinel-rig.js';
 import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';

@@ -3,7 +3,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sidOf } from '../../helpers/cookies.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { recordFigure } from '../../helpers/figures.js';
 import { call, login } from '../multi-instance/cluster.js';
 import { metric, tokensSeen } from '../multi-instance/cache-metrics.js';

@@ -15,7 +15,7 @@ import {
   waitUntil,
   type HostileRig,
 } from './hostile-rig.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 
 /**
  * docs/architecture.md, "The hostile-user model", against a real service process: one logged-in user tries to starve the others, to send more

@@ -8,7 +8,7 @@ import { CSRF } from '../../helpers/app-rig.js';
 import { startHttpsForwarder, type HttpsForwarder } from '../../helpers/https-forwarder.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { makeTestCerts, type TestCerts } from '../../helpers/test-certs.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 
 /**
  * TigerGraph Cloud's shape over TLS: one https origin, RESTPP under /restpp, the admin server at the

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import {
   REDIRECT_URI,
   dropPrefix,

@@ -3,7 +3,7 @@
  */
 import { sessionKeys } from '../../../src/store/keys.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
 import { makeLoopbackCert, type TlsCert } from '../../helpers/tls-cert.js';

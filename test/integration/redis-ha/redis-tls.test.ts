@@ -5,7 +5,7 @@ import { startServiceProcess, type ServiceProcess } from '../../helpers/service-
 import { makeLoopbackCert, type TlsCert } from '../../helpers/tls-cert.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { uniquePrefix } from '../../helpers/redis-prefix.js';
 
 // Child processes: a private CA is trusted either through REDIS_CA_FILE or through NODE_EXTRA_CA_CERTS,

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
 import { createRedisClient } from '../../../src/store/redis/client.js';
 

@@ -3,7 +3,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
 import { createService } from '../../../src/service.js';
 import { silentLogger } from '../../../src/observability/logger.js';

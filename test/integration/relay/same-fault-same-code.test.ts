@@ -3,7 +3,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import { createTokenApi } from '../../../packages/client/src/restpp-client.js';
 import { expectAppError } from '../tokens/expect-app-error.js';
 import { newSid, SESSION_TTL_MS, startRig, type Rig } from '../tokens/rig.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { rawRequest } from '../../helpers/raw-request.js';
 import { startRelayApp } from './relay-harness.js';
 

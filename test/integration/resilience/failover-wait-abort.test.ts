@@ -1,7 +1,7 @@
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { sidOf } from '../../helpers/cookies.js';
 import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { watchCommands } from '../../helpers/redis-monitor.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { call, login } from '../multi-instance/cluster.js';

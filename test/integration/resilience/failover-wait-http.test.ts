@@ -2,7 +2,7 @@
  * @paired kills and restarts a private redis-server under requests and times answers around the wait bound
  */
 import { startRigOnOwnRedis, timedGet, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import type { RedisServer } from '../../helpers/redis-server.js';
 
 // Long enough for a flood of 40 to arrive and meet the cap on a loaded machine (over 1.5 s at load 15-20)

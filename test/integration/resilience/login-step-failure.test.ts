@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { ALICE, SIM_USERS, secretsOf } from '../admin/admin-harness.js';
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';

@@ -16,7 +16,7 @@ import {
   type FailoverWait,
 } from '../../../src/store/redis/failover-wait.js';
 import type { Stores } from '../../../src/store/types.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { startFaultProxy } from '../../helpers/fault-proxy.js';
 

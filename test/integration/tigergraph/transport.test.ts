@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { TigerGraphConnection } from '../../../packages/client/src/connection.js';
 import { createTokenApi } from '../../../packages/client/src/restpp-client.js';
 import { createSecretApi } from '../../../packages/client/src/secret-api.js';
-import { poll } from '../../helpers/poll.js';
+import { poll } from '../../helpers/wait.js';
 import { expectKind } from './fixtures.js';
 
 const SECRET = 'topsecretvalue0123456789abcdefgh';
