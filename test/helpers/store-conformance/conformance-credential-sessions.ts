@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Stores } from '../../../src/store/types.js';
+import { LONG_TTL_MS, PAST_SHORT_TTL_MS, SHORT_TTL_MS, withinWindow, type Pass } from './time.js';
 
 /** The per-credential session record behind SESSIONS_PER_CREDENTIAL (CredentialSessions in store/types.ts). */
-export function credentialSessionCases(stores: () => Stores): void {
+export function credentialSessionCases(stores: () => Stores, pass: Pass): void {
   describe('sessions per credential', () => {
-    const limits = { ttlMs: 10_000, cap: 3, ceiling: 5 };
+    const limits = { ttlMs: LONG_TTL_MS, cap: 3, ceiling: 5 };
 
     test('when a credential has at most cap sessions, then adding one answers nothing', async () => {
       const credential = randomUUID();
@@ -48,10 +48,15 @@ export function credentialSessionCases(stores: () => Stores): void {
     });
 
     test('when the newest login is ttlMs old, then the record is gone', async () => {
-      const credential = randomUUID();
-      const short = { ...limits, ttlMs: 200 };
-      for (const sid of ['a', 'b', 'c']) await stores().credentialSessions.add(credential, sid, Date.now(), short);
-      await sleep(350);
+      const short = { ...limits, ttlMs: SHORT_TTL_MS };
+      // Four on record (one more than cap, so all are answered) before any of them can have expired.
+      const credential = await withinWindow(SHORT_TTL_MS, async () => {
+        const credential = randomUUID();
+        for (const sid of ['a', 'b', 'c']) await stores().credentialSessions.add(credential, sid, Date.now(), short);
+        expect(await stores().credentialSessions.add(credential, 'x', Date.now(), short)).toEqual(['a', 'b', 'c', 'x']);
+        return credential;
+      });
+      await pass(PAST_SHORT_TTL_MS);
       expect(await stores().credentialSessions.add(credential, 'd', Date.now(), short)).toEqual([]);
     });
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Stores } from '../../../src/store/types.js';
+import { PAST_SHORT_TTL_MS, SHORT_TTL_MS, withinWindow, type Pass } from './time.js';
 
 const sid = (): string => randomUUID();
 
 /** Token state and tombstones: what a session knows about its upstream token and its end. */
-export function tokenCases(stores: () => Stores): void {
+export function tokenCases(stores: () => Stores, pass: Pass): void {
   describe('tokens', () => {
     const state = { token: 'tok-abc-123456', expiresAt: 1_900_000_000, version: 3 };
 
@@ -35,9 +35,13 @@ export function tokenCases(stores: () => Stores): void {
     });
 
     test('when its TTL passes, then get returns null', async () => {
-      const id = sid();
-      await stores().tokens.set(id, state, 150);
-      await sleep(300);
+      const id = await withinWindow(SHORT_TTL_MS, async () => {
+        const id = sid();
+        await stores().tokens.set(id, state, SHORT_TTL_MS);
+        expect(await stores().tokens.get(id)).toEqual(state);
+        return id;
+      });
+      await pass(PAST_SHORT_TTL_MS);
       expect(await stores().tokens.get(id)).toBeNull();
     });
 
@@ -76,9 +80,13 @@ export function tokenCases(stores: () => Stores): void {
     });
 
     test('when the tombstone TTL passes, then the sid is no longer dead', async () => {
-      const id = sid();
-      await stores().tombstones.mark(id, 150);
-      await sleep(300);
+      const id = await withinWindow(SHORT_TTL_MS, async () => {
+        const id = sid();
+        await stores().tombstones.mark(id, SHORT_TTL_MS);
+        expect(await stores().tombstones.isDead(id)).toBe(true);
+        return id;
+      });
+      await pass(PAST_SHORT_TTL_MS);
       expect(await stores().tombstones.isDead(id)).toBe(false);
     });
   });
