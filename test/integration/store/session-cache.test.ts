@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { createServer, createConnection, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { setImmediate } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createCipher } from '../../../src/crypto/crypto.js';
@@ -18,6 +17,7 @@ import { sessionExpiringIn } from '../../helpers/session-records.js';
 import { freePort } from '../../helpers/ports.js';
 import { startFaultProxy } from '../../helpers/fault-proxy.js';
 import { recordFigure } from '../../helpers/figures.js';
+import { until } from '../../helpers/wait.js';
 
 // Two "instances" (stores with caches of their own) on a redis-server of the test's own: MONITOR counts
 // what reaches Redis, CLIENT KILL drops connections, and nothing else runs there.
@@ -234,7 +234,8 @@ test('when the invalidation connection is killed under load, then the cache is f
     while (!stop) {
       await Promise.all(sids.map((sid) => a.stores.sessionStore.get(sid)));
       loads += sids.length;
-      await setImmediate(); // hits resolve without I/O: let the connections' events in between
+      // Hits resolve without I/O: a turn of the event loop lets the connections' events in between.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   };
   const loading = load();
@@ -267,19 +268,30 @@ test('when the invalidation connection is killed under load, then the cache is f
 const SERVICE_DEFAULTS = { max: 50, ttlMs: 60_000 };
 const SILENT_BOUND_MS = 1000 + 800;
 
-/** Loads `sid` on `on` every 10 ms until the cache flushes; how long that took and how many loads it served. */
+/**
+ * Loads `sid` on `on` every 10 ms (one load at a time) until the cache flushes; how long after `since()` the
+ * flush came, and how many loads the cache served before it.
+ */
 async function servedUntilFlush(on: Instance, sid: string, since: () => number) {
   const flushed = on.seen.next('flush');
-  let done = false;
-  void flushed.then(() => (done = true));
   let served = 0;
-  while (!done) {
+  let loading = false;
+  const load = async (): Promise<void> => {
+    loading = true;
     const hits = on.seen.counts.hit;
     const record = await on.stores.sessionStore.get(sid).catch(() => null);
     if (record !== null && on.seen.counts.hit > hits) served += 1;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    loading = false;
+  };
+  const pace = setInterval(() => void (loading || load()), 10);
+  try {
+    await flushed;
+  } finally {
+    clearInterval(pace);
   }
-  return { tookMs: performance.now() - since(), served };
+  const tookMs = performance.now() - since();
+  await until('the last load to end', () => !loading);
+  return { tookMs, served };
 }
 
 test('when Redis freezes, then warm sessions are served from the cache until the heartbeat misses (at most 1.8 s), then loads fail', async () => {
@@ -326,7 +338,7 @@ test('when one instance is cut off from Redis (silently) and another logs the se
   // Back: the connections that lost bytes are reset (ioredis would match later replies to the commands the
   // blackhole swallowed), A connects again, sets tracking up and refuses the session.
   proxy.set({ kind: 'reset' });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await until("A's connections through the proxy to be cut", () => proxy.open() === 0);
   proxy.set({ kind: 'pass' });
   await a.stores.sessionCache!.whenServing();
   expect(await a.stores.sessionStore.get(sid)).toBeNull();
