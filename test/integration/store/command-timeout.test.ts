@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { replyBeforeTimeout } from '../../../src/store/redis/command-timeout.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { WAIT_MS } from '../../helpers/wait.js';
 
 const TIMEOUT_MS = 200;
 
@@ -34,14 +35,15 @@ function unread(localPort: number, remotePort: number): number {
 /**
  * Holds the loop `ms`, and past that until `bytes` of reply wait unread in the client's socket: on a loaded
  * machine Redis may not have answered within `ms`, and then there is no waiting reply to test. Fails if the
- * reply never comes within 5 s.
+ * reply never comes within WAIT_MS (a deadline to keep trying, not a timing claim).
  */
 function busyUntilReplied(redis: Redis, bytes: number, ms: number): void {
   const { localPort, remotePort } = redis.stream;
-  const giveUp = performance.now() + 5000;
+  const giveUp = performance.now() + WAIT_MS;
   busy(ms);
   while (unread(localPort!, remotePort!) < bytes) {
-    if (performance.now() > giveUp) throw new Error(`no ${bytes}-byte reply arrived in the socket within 5 s`);
+    if (performance.now() > giveUp)
+      throw new Error(`no ${bytes}-byte reply arrived in the socket within ${WAIT_MS} ms`);
   }
 }
 
