@@ -1,15 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { INTO_REFRESH_WINDOW_MS, SESSION_TTL_MS, counterValue, newSid, startRig, type Rig } from './rig.js';
 import { STORE_KINDS } from './stores.js';
-
-/** Polls a condition the test cannot await directly; the bound is generous, not a timing claim. */
-async function until(condition: () => boolean, maxMs = 5_000): Promise<void> {
-  const deadline = Date.now() + maxMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { until } from '../../helpers/wait.js';
 
 describe.each(STORE_KINDS)('rejected tokens and logout, %s store', (store) => {
   let rig: Rig;
@@ -106,12 +98,15 @@ describe.each(STORE_KINDS)('rejected tokens and logout, %s store', (store) => {
     const sid = newSid();
     const first = await broker.token(sid, rig.secret, SESSION_TTL_MS);
     rig.clock.advance(INTO_REFRESH_WINDOW_MS);
-    rig.sim.setFaults({ tokenLatencyMs: 200 });
+    // The PUT is held long enough for the rejection to be reported while it is on the wire, on a loaded machine too.
+    rig.sim.setFaults({ tokenLatencyMs: 1_000 });
     rig.sim.resetCounts();
 
-    const refreshing = broker.token(sid, rig.secret, SESSION_TTL_MS);
+    let refreshed = false;
+    const refreshing = broker.token(sid, rig.secret, SESSION_TTL_MS).finally(() => (refreshed = true));
     // Join while the PUT is on the wire, so the flight joined will hand back the rejected token.
-    await until(() => rig.count('PUT /requesttoken') === 1);
+    await until('the refresh PUT on the wire', () => rig.count('PUT /requesttoken') === 1);
+    expect(refreshed).toBe(false); // the flight is still in the air: the report below joins it at once
     const viaReject = await broker.replaceRejected(sid, rig.secret, first.token, SESSION_TTL_MS);
 
     expect((await refreshing).token).toBe(first.token);
