@@ -16,6 +16,14 @@ function stampede(brokers: TokenBroker[], sid: string, secret: string, total: nu
 
 const distinctTokens = (states: TokenState[]): Set<string> => new Set(states.map((s) => s.token));
 
+/**
+ * A lease TTL an upstream call outlasts (twice over: STALL_MS), so only renewal (every third of it) keeps the
+ * lease. Renewals may then come a second late on a loaded machine before the lease lapses (a 300 ms TTL left
+ * 200 ms) and the renewal is judged, not the machine.
+ */
+const SHORT_LEASE_MS = 1_500;
+const STALL_MS = 2 * SHORT_LEASE_MS;
+
 describe.each(STORE_KINDS)('single flight in one process, %s store', (store) => {
   let rig: Rig;
   beforeEach(async () => {
@@ -66,22 +74,25 @@ describe.each(STORE_KINDS)('single flight in one process, %s store', (store) => 
 
   it('when the lease holder dies without releasing, then another caller takes over once the lease lapses', async () => {
     const sid = newSid();
-    // A holder that crashed: it never renews or releases, so only the PX ends its lease.
-    expect(await rig.stores.leases.acquire(sid, 'ghost-instance', 400)).toBe(true);
+    const ghostLeaseMs = 400;
+    // Timed from before the acquire, so the lapse is never earlier than `started` + ghostLeaseMs, however
+    // long a loaded machine takes between the two.
     const started = Date.now();
+    // A holder that crashed: it never renews or releases, so only the PX ends its lease.
+    expect(await rig.stores.leases.acquire(sid, 'ghost-instance', ghostLeaseMs)).toBe(true);
 
     const state = await rig.broker({ waitMs: 10_000 }).token(sid, rig.secret, SESSION_TTL_MS);
 
-    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(ghostLeaseMs);
     expect(rig.count('POST /requesttoken')).toBe(1);
     expect((await rig.stores.tokens.get(sid))?.token).toBe(state.token);
     expect(await counterValue(rig.metrics.leaseWaits, { outcome: 'took_over' })).toBe(1);
   });
 
   it('when the upstream call outlasts the lease TTL, then renewal keeps it to one call', async () => {
-    const leaseTtlMs = 300;
+    const leaseTtlMs = SHORT_LEASE_MS;
     const brokers = [rig.broker({ leaseTtlMs }), rig.broker({ leaseTtlMs })];
-    rig.sim.setFaults({ tokenLatencyMs: 1200 });
+    rig.sim.setFaults({ tokenLatencyMs: STALL_MS });
 
     const states = await stampede(brokers, newSid(), rig.secret, 20);
 
@@ -132,8 +143,8 @@ describe('single flight across instances sharing one Redis', () => {
   });
 
   it('when the holder instance stalls past the lease TTL, then renewal keeps the others from calling upstream', async () => {
-    rig.sim.setFaults({ tokenLatencyMs: 1500 });
-    const states = await stampede(instances({ leaseTtlMs: 300 }), newSid(), rig.secret, 100);
+    rig.sim.setFaults({ tokenLatencyMs: STALL_MS });
+    const states = await stampede(instances({ leaseTtlMs: SHORT_LEASE_MS }), newSid(), rig.secret, 100);
     expect(rig.tokenCalls()).toBe(1);
     expect(distinctTokens(states).size).toBe(1);
   });
