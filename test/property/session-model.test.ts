@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { manualClock } from '../helpers/clock.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
@@ -9,6 +8,7 @@ import { sidOf } from '../helpers/cookies.js';
 import { rawRoundTrip, type RawRoundTrip } from '../helpers/raw-request.js';
 import { bearers, errorCode, loginCookie, startPropertyRig, type PropertyRig } from './property-rig.js';
 import { sessionKey } from '../helpers/redis-prefix.js';
+import { until } from '../helpers/wait.js';
 
 const IDLE_S = 600;
 const ABSOLUTE_S = 3600;
@@ -149,8 +149,9 @@ class IdleExpiry implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.slots[this.i]!.live;
   async run(m: Model, r: Real) {
     const slot = m.slots[this.i]!;
-    await r.rig.redis.pexpire(sessionKey(r.rig.prefix, sidOf(slot.cookie!)), 1);
-    await sleep(5);
+    const key = sessionKey(r.rig.prefix, sidOf(slot.cookie!));
+    await r.rig.redis.pexpire(key, 1);
+    await until('the session record to expire', async () => (await r.rig.redis.exists(key)) === 0);
     clock.advance(IDLE_S * 1000 + 1000);
     end(r, slot);
     expire(m);
@@ -173,7 +174,8 @@ class RedisBlip implements fc.AsyncCommand<Model, Real> {
     const answer = await relay(slot.cookie);
     if (answer.status === 503) expect(errorCode(answer)).toBe('store_unavailable');
     else expect(answer.status).toBe(slot.live ? 200 : 401);
-    await sleep(this.ms);
+    // A paused Redis holds every command until the pause ends: an answered PING is the end of it.
+    await until('Redis to answer again after its pause', async () => (await r.rig.redis.ping()) === 'PONG');
     await invariant(m, r);
   }
   toString = () => `redis-blip(${this.i}, ${this.ms} ms)`;
