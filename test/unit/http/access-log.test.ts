@@ -5,6 +5,7 @@ import request from 'supertest';
 import { contextOf } from '../../../src/http/pipeline/context.js';
 import { strictRoutes } from '../../../src/http/route-helpers/routing.js';
 import { throughPipeline } from '../../helpers/pipeline-rig.js';
+import { until } from '../../helpers/wait.js';
 import { captureLogger } from './capture-logger.js';
 
 function app(logger: ReturnType<typeof captureLogger>['logger'], onHang?: () => void) {
@@ -119,7 +120,7 @@ describe('access log', () => {
       req.end();
       await hangReached;
       req.destroy();
-      for (let i = 0; i < 100 && cap.raw.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await until('the aborted request to be logged', () => cap.raw.length > 0);
       expect(cap.lines()).toHaveLength(1);
       expect(cap.lines()[0]).toMatchObject({ route: '/hang', aborted: true });
     } finally {
