@@ -13,6 +13,7 @@ import { createService, type Service } from '../../src/service.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../src/simulator/types.js';
 import { uniquePrefix } from './redis-prefix.js';
+import { elapse, until, WAIT_MS } from './wait.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 
 // parseSetCookie lives in cookies.ts; re-exported for the test files that import it from here.
@@ -185,17 +186,27 @@ export async function startRigOnOwnRedis(options: Omit<RigOptions, 'store'> = {}
   }
 }
 
-/** Polls /readyz until it is 200 (readiness recovers by itself as clients reconnect); the last status. */
-export async function untilReady(rig: Rig, timeoutMs = 10_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Polls /readyz until it is 200 (readiness recovers by itself as clients reconnect); the last status, so a
+ * caller's `expect(...).toBe(200)` names what it saw instead. `timeoutMs` is how long to keep trying.
+ */
+export async function untilReady(rig: Rig, timeoutMs = WAIT_MS): Promise<number> {
   let status = 0;
-  while (Date.now() < deadline) {
-    status = (await rig.agent().get('/readyz')).status;
-    if (status === 200) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await until(
+    '/readyz to answer 200',
+    async () => {
+      status = (await rig.agent().get('/readyz')).status;
+      return status === 200;
+    },
+    { timeoutMs, intervalMs: 100 },
+  ).catch(() => undefined);
   return status;
 }
+
+/** How often readinessUntil samples /readyz. */
+const SAMPLE_EVERY_MS = 100;
+/** The longest one /readyz answer may take while a dependency hangs: its check bound (1 s), with room. */
+const ANSWER_BOUND_MS = 3000;
 
 /** One GET /readyz, timed: status, body, headers and how long the answer took. */
 export async function readyz(rig: Rig) {
@@ -214,7 +225,9 @@ export async function timedGet(agent: supertest.Agent, path = '/api/echo') {
 
 /**
  * /readyz every 100 ms from `from` (a `Date.now()`) until `done` says so (default: the first 503) or
- * `timeoutMs` pass since `from`: each status, with how long after `from` it came.
+ * `timeoutMs` pass since `from`: each status, with how long after `from` it came. A sampler, not a wait:
+ * the timeline over time is what its callers judge (an error window's length, what came before the 503),
+ * so it samples at a fixed pace and returns what it saw when `timeoutMs` runs out instead of throwing.
  */
 export async function readinessUntil(
   rig: Rig,
@@ -227,7 +240,7 @@ export async function readinessUntil(
     const { status } = await readyz(rig);
     seen.push({ at: Date.now() - from, status });
     if (await done(status)) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await elapse(SAMPLE_EVERY_MS, 'the pace of a readiness timeline, sampled over time');
   }
   return seen;
 }
@@ -238,13 +251,20 @@ export async function readinessUntil(
  * outage shows within that plus the check's own bound; each answer still comes within the check bound.
  */
 export async function untilNotReady(rig: Rig): Promise<Awaited<ReturnType<typeof readyz>>> {
-  const deadline = performance.now() + READINESS_PROBE_INTERVAL_MS + 2000;
-  for (;;) {
-    const answer = await readyz(rig);
-    if (answer.ms >= 3000) throw new Error(`/readyz took ${Math.round(answer.ms)} ms, past its check bound`);
-    if (answer.status === 503 || performance.now() > deadline) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let answer: Awaited<ReturnType<typeof readyz>> | undefined;
+  // The deadline is the promise under test (a probe interval, then the check's own bound): past it, the last
+  // answer (not a 503) goes back for the caller's assertion to name.
+  await until(
+    '/readyz to turn 503',
+    async () => {
+      answer = await readyz(rig);
+      return answer.status === 503 || answer.ms >= ANSWER_BOUND_MS;
+    },
+    { timeoutMs: READINESS_PROBE_INTERVAL_MS + 2000, intervalMs: 50 },
+  ).catch(() => undefined);
+  if (answer === undefined) throw new Error('/readyz never answered');
+  if (answer.ms >= ANSWER_BOUND_MS) throw new Error(`/readyz took ${Math.round(answer.ms)} ms, past its check bound`);
+  return answer;
 }
 
 async function deleteByPrefix(

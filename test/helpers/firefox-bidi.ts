@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'undici';
+import { until, WAIT_MS } from './wait.js';
 
 /**
  * Debian's Firefox ESR driven over WebDriver BiDi, its standard remote protocol. playwright-core's own
@@ -31,7 +32,7 @@ export interface FirefoxPage {
   navigate(url: string): Promise<void>;
   /** Runs an expression (awaiting a promise) in the page and returns its JSON-able result. */
   evaluate<T>(expression: string): Promise<T>;
-  /** Polls an expression until it is truthy. */
+  /** Polls an expression until it is truthy (a throw, as while the page loads, counts as not yet). */
   waitFor(expression: string, timeoutMs?: number): Promise<void>;
   cookies(): Promise<BidiCookie[]>;
   close(): Promise<void>;
@@ -109,12 +110,8 @@ export async function launchFirefox(): Promise<FirefoxPage> {
       await send('browsingContext.navigate', { context, url, wait: 'complete' });
     },
     evaluate,
-    async waitFor(expression, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!(await evaluate<boolean>(`Boolean(${expression})`))) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${expression}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+    async waitFor(expression, timeoutMs = WAIT_MS) {
+      await until(expression, () => evaluate<boolean>(`Boolean(${expression})`), { timeoutMs, intervalMs: 100 });
     },
     async cookies() {
       const result = (await send('storage.getCookies', {})) as { cookies: BidiCookie[] };

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { WAIT_MS } from '../../helpers/wait.js';
 
 // TGBFF_CLI runs another build (e.g. an older commit's dist/cli/main.js, to show a regression test fails there).
 export const CLI = path.resolve(process.env.TGBFF_CLI ?? 'dist/cli/main.js');
@@ -57,7 +58,10 @@ export async function makeHome(): Promise<{
   };
 }
 
-/** A long-running child whose combined output can be awaited for a pattern (sim, serve, the pty). */
+/**
+ * A long-running child whose combined output can be awaited for a pattern (sim, serve, the pty): `waitFor`
+ * listens to the output itself (no polling) and fails at once if the child exits first.
+ */
 export interface Watched {
   child: ChildProcess;
   output(): string;
@@ -78,7 +82,7 @@ export function watch(child: ChildProcess): Watched {
   return {
     child,
     output: () => out,
-    waitFor(pattern, timeoutMs = 15000) {
+    waitFor(pattern, timeoutMs = WAIT_MS) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
           const match = pattern.exec(out);

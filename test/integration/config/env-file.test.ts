@@ -4,8 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startSimulator, type SimulatorHandle } from '../../../src/simulator/index.js';
-import { poll } from '../../helpers/wait.js';
-import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
+import { untilMatch, WAIT_MS } from '../../helpers/wait.js';
+import { START_MS, startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { CLI } from '../cli/cli-harness.js';
 
 const MAIN = path.resolve(process.env.TGBFF_MAIN ?? 'dist/main.js');
@@ -32,7 +32,7 @@ async function runToExit(script: string, args: string[], env: Record<string, str
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   child.stdin.end();
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), WAIT_MS); // a start meant to fail: a hung one ends here
   const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(timer);
   return { code, out };
@@ -43,15 +43,18 @@ async function runToExit(script: string, args: string[], env: Record<string, str
 const shutdownTimeoutOf = async (s: ServiceProcess): Promise<number> => {
   expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
   s.proc.kill('SIGTERM');
-  const line = /"timeoutMs":(\d+)[^\n]*"msg":"shutting down"/;
-  await poll(async () => line.test(s.output()), 10000, 'the shutdown log line');
-  return Number(line.exec(s.output())?.[1]);
+  const [, timeoutMs] = await untilMatch(
+    'the shutdown log line',
+    () => s.output(),
+    /"timeoutMs":(\d+)[^\n]*"msg":"shutting down"/,
+  );
+  return Number(timeoutMs);
 };
 
 describe('.env in the working directory', () => {
   it('when the service starts where a .env sets a key, then the setting applies and the start says the file was read', async () => {
     await writeFile(path.join(dir, '.env'), '# local settings\nSHUTDOWN_TIMEOUT_MS=1234\n');
-    service = await startServiceProcess({}, 15000, { cwd: dir });
+    service = await startServiceProcess({}, START_MS, { cwd: dir });
     expect(service.output()).toContain(`"file":"${path.join(dir, '.env')}"`);
     expect(await shutdownTimeoutOf(service)).toBe(1234);
   });
@@ -59,7 +62,7 @@ describe('.env in the working directory', () => {
   it('when a key is set both in the environment and in .env, then the environment wins', async () => {
     // LOG_LEVEL=silent from .env would hide the "listening" line the helper waits for: starting at all proves info won.
     await writeFile(path.join(dir, '.env'), 'SHUTDOWN_TIMEOUT_MS=1234\nLOG_LEVEL=silent\nPORT=1\n');
-    service = await startServiceProcess({ SHUTDOWN_TIMEOUT_MS: '4321' }, 15000, { cwd: dir });
+    service = await startServiceProcess({ SHUTDOWN_TIMEOUT_MS: '4321' }, START_MS, { cwd: dir });
     expect(service.port).not.toBe(1);
     expect(await shutdownTimeoutOf(service)).toBe(4321);
   });
