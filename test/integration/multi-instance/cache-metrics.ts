@@ -1,6 +1,7 @@
 import { expect } from '@jest/globals';
 import { performance } from 'node:perf_hooks';
 import type { ServiceProcess } from '../../helpers/service-process.js';
+import { until } from '../../helpers/wait.js';
 import { call, type Cluster } from './cluster.js';
 
 // What the tests of the session cache read from the instances: their metrics, and the tokens the data
@@ -97,13 +98,16 @@ export async function servedFromCaches(
  * gauge: the invalidation arrived) and returns how long that took from `since` (performance.now()).
  */
 export async function droppedBy(others: ServiceProcess[], since: number): Promise<number> {
-  const deadline = since + 10_000;
-  for (;;) {
-    const held = await Promise.all(others.map(entries));
-    if (held.every((n) => n === 0)) return performance.now() - since;
-    if (performance.now() > deadline) throw new Error(`caches still hold ${held.join(', ')} entries`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await until(
+    'the other caches to be empty',
+    async () => {
+      const held = await Promise.all(others.map(entries));
+      if (held.some((n) => n !== 0)) throw new Error(`caches still hold ${held.join(', ')} entries`);
+      return true;
+    },
+    { intervalMs: 5 },
+  );
+  return performance.now() - since;
 }
 
 /**

@@ -4,6 +4,7 @@ import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../../src/simulator/types.js';
 import { deleteKeysWithPrefix, uniquePrefix, sessionKey } from '../../helpers/redis-prefix.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
+import { until, WAIT_MS } from '../../helpers/wait.js';
 
 export const CSRF = { 'X-Requested-With': 'XMLHttpRequest' } as const;
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -60,7 +61,7 @@ export async function startCluster(options: {
   const redis = options.store?.inspect ?? new Redis(REDIS_URL);
   const instances: ServiceProcess[] = [];
   const add = async (extra: Record<string, string> = {}) => {
-    const instance = await startServiceProcess({ ...env, ...extra }, 30_000);
+    const instance = await startServiceProcess({ ...env, ...extra });
     instances.push(instance);
     return instance;
   };
@@ -123,15 +124,14 @@ export async function call(baseUrl: string, path: string, cookie: string, method
   return { status: res.status, body: text ? (JSON.parse(text) as Answer['body']) : {} };
 }
 
-/** Polls `probe` until it returns true; throws after `timeoutMs` so a broken service fails instead of hanging. */
+/**
+ * @deprecated Waiting lives in test/helpers/wait.ts: `until(what, probe)` does this. Kept, as a call of it,
+ * only for the files outside multi-instance/ that still import it from here (failover/, faults/).
+ */
 export async function waitFor(
   what: string,
   probe: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
+  timeoutMs = WAIT_MS,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await until(what, probe, { timeoutMs });
 }

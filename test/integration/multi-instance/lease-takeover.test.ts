@@ -1,7 +1,10 @@
 import { sidOf } from '../../helpers/cookies.js';
-import { call, login, startCluster, waitFor, type Cluster } from './cluster.js';
+import { until } from '../../helpers/wait.js';
+import { call, login, startCluster, type Cluster } from './cluster.js';
 
-const LEASE_TTL_MS = 1000;
+// Renewed every third of it while the holder's call runs: 2 s leaves a renewal that waits for the CPU
+// for a second still in time, so the lease is surely alive when the holder dies.
+const LEASE_TTL_MS = 2000;
 
 describe('refresh lease across service processes', () => {
   let cluster: Cluster;
@@ -22,14 +25,15 @@ describe('refresh lease across service processes', () => {
     await cluster.redis.del(keys.token);
     cluster.sim.resetCounts();
     const from = cluster.sim.seen().length;
-    // The holder's upstream call hangs, so it is still holding (and renewing) the lease when it dies.
-    cluster.sim.setFaults({ tokenLatencyMs: 4000 });
+    // The holder's upstream call hangs (longer than the test runs), so it is still holding (and renewing)
+    // the lease when it dies.
+    cluster.sim.setFaults({ tokenLatencyMs: 120_000 });
 
     const onA = call(a.url, '/api/echo', cookie).then(
       (answer) => `answered ${answer.status}`,
       () => 'connection lost',
     );
-    await waitFor('A to call POST /requesttoken', () => (cluster.sim.counts()['POST /requesttoken'] ?? 0) >= 1);
+    await until('A to call POST /requesttoken', () => (cluster.sim.counts()['POST /requesttoken'] ?? 0) >= 1);
     const sentByA = cluster.sim
       .seen()
       .slice(from)

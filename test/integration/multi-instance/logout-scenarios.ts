@@ -2,7 +2,8 @@ import { expect } from '@jest/globals';
 import { performance } from 'node:perf_hooks';
 import type { ServiceProcess } from '../../helpers/service-process.js';
 import { entries, metric, refusedEverywhere, tokensSeen, warmEverywhere } from './cache-metrics.js';
-import { call, CSRF, login, waitFor, type Cluster } from './cluster.js';
+import { until } from '../../helpers/wait.js';
+import { call, CSRF, login, type Cluster } from './cluster.js';
 
 // Logout wins everywhere, as two scenarios over three instances, for any Redis mode. `cached`: the
 // instances keep warm sessions in their session cache (standalone, Sentinel), so each scenario first
@@ -51,8 +52,10 @@ export async function parallelLogouts(
   expect(statuses).toEqual(cookies.map(() => 204));
   const answered = performance.now();
   if (cached)
-    await waitFor('every cache to drop the ended sessions', async () =>
-      (await Promise.all(instances.map(entries))).every((n) => n === 0),
+    await until(
+      'every cache to drop the ended sessions',
+      async () => (await Promise.all(instances.map(entries))).every((n) => n === 0),
+      { intervalMs: 20 },
     );
   const dropped = performance.now();
   await refusedEverywhere(cluster, cookies, ended);
@@ -75,7 +78,7 @@ export async function copiedCookieLogout(cluster: Cluster, { cached }: { cached:
   expect((await call(a.url, '/api/echo', cookie)).status).toBe(401);
   // At B and C once their invalidation counters moved and their caches are empty.
   if (cached)
-    await waitFor('B and C to get the invalidation', async () => {
+    await until('B and C to get the invalidation', async () => {
       const now = await invalidations();
       const held = await Promise.all([b, c].map(entries));
       return now.every((n, i) => n > before[i]!) && held.every((n) => n === 0);

@@ -2,9 +2,12 @@
  * @paired sweep intervals of two processes must elapse on time
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { call, login, startCluster, waitFor, type Cluster } from './cluster.js';
+import { elapse, until } from '../../helpers/wait.js';
+import { call, login, startCluster, type Cluster } from './cluster.js';
 
 const SESSIONS = 10;
+/** Both instances' sweep interval (TOKEN_SWEEP_INTERVAL_MS). */
+const SWEEP_MS = 100;
 
 describe('session-end sweep across instances', () => {
   let cluster: Cluster;
@@ -16,7 +19,7 @@ describe('session-end sweep across instances', () => {
         SESSION_IDLE_TIMEOUT: '2',
         SESSION_ABSOLUTE_TIMEOUT: '60',
         TOKEN_REFRESH_BEFORE: '10',
-        TOKEN_SWEEP_INTERVAL_MS: '100',
+        TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS),
       },
     });
   }, 60_000);
@@ -40,16 +43,17 @@ describe('session-end sweep across instances', () => {
     }
     expect(new Set(ours).size).toBe(SESSIONS);
 
-    await waitFor(
-      'every idle session token to be deleted',
-      () => {
-        const live = new Set(cluster.sim.tokens().map((t) => t.token));
-        return ours.every((t) => !live.has(t));
-      },
-      8_000,
+    await until('every idle session token to be deleted', () => {
+      const live = new Set(cluster.sim.tokens().map((t) => t.token));
+      return ours.every((t) => !live.has(t));
+    });
+    // Every entry settled (a pass removes one after its delete), so nothing is left to claim...
+    await until(
+      'the session-end queue to be empty',
+      async () => (await cluster.redis.zcard(`${cluster.prefix}session-ends`)) === 0,
     );
-    // Both instances sweep every 100 ms; a second delete of the same token would land within a few passes.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // ...and a second delete of the same token, were one to come, would land within a few more passes.
+    await elapse(10 * SWEEP_MS, 'ten sweep intervals of both instances, in which no second delete may come');
 
     const deletes = cluster.sim.seen().filter((r) => r.method === 'DELETE' && r.path === '/requesttoken');
     for (const token of ours) expect(deletes.filter((d) => d.bodyText?.includes(token))).toHaveLength(1);

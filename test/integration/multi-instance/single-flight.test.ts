@@ -1,4 +1,5 @@
 import { sidOf } from '../../helpers/cookies.js';
+import { elapse } from '../../helpers/wait.js';
 import { call, login, startCluster, type Cluster } from './cluster.js';
 
 /** 100 requests at once for one session, dealt round-robin over the instances (as a balancer would). */
@@ -18,14 +19,22 @@ const echoTokens = (cluster: Cluster, from: number) =>
     .filter((r) => r.path === '/echo')
     .map((r) => String(r.headers.authorization).replace(/^Bearer /, ''));
 
+// 40 s tokens refreshed 35 s before expiry: due 5 s after issue, so the refresh case waits only briefly; a
+// refreshed token is due again 5 s later, time enough for a burst of 100 requests on a loaded machine.
+const LIFETIME_S = 40;
+const REFRESH_BEFORE_S = 35;
+
 describe('three service processes on one Redis', () => {
   let cluster: Cluster;
-  // 40 s tokens refreshed 35 s before expiry: due 5 s after issue, so the refresh case waits only briefly.
   beforeAll(async () => {
     cluster = await startCluster({
       instances: 3,
       label: 'multi-flight',
-      env: { TG_TOKEN_LIFETIME: '40', TOKEN_REFRESH_BEFORE: '35', RELAY_SESSION_CONCURRENCY: '100' },
+      env: {
+        TG_TOKEN_LIFETIME: String(LIFETIME_S),
+        TOKEN_REFRESH_BEFORE: String(REFRESH_BEFORE_S),
+        RELAY_SESSION_CONCURRENCY: '100',
+      },
     });
   }, 60_000);
   afterAll(() => cluster?.close());
@@ -52,8 +61,8 @@ describe('three service processes on one Redis', () => {
     const session = await call(cluster.instances[2]!.url, '/auth/session', cookie);
     expect(session.status).toBe(200);
     const expiresAt = Date.parse(String(session.body.tokenExpiresAt));
-    const dueAt = expiresAt - 35_000;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now()) + 500));
+    const dueAt = expiresAt - REFRESH_BEFORE_S * 1000;
+    await elapse(Math.max(0, dueAt - Date.now()) + 500, 'the token must come due for its refresh');
     cluster.sim.resetCounts();
     const from = cluster.sim.seen().length;
 
