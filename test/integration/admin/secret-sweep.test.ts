@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { createLogger } from '../../../src/observability/logger.js';
 import { createService, type Service } from '../../../src/service.js';
@@ -7,9 +6,11 @@ import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { ALICE, dropsSeen, secretsOf, SIM_USERS, startGate } from './admin-harness.js';
 import { freePort } from '../../helpers/ports.js';
 import { manualClock } from '../../helpers/clock.js';
+import { until } from '../../helpers/wait.js';
 
 const ABSOLUTE_S = 60;
 const HOUR = 3_600_000;
+const NOTHING_SWEPT = { dropped: 0, gone: 0, failed: 0 };
 const env = {
   PASSWORD_LOGIN: 'true',
   LOGIN_RATE_LIMIT: '1000',
@@ -132,16 +133,20 @@ describe('two instances sweeping the same Redis', () => {
   test('when sessions expire while both instances sweep every 25 ms, then every secret is dropped exactly once', async () => {
     const made: string[] = [];
     for (let i = 0; i < 6; i += 1) made.push((await passwordLogin(rig)).alias);
-    await sleep(200); // both sweepers tick many times: nothing is due yet
+    // A whole pass of each instance (under the lease, so beside none of the timers' passes): nothing is due yet.
+    for (const sweeper of [rig.service.sweeper!, other.sweeper!])
+      expect(await until('a sweep pass under the lease', () => sweeper.sweep())).toEqual(NOTHING_SWEPT);
     expect(made.map((a) => dropsSeen(rig.sim, a))).toEqual(made.map(() => 0));
 
     clock.advance(ABSOLUTE_S * 1000 + 1);
     // And both sweep by hand at the same moment, on top of their timers.
     await Promise.all([rig.service.sweeper!.sweep(), other.sweeper!.sweep()]);
     const redis = rig.redis();
-    const deadline = Date.now() + 15_000;
-    while ((await redis.zcard(`${rig.prefix}secret-drops`)) > 0 && Date.now() < deadline) await sleep(50);
-    await sleep(200);
+    await until('every drop to be settled', async () => (await redis.zcard(`${rig.prefix}secret-drops`)) === 0);
+    // One more pass of each, under the lease: any pass still dropping (a second drop of a secret claimed
+    // twice) held the lease, so it had ended before these began, and they find nothing left.
+    for (const sweeper of [rig.service.sweeper!, other.sweeper!])
+      expect(await until('a sweep pass under the lease', () => sweeper.sweep())).toEqual(NOTHING_SWEPT);
     expect(await redis.zcard(`${rig.prefix}secret-drops`)).toBe(0);
     expect(made.map((a) => dropsSeen(rig.sim, a))).toEqual(made.map(() => 1));
     expect(await aliases(rig)).toEqual(expect.not.arrayContaining(made));
