@@ -1,6 +1,7 @@
 import { BffError, createClient, SessionEvent, TigerGraphError, type TgbffClient } from '@tigergraph-bff/browser';
-import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 import { cookieJarFetch, type JarFetch } from '../../helpers/cookie-jar-fetch.js';
+import { until } from '../../helpers/wait.js';
 
 // Issue 26 item 1: the browser SDK against the real service (in process, on a real socket) and the
 // simulator, through Node 20's fetch. Node's fetch keeps no cookies, so each client gets a cookie-jar shim
@@ -36,6 +37,43 @@ async function caught(work: Promise<unknown>): Promise<unknown> {
   return work.then(
     (value) => ({ resolved: value }),
     (err: unknown) => err,
+  );
+}
+
+/**
+ * Takes the session's one relay slot (RELAY_SESSION_CONCURRENCY=1) with a query that runs until released
+ * (or the simulator's 16 s query limit): held once the data server saw the query, which the service sends
+ * only once it holds the slot. Returns the release: the query aborted, and its outcome.
+ */
+async function holdSlot(sdk: TgbffClient): Promise<() => Promise<unknown>> {
+  const mark = rig.sim.seen().length;
+  const hold = new AbortController();
+  const held = caught(sdk.runQuery('social', 'sleep', { ms: 60_000 }, { signal: hold.signal }));
+  await until('the holding query to reach the data server', () =>
+    rig.sim
+      .seen()
+      .slice(mark)
+      .some((r) => r.path === '/query/social/sleep'),
+  );
+  return () => {
+    hold.abort(new Error('released'));
+    return held;
+  };
+}
+
+/** Waits until the service relays for the session again: its slot is free (an aborted query's, once noticed). */
+async function untilSlotFree(jar: JarFetch): Promise<void> {
+  await until("the session's relay slot to be free", async () => {
+    const res = await jar.fetch(`${url}/api/echo`, { headers: CSRF });
+    await res.arrayBuffer();
+    return res.status === 200;
+  });
+}
+
+/** Waits until `jar` made a call to a URL containing `path` since call `from` that was answered `status`. */
+async function untilAnswered(jar: JarFetch, from: number, path: string, status: number): Promise<void> {
+  await until(`a ${status} for ${path}`, () =>
+    jar.calls.slice(from).some((c) => c.url.includes(path) && c.status === status),
   );
 }
 
@@ -125,48 +163,58 @@ describe('browser SDK against the service', () => {
   it('when a GET meets 429 too_many_requests, then it waits Retry-After and succeeds; a POST is not retried', async () => {
     const { sdk, jar } = client();
     await sdk.login({ secret: rig.secret, graph: 'social' });
-    // RELAY_SESSION_CONCURRENCY=1: a running query holds the session's one slot for 1.5 s.
-    const holding = sdk.runQuery('social', 'sleep', { ms: 1500 });
-    await new Promise((r) => setTimeout(r, 200));
+    // RELAY_SESSION_CONCURRENCY=1: a running query holds the session's one slot until released.
+    const release = await holdSlot(sdk);
     const post = await caught(sdk.runQuery('social', 'hello', { name: 'x' }, { method: 'POST' }));
     expect([(post as BffError).code, (post as BffError).retryAfterMs]).toEqual(['too_many_requests', 1000]);
     const before = jar.calls.length;
-    expect(await sdk.runQuery('social', 'hello', { name: 'again' })).toEqual([{ greeting: 'Hello, again!' }]);
+    const again = sdk.runQuery('social', 'hello', { name: 'again' });
+    // Its first attempt refused, the slot is let go while the GET waits out Retry-After.
+    await untilAnswered(jar, before, '/query/social/hello', 429);
+    await release();
+    expect(await again).toEqual([{ greeting: 'Hello, again!' }]);
     const attempts = jar.calls.slice(before).filter((c) => c.url.includes('/query/social/hello'));
-    expect(attempts.map((c) => c.status)).toContain(429);
+    expect(attempts[0]?.status).toBe(429);
     expect(attempts.at(-1)?.status).toBe(200);
     expect(attempts.length).toBeLessThanOrEqual(3);
-    await holding;
   });
 
   it('when retries are spent, then the 429 is thrown with its code; retries: 0 throws at once', async () => {
     const { sdk, jar } = client({ retry: { retries: 0 } });
     await sdk.login({ secret: rig.secret, graph: 'social' });
-    const holding = sdk.runQuery('social', 'sleep', { ms: 1000 });
-    await new Promise((r) => setTimeout(r, 200));
+    const release = await holdSlot(sdk);
     const before = jar.calls.length;
     const err = await caught(sdk.relay('GET', '/echo'));
     expect((err as BffError).code).toBe('too_many_requests');
     expect(jar.calls.length - before).toBe(1);
-    await holding;
+    await release();
   });
 
   it('when the AbortSignal fires during a query or a retry wait, then the call rejects with its reason', async () => {
-    const { sdk } = client();
+    const { sdk, jar } = client();
     await sdk.login({ secret: rig.secret, graph: 'social' });
     const during = new AbortController();
-    const running = caught(sdk.runQuery('social', 'sleep', { ms: 5000 }, { signal: during.signal }));
-    setTimeout(() => during.abort(new Error('left the page')), 100);
+    const mark = rig.sim.seen().length;
+    const running = caught(sdk.runQuery('social', 'sleep', { ms: 30_000 }, { signal: during.signal }));
+    await until('the query to reach the data server', () =>
+      rig.sim
+        .seen()
+        .slice(mark)
+        .some((r) => r.path === '/query/social/sleep'),
+    );
+    during.abort(new Error('left the page'));
     expect(((await running) as Error).message).toBe('left the page');
     // The slot is free again once the service notices; then hold it and abort a GET waiting to retry.
-    await new Promise((r) => setTimeout(r, 300));
-    const holding = sdk.runQuery('social', 'sleep', { ms: 1500 });
-    await new Promise((r) => setTimeout(r, 200));
+    await untilSlotFree(jar);
+    const release = await holdSlot(sdk);
     const waiting = new AbortController();
+    const before = jar.calls.length;
     const retrying = caught(sdk.relay('GET', '/echo', { signal: waiting.signal }));
-    setTimeout(() => waiting.abort(new Error('stop waiting')), 300);
+    // Its first attempt refused: it now waits out Retry-After (1 s) before the next.
+    await untilAnswered(jar, before, '/api/echo', 429);
+    waiting.abort(new Error('stop waiting'));
     expect(((await retrying) as Error).message).toBe('stop waiting');
-    await holding;
+    await release();
   });
 
   it('when nothing listens, then the call throws BffError network_error with status 0', async () => {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@tigergraph-bff/browser';
+import { elapse } from '../../helpers/wait.js';
 
 // A small HTTP server on loopback plays the service with answers the real one gives rarely or never on cue
 // (a 503 relayed from TigerGraph, a clock far from the browser's); the SDK talks to it over real HTTP.
@@ -21,6 +22,13 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 beforeEach(() => {
   seen.length = 0;
 });
+
+/**
+ * The stretch in which the SDK may not ask /auth/session again. The bug re-armed the check at once (a loop
+ * showing within milliseconds); the SDK's own re-check comes MIN_RECHECK_MS (5 s) after the answer at the
+ * soonest, and this wait's timer, armed after that one and due before it, always runs first.
+ */
+const QUIET_MS = 1000;
 
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
@@ -69,7 +77,7 @@ describe('browser SDK: the session end by the service clock', () => {
     const sdk = createClient({ baseUrl: url });
     try {
       await sdk.session();
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await elapse(QUIET_MS, 'no second /auth/session may come in this stretch');
       // Before the fix the end looked 9 minutes past: every answer re-armed a check at once.
       expect(seen).toEqual(['GET /auth/session']);
     } finally {
@@ -88,7 +96,7 @@ describe('browser SDK: the session end by the service clock', () => {
     const sdk = createClient({ baseUrl: url });
     try {
       await sdk.session();
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await elapse(QUIET_MS, 'no second /auth/session may come in this stretch');
       expect(seen).toEqual(['GET /auth/session']);
     } finally {
       sdk.close();
