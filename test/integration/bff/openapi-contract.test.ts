@@ -1,6 +1,7 @@
 import supertest from 'supertest';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 import { loadContract, loadDocument, type Answer } from '../../helpers/openapi-contract.js';
+import { until } from '../../helpers/wait.js';
 
 const contract = loadContract();
 const ORIGIN = 'https://app.example.com';
@@ -149,8 +150,20 @@ describe('the OpenAPI document against the running service', () => {
     const login = await http().post('/auth/login').set(CSRF).send({ secret: rig.secret, graph: 'social' });
     const cookie = String(login.headers['set-cookie']?.[0]).split(';')[0]!;
     const base = await rig.listen();
-    const slow = fetch(`${base}/api/echo?sleep=1`, { headers: { ...CSRF, Cookie: cookie } });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A query that runs until it is let go holds the session's one slot (RELAY_SESSION_CONCURRENCY=1) once
+    // the data server has it.
+    const mark = rig.sim.seen().length;
+    const hold = new AbortController();
+    const slow = fetch(`${base}/api/query/social/sleep?ms=60000`, {
+      headers: { ...CSRF, Cookie: cookie },
+      signal: hold.signal,
+    }).catch((err: unknown) => err);
+    await until('the holding query to reach the data server', () =>
+      rig.sim
+        .seen()
+        .slice(mark)
+        .some((r) => r.path === '/query/social/sleep'),
+    );
     expectAnswer(
       'GET',
       '/api/{path}',
@@ -158,7 +171,9 @@ describe('the OpenAPI document against the running service', () => {
       429,
       'too_many_requests',
     );
-    expect((await slow).status).toBe(200);
+    // It held the slot all along: still running when let go.
+    hold.abort();
+    expect((await slow) as Error).toMatchObject({ name: 'AbortError' });
   });
 
   test('when a listed origin sends a preflight, then the 204 is a documented one', async () => {

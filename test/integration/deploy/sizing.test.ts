@@ -15,6 +15,7 @@ import { startServiceProcess, type ServiceProcess } from '../../helpers/service-
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
 import { recordFigure } from '../../helpers/figures.js';
+import { until } from '../../helpers/wait.js';
 
 const SESSIONS = 300;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -52,7 +53,8 @@ describe('sizing: Redis bytes per session and RSS per replica', () => {
   });
 
   it(`measures ${SESSIONS} logged-in sessions with tokens`, async () => {
-    await new Promise((r) => setTimeout(r, 1000)); // let start-up garbage settle
+    // Idle means started up: Redis connected and the data server checked, which /readyz says (its 200).
+    await until('the service to be ready', async () => (await fetch(`${service.url}/readyz`)).status === 200);
     const idleRss = rssMb(service.proc.pid!);
 
     const cookies: string[] = [];

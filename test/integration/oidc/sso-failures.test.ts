@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import supertest from 'supertest';
+import { READINESS_PROBE_INTERVAL_MS } from '../../../src/http/routes/ops-routes.js';
+import { until } from '../../helpers/wait.js';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import {
   REDIRECT_URI,
@@ -205,20 +207,21 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
       await idp.restart();
     }
     const app = svc.service.app;
-    let status = 0;
-    for (let i = 0; i < 40 && status !== 303; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      status = (await supertest(app).get('/auth/oidc/login')).status;
-    }
-    expect(status).toBe(303);
+    await until(
+      'login to redirect to the IdP again',
+      async () => (await supertest(app).get('/auth/oidc/login')).status === 303,
+      {
+        intervalMs: 250,
+      },
+    );
     // /readyz reuses a probe's verdict for READINESS_PROBE_INTERVAL_MS (1 s), so it may say "unavailable" once
-    // more right after the IdP came back; it must say "ok" within a few intervals.
-    let idpCheck = '';
-    for (let i = 0; i < 20 && idpCheck !== 'ok'; i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, 250));
-      idpCheck = (await supertest(app).get('/readyz')).body.checks.idp;
-    }
-    expect(idpCheck).toBe('ok');
+    // more right after the IdP came back; it must say "ok" within a few intervals (ten: a probe's own answer
+    // waits for the CPU on a loaded machine).
+    await until(
+      "/readyz's IdP check to say ok",
+      async () => (await supertest(app).get('/readyz')).body.checks.idp === 'ok',
+      { timeoutMs: 10 * READINESS_PROBE_INTERVAL_MS, intervalMs: 250 },
+    );
   });
 
   test('when the IdP goes down between the redirect and the callback, then the callback answers 503 idp_unavailable and no session', async () => {

@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import { elapse, until, WAIT_MS } from '../../helpers/wait.js';
 import { startRelayApp, startUpstream, type RelayApp, type Upstream } from './relay-harness.js';
 
-/** Resolves when `release()` is called or after `ms` (so a broken relay fails the test instead of hanging it). */
-function gate(ms = 5000): { wait: Promise<void>; release: () => void } {
+/**
+ * Resolves when `release()` is called or after `ms` (so a broken relay fails the test instead of hanging
+ * it): how long to wait for the release, never a property, so as long as a wait anywhere.
+ */
+function gate(ms = WAIT_MS): { wait: Promise<void>; release: () => void } {
   let release!: () => void;
   const wait = new Promise<void>((resolve) => {
     release = resolve;
@@ -75,8 +79,9 @@ describe('relay streaming', () => {
       finishedWhenUpstreamStarted = uploadFinished;
     };
 
-    const answer = await new Promise<string>((resolve, reject) => {
-      const req = http.request(
+    let req!: http.ClientRequest;
+    const answered = new Promise<string>((resolve, reject) => {
+      req = http.request(
         { host: '127.0.0.1', port: relay.port, path: '/api/query/social/load', method: 'POST', agent: false },
         (res) => {
           const chunks: Buffer[] = [];
@@ -85,12 +90,12 @@ describe('relay streaming', () => {
         },
       );
       req.on('error', reject);
-      req.write(body.subarray(0, 100));
-      setTimeout(() => {
-        uploadFinished = true;
-        req.end(body.subarray(100));
-      }, 100);
     });
+    req.write(body.subarray(0, 100));
+    await elapse(1000, 'a pause mid-upload, in which the relay must not start the upstream request');
+    uploadFinished = true;
+    req.end(body.subarray(100));
+    const answer = await answered;
     upstream.onStart = null;
 
     // Held until complete: a slow upload ties up its own socket only, never a pooled upstream connection.
@@ -99,7 +104,7 @@ describe('relay streaming', () => {
   });
 
   it('when the browser goes away mid-response, then the upstream request is cancelled', async () => {
-    const upstreamClosed = gate(5000);
+    const upstreamClosed = gate();
     let closedByRelay = false;
     upstream.handler = (req, res) => {
       res.write('{"results":[');
@@ -124,7 +129,7 @@ describe('relay streaming', () => {
   });
 
   it('when the browser goes away before the upstream answered, then the upstream request is cancelled', async () => {
-    const upstreamClosed = gate(5000);
+    const upstreamClosed = gate();
     let closedByRelay = false;
     upstream.handler = () => undefined; // never answers
     upstream.onStart = (req) =>
@@ -135,7 +140,7 @@ describe('relay streaming', () => {
 
     const req = http.get({ host: '127.0.0.1', port: relay.port, path: '/api/echo', agent: false });
     req.on('error', () => undefined);
-    while (upstream.seen.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await until('the request to reach the upstream', () => upstream.seen.length > 0, { intervalMs: 10 });
     req.destroy();
     await upstreamClosed.wait;
     upstream.onStart = null;
@@ -144,16 +149,18 @@ describe('relay streaming', () => {
   });
 
   it('when the upstream dies mid-response, then the browser sees a cut connection, not a complete answer', async () => {
+    // The upstream dies once the first bytes reached the browser: the answer has surely begun.
+    const firstBytes = gate();
     upstream.handler = (_req, res) => {
       res.setHeader('content-type', 'application/json');
       res.write('{"results":[1,2,');
-      setTimeout(() => res.socket?.destroy(), 50);
+      void firstBytes.wait.then(() => res.socket?.destroy());
     };
 
     const outcome = await new Promise<string>((resolve) => {
       http
         .get({ host: '127.0.0.1', port: relay.port, path: '/api/echo', agent: false }, (res) => {
-          res.on('data', () => undefined);
+          res.on('data', () => firstBytes.release());
           res.on('end', () => resolve('complete'));
           res.on('error', () => resolve('cut'));
           res.on('aborted', () => resolve('cut'));

@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintJwt, rsaKeys, times } from '../../helpers/jwt-mint.js';
+import { untilMatch } from '../../helpers/wait.js';
 import { call } from './sim-http.js';
 
 // The compiled CLI (jest's globalSetup builds dist/ first), run as npm run sim would run it.
@@ -26,17 +27,11 @@ function runCli(args: string[]): Run {
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-async function waitFor(run: Run, pattern: RegExp, timeoutMs = 15_000): Promise<RegExpExecArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const match = pattern.exec(run.stdout());
-    if (match) return match;
-    if (Date.now() > deadline || run.child.exitCode !== null) {
-      throw new Error(`CLI did not print ${pattern}; stdout=${run.stdout()} stderr=${run.stderr()}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Waits until the CLI printed `pattern` (wait.ts's untilMatch); a failure tells what it printed. */
+const printed = (run: Run, pattern: RegExp): Promise<RegExpExecArray> =>
+  untilMatch(`the CLI to print ${pattern}`, run.stdout, pattern).catch((err: Error) => {
+    throw new Error(`${err.message}; exit ${run.child.exitCode}, stdout=${run.stdout()} stderr=${run.stderr()}`);
+  });
 
 describe('simulator CLI as a child process', () => {
   const running: Run[] = [];
@@ -50,8 +45,8 @@ describe('simulator CLI as a child process', () => {
   it('when started, then it prints URLs and a working demo secret, and SIGTERM exits 0', async () => {
     const run = runCli(['--restpp-port', '0', '--gsql-port', '0', '--version', '3.9.3']);
     running.push(run);
-    const restpp = (await waitFor(run, /RESTPP \(data\):\s+(\S+)/))[1]!;
-    const secret = (await waitFor(run, /Demo secret:\s+([a-z0-9]{32})/))[1]!;
+    const restpp = (await printed(run, /RESTPP \(data\):\s+(\S+)/))[1]!;
+    const secret = (await printed(run, /Demo secret:\s+([a-z0-9]{32})/))[1]!;
     expect(run.stdout()).toMatch(/GSQL \(admin\):\s+http:\/\/127\.0\.0\.1:\d+/);
     const res = await call(`${restpp}/requesttoken`, { method: 'POST', body: JSON.stringify({ secret }) });
     expect(res.json).toMatchObject({ error: false, code: 'REST-0000' });
@@ -85,8 +80,8 @@ describe('simulator CLI as a child process', () => {
     );
     const run = runCli(['--restpp-port', '0', '--gsql-port', '0', '--config', good]);
     running.push(run);
-    const restpp = (await waitFor(run, /RESTPP \(data\):\s+(\S+)/))[1]!;
-    await waitFor(run, /Demo secret:/);
+    const restpp = (await printed(run, /RESTPP \(data\):\s+(\S+)/))[1]!;
+    await printed(run, /Demo secret:/);
     const res = await call(`${restpp}/requesttoken`, {
       method: 'POST',
       body: '{"secret":"doradoradoradoradoradoradora1234"}',
@@ -113,7 +108,7 @@ describe('simulator CLI as a child process', () => {
     );
     const run = runCli(['--version', '3.10.0', '--restpp-port', '0', '--gsql-port', '0', '--config', config]);
     running.push(run);
-    const restpp = (await waitFor(run, /RESTPP \(data\):\s+(\S+)/))[1]!;
+    const restpp = (await printed(run, /RESTPP \(data\):\s+(\S+)/))[1]!;
     expect(run.stdout()).toContain('(RESTPP auth enabled, external JWTs verified, refusals as 403)');
     const token = (aud: string) =>
       mintJwt({ alg: 'RS256', key: keys.privateKey, kid: 'cli' }, { sub: 'tigergraph', aud, ...times(120) });

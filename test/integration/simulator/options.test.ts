@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { startSimulator } from '../../../src/simulator/index.js';
+import { until } from '../../helpers/wait.js';
 import { basic, bearer, call } from './sim-http.js';
 import { types } from 'node:util';
 
@@ -82,7 +83,7 @@ describe('simulator start-up options', () => {
   it('when closed with a slow request in flight, then close resolves and the port refuses connections', async () => {
     const sim = await startSimulator({ authEnabled: false });
     const slow = call(`${sim.restppUrl}/echo?sleep=30`).catch((err: unknown) => err);
-    await new Promise((r) => setTimeout(r, 100));
+    await until('the slow request to reach the simulator', () => sim.seen().some((r) => r.path === '/echo'));
     await sim.close();
     // Whichever side noticed the close first: undici's own error, or node's socket error from outside jest's
     // realm (instanceof Error is false for that one, which once failed this test on a loaded machine).
