@@ -86,7 +86,7 @@ export interface AppDeps {
   /** QUOTA_*: per-principal quotas on relayed requests across instances; absent when none is set. */
   quota?: UserQuota;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
-  oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'postLoginPath'>;
+  oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'postLoginPath' | 'mapped'>;
 }
 
 export const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
@@ -170,6 +170,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     idleTimeoutSec: settings.idleTimeoutSec,
     ...(deps.passwords && { passwords: deps.passwords }),
     oidc: deps.oidc !== undefined,
+    oidcCredentialMap: deps.oidc?.mapped !== undefined,
     ...audited,
   });
   app.use('/auth', auth);

@@ -35,6 +35,8 @@ import type { TracingSettings } from './observability/tracing.js';
 import { policyFile, quotaFrom, quotaRules, type QuotaConfig } from './config/quota.js';
 import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
 import { relayAllowSpec } from './config/relay-allow.js';
+import { credentialMapFile, credentialMapOf, type CredentialMap } from './config/credential-map.js';
+import { capabilitiesOf } from '@tigergraph-bff/client';
 
 export type { EncryptionKey, HostPort, KeyIssue, OidcConfig, QuotaConfig, RedisConfig, TrustProxy };
 
@@ -134,6 +136,7 @@ const FIELDS = {
   OIDC_AUDIENCE: optional(text),
   OIDC_POST_LOGIN_PATH: withDefault(sameOriginPath, '/'),
   OIDC_REFRESH_BEFORE: withDefault(integer(0, 86_400), 60),
+  OIDC_CREDENTIAL_MAP: optional(credentialMapFile),
 };
 
 export type ConfigKey = keyof typeof FIELDS;
@@ -291,16 +294,26 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const quotaKeys = Object.keys(FIELDS).filter((k) => k.startsWith('QUOTA_'));
   const quotaIssue = quotaKeys.some((k) => bad.has(k)) ? undefined : quotaRules(v).issue;
   if (quotaIssue !== undefined) issues.push({ key: 'QUOTA_POLICY_FILE', message: quotaIssue });
+  const mapped = credentialMapIn(v, env, bad);
+  for (const message of mapped.issues) issues.push({ key: 'OIDC_CREDENTIAL_MAP', message });
   const redisKeys = Object.keys(FIELDS).filter((k) => k.startsWith('REDIS_'));
   const { redis, issues: redisIssues } = redisKeys.some((k) => bad.has(k))
     ? { redis: undefined, issues: [] }
     : redisMode(v);
   issues.push(...redisIssues);
   if (issues.length > 0 || redis === undefined) throw new ConfigError(issues);
-  return deepFreeze(build(v, redis));
+  return deepFreeze(build(v, redis, mapped.map));
 }
 
-function build(v: Values, redis: RedisConfig): Config {
+/** OIDC_CREDENTIAL_MAP's rules, checked against the environment (referenced variables) and TG_VERSION. */
+function credentialMapIn(v: Values, env: Record<string, string | undefined>, bad: Set<string>) {
+  if (v.OIDC_CREDENTIAL_MAP === undefined || bad.has('OIDC_CREDENTIAL_MAP') || bad.has('TG_VERSION'))
+    return { issues: [] };
+  if (v.OIDC_ISSUER === undefined) return { issues: ['needs single sign-on: set OIDC_ISSUER (and the other OIDC_*)'] };
+  return credentialMapOf(v.OIDC_CREDENTIAL_MAP, env, { passwordTokens: capabilitiesOf(v.TG_VERSION).passwordTokens });
+}
+
+function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | undefined): Config {
   const production = v.NODE_ENV === 'production';
   const generated: string[] = [];
   const secrets = v.SESSION_SECRET ?? (generated.push('SESSION_SECRET'), generateSessionSecrets());
@@ -378,7 +391,7 @@ function build(v: Values, redis: RedisConfig): Config {
     },
     loginBudget: { perAddress: v.LOGIN_ADDRESS_BUDGET, perCredential: v.LOGIN_CREDENTIAL_BUDGET },
     sessionsPerCredential: v.SESSIONS_PER_CREDENTIAL,
-    ...oidcFrom(v),
+    ...oidcFrom(v, credentialMap),
     generated,
   };
 }

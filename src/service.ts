@@ -27,6 +27,7 @@ import { trustAlso } from './tls-trust.js';
 import { createSessionEndSweeper, tokenStateGraceMs, type SessionEndSweeper } from './tokens/session-end-sweeper.js';
 import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from './tokens/token-broker.js';
 import type { OidcParts } from './oidc/oidc-parts.js';
+import { mappedStrategy } from './sessions/kinds/mapped.js';
 import { policyLimits } from './quota/quota-policy.js';
 import { createQuotaMetrics } from './quota/quota-metrics.js';
 import { createUserQuota, type UserQuota } from './quota/user-quota.js';
@@ -170,6 +171,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,
         stateGraceMs: tokenStateGraceMs(config.tigergraph.sweepIntervalMs),
         onReplaced: reminted,
+        tigergraph: {
+          api,
+          lifetimeSec: config.tigergraph.tokenLifetimeSeconds,
+          refreshBeforeSec: config.tigergraph.refreshBeforeSeconds,
+        },
+        audit,
       })
     : undefined;
   const adminParts = createAdminParts({
@@ -198,6 +205,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       secret: secretStrategy({ broker, tokens: stores.tokens, logger }),
       password: passwordStrategy({ broker, tokens: stores.tokens, logger, passwords: adminParts.passwords }),
       oidc: oidcStrategy({ sessions: oidc?.routes.sessions, tokens: stores.tokens, cipher, logger }),
+      mapped: mappedStrategy(
+        oidcStrategy({ sessions: oidc?.routes.sessions, tokens: stores.tokens, cipher, logger }),
+        oidc?.routes.mapped,
+      ),
     },
     cipher,
     sessionsPerCredential: config.sessionsPerCredential,
@@ -240,7 +251,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     logger,
     ...(tracing && { tracing }),
   });
-  // Off unless a QUOTA_* setting or the policy file limits something: it costs Redis calls per request.
+  // Off unless a QUOTA_* setting or the policy file limits something: it costs Redis calls per request. Its
+  // metrics are there either way, at zero (the dashboard shows them).
+  const quotaMetrics = createQuotaMetrics(metrics.registry);
   const quota: UserQuota | undefined = policyLimits(config.quota)
     ? createUserQuota({
         policy: config.quota,
@@ -248,7 +261,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         prefix: config.redis.prefix,
         mount: '/api',
         instanceId,
-        metrics: createQuotaMetrics(metrics.registry),
+        metrics: quotaMetrics,
         logger,
         now,
       })

@@ -1,5 +1,6 @@
 import { httpUrlWithoutCredentials, Invalid } from './fields.js';
 import { isSameOriginPath } from './same-origin-path.js';
+import type { CredentialMap } from './credential-map.js';
 
 /** Single sign-on settings (OIDC_*), present only when OIDC_ISSUER is set. */
 export interface OidcConfig {
@@ -15,6 +16,11 @@ export interface OidcConfig {
   postLoginPath: string;
   /** Refresh the IdP access token this many seconds before it expires. */
   refreshBeforeSeconds: number;
+  /**
+   * OIDC_CREDENTIAL_MAP: the service holds a TigerGraph credential per rule and sessions use its tokens;
+   * absent: the IdP's JWT access token is relayed (TigerGraph 3.10+ verifies it).
+   */
+  credentialMap?: CredentialMap;
 }
 
 /** An absolute http(s) URL without credentials or fragment, kept as written. */
@@ -49,7 +55,7 @@ interface OidcValues {
 }
 
 /** The rules (rules.ts) have made sure the required keys are there when the issuer is. */
-export function oidcFrom(v: OidcValues): { oidc?: OidcConfig } {
+export function oidcFrom(v: OidcValues, credentialMap?: CredentialMap): { oidc?: OidcConfig } {
   if (v.OIDC_ISSUER === undefined) return {};
   return {
     oidc: {
@@ -61,6 +67,7 @@ export function oidcFrom(v: OidcValues): { oidc?: OidcConfig } {
       audience: v.OIDC_AUDIENCE ?? '',
       postLoginPath: v.OIDC_POST_LOGIN_PATH,
       refreshBeforeSeconds: v.OIDC_REFRESH_BEFORE,
+      ...(credentialMap !== undefined && { credentialMap }),
     },
   };
 }

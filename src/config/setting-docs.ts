@@ -368,6 +368,10 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'single-sign-on',
     doc: "Refresh the identity provider access token this many seconds before it expires (with the refresh token, once per session across instances); keep it well below the IdP's access-token lifetime, or every request refreshes.",
   },
+  OIDC_CREDENTIAL_MAP: {
+    section: 'single-sign-on',
+    doc: 'A YAML or JSON file of ordered rules: IdP claims (groups, roles, sub, email) to the TigerGraph graphs they open and the credential the service holds for them (secretFile, secretEnv, username with passwordFile or passwordEnv; never inline). Set: SSO sessions use tokens minted from the matching rule\'s credential, on every TigerGraph version; unset: the IdP\'s JWT is relayed (3.10+). Checked at start-up (docs/single-sign-on.md, "Credential map").',
+  },
   TOKEN_LEASE_TTL_MS: {
     section: 'features',
     doc: 'How long a token refresh lease lives in ms. The holder renews it while its upstream call runs; if the holder dies, other instances take over once it lapses.',

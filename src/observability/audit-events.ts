@@ -11,6 +11,8 @@ export interface AuditPrincipal {
   login: LoginKind;
   user?: string;
   graph?: string;
+  /** The credential-map rule that admitted an SSO user. */
+  rule?: string;
   /** The keyed hash of the session id. */
   session: string;
 }
@@ -21,7 +23,13 @@ export type SessionEndReason = 'logout' | 'replaced' | 'expired' | 'backchannel'
 export type AuditEvent =
   | { event: 'config.loaded'; settings: string[]; tracing: boolean; audit: 'stdout' | 'file' }
   | ({ event: 'login.succeeded'; address?: string } & AuditPrincipal)
-  | { event: 'login.refused'; login: LoginKind; reason: 'invalid' | 'error'; address?: string }
+  | {
+      event: 'login.refused';
+      login: LoginKind;
+      /** not_permitted, claims_invalid, graph_not_permitted: the credential map refused an SSO user. */
+      reason: 'invalid' | 'error' | 'not_permitted' | 'claims_invalid' | 'graph_not_permitted';
+      address?: string;
+    }
   | { event: 'login.limited'; login: LoginKind; address?: string; repeated?: number }
   | ({ event: 'logout' } & AuditPrincipal)
   | ({ event: 'session.ended'; reason: SessionEndReason } & Partial<AuditPrincipal> & { session: string })

@@ -3,7 +3,15 @@ import { AppError } from '../errors.js';
 import type { TokenApi } from '@tigergraph-bff/client';
 import type { RenewableGrant } from '../tokens/refresh-policy.js';
 import { idpUnavailable, isIdpOutage, type Idp } from './idp.js';
-import { accessClaims } from './jwt-claims.js';
+import { accessClaims, jwtPayload } from './jwt-claims.js';
+
+/**
+ * The claims a credential map reads: the access token's (when a JWT) overlaid with the ID token's (checked by
+ * openid-client), as the token endpoint answered them, at login and at every refresh.
+ */
+export function answerClaims(answer: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers) {
+  return { ...(jwtPayload(answer.access_token) ?? {}), ...(answer.claims() ?? {}) } as Record<string, unknown>;
+}
 
 /** When the IdP says neither expires_in nor exp, assume a short life: a refresh is cheaper than a 401. */
 const DEFAULT_LIFETIME_SEC = 300;
@@ -14,10 +22,18 @@ const DEFAULT_LIFETIME_SEC = 300;
  * the broker's single-flight lease (src/tokens) keeps it to one grant per session across instances. A
  * rotated refresh token comes back as `renewWith` and is kept, sealed, with the token state.
  */
-export function createIdpTokenApi(deps: { idp: Idp; now: () => number }): TokenApi {
+export function createIdpTokenApi(deps: {
+  idp: Idp;
+  now: () => number;
+  /**
+   * Credential-map sessions: the refreshed claims are read again, with the broker's `graph` parameter (the
+   * session's scope, mapped-sessions.ts); throwing ends the session. Absent: claims are not read.
+   */
+  recheck?: (claims: Record<string, unknown>, scope: string | undefined) => void;
+}): TokenApi {
   const { idp, now } = deps;
 
-  async function grant(refreshToken: string): Promise<RenewableGrant> {
+  async function grant(refreshToken: string, scope?: string): Promise<RenewableGrant> {
     // A login without offline_access has nothing to renew with: the session ends with its access token.
     if (refreshToken === '') throw new AppError('session_expired', 'The sign-on has expired; log in again');
     const config = await idp.configuration();
@@ -29,13 +45,22 @@ export function createIdpTokenApi(deps: { idp: Idp; now: () => number }): TokenA
       if (isIdpOutage(err)) throw idpUnavailable(err);
       throw new AppError('session_expired', 'The identity provider ended the sign-on; log in again', { cause: err });
     }
+    if (deps.recheck) {
+      try {
+        deps.recheck(answerClaims(answer), scope);
+      } catch (err) {
+        throw new AppError('session_expired', 'Your access at the identity provider changed; log in again', {
+          cause: err,
+        });
+      }
+    }
     return grantOf(answer, refreshToken, now());
   }
 
   return {
     era: 'jwt',
-    requestToken: (refreshToken) => grant(refreshToken),
-    refreshToken: (refreshToken) => grant(refreshToken),
+    requestToken: (refreshToken, _lifetime, options) => grant(refreshToken, options?.graph),
+    refreshToken: (refreshToken, _token, _lifetime, options) => grant(refreshToken, options?.graph),
     // Only the access token: a replaced or superseded access token must not take the refresh token with it.
     // Logout revokes the refresh token itself (oidc-sessions.ts, end and revokeEnded).
     async deleteToken(_refreshToken, token) {

@@ -10,17 +10,23 @@ export interface AccessClaims {
   graph?: string;
 }
 
-export function accessClaims(token: string): AccessClaims | null {
+/** A JWT's payload as an object, unverified (the caller had it from the IdP's token endpoint); null otherwise. */
+export function jwtPayload(token: string): Record<string, unknown> | null {
   const parts = token.split('.');
   if (parts.length !== 3) return null;
-  let payload: Record<string, unknown>;
   try {
-    payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown;
+    return payload !== null && typeof payload === 'object' && !Array.isArray(payload)
+      ? (payload as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
-  if (payload === null || typeof payload !== 'object' || typeof payload.sub !== 'string' || payload.sub === '')
-    return null;
+}
+
+export function accessClaims(token: string): AccessClaims | null {
+  const payload = jwtPayload(token);
+  if (payload === null || typeof payload.sub !== 'string' || payload.sub === '') return null;
   const aud =
     typeof payload.aud === 'string'
       ? [payload.aud]

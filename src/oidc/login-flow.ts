@@ -8,6 +8,9 @@ import type { Cipher } from '../store/types.js';
 import { grantOf } from './idp-token-api.js';
 import { idpUnavailable, isIdpOutage, type Idp } from './idp.js';
 import { accessClaims } from './jwt-claims.js';
+import type { CredentialMap } from '../config/credential-map.js';
+import { firstMatch, graphFor, notPermitted } from './credential-rules.js';
+import { answerClaims, revokeAtIdp } from './idp-token-api.js';
 
 /** A login has this long from the redirect to the IdP until the callback. */
 export const PRE_LOGIN_TTL_MS = 10 * 60 * 1000;
@@ -19,6 +22,8 @@ interface PreLogin {
   nonce: string;
   verifier: string;
   returnTo: string;
+  /** The graph the login asked for (`?graph=`), a credential-map login's; absent: none asked. */
+  graph?: string;
   /** Epoch ms after which the callback is refused. */
   expiresAt: number;
 }
@@ -35,6 +40,8 @@ export interface SignOn {
   /** The IdP's session id (`sid` of the id token), for back-channel logout. */
   idpSid?: string;
   graph: string | null;
+  /** With the credential map: the rule that admitted the person (the session's graph is one it opens). */
+  rule?: string;
   returnTo: string;
 }
 
@@ -54,7 +61,7 @@ export interface LoginFlow {
    * where to land) sealed for the browser's pre-login cookie. Nothing is stored server-side, so an
    * anonymous caller repeating this costs no Redis memory.
    */
-  start(returnTo: string | undefined): Promise<{ preLogin: string; url: string }>;
+  start(returnTo: string | undefined, graph?: string): Promise<{ preLogin: string; url: string }>;
   /**
    * Finishes the login the pre-login cookie names with the callback's query string; one use (the id is
    * recorded as spent once the IdP has answered the code exchange, so only completed logins write).
@@ -65,12 +72,19 @@ export interface LoginFlow {
 /** `<id>.<sealed>`: the random id is the seal's owner, so a sealed value cannot be moved under another id. */
 const PRE_LOGIN_FORM = /^([A-Za-z0-9_-]{32})\.(\S+)$/;
 
-export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Cipher; now: () => number }): LoginFlow {
+export function createLoginFlow(deps: {
+  idp: Idp;
+  stores: OidcStores;
+  cipher: Cipher;
+  now: () => number;
+  /** OIDC_CREDENTIAL_MAP: a person no rule admits (or to a graph their rule does not open) is refused. */
+  map?: CredentialMap;
+}): LoginFlow {
   const { idp, stores, cipher } = deps;
   const settings = idp.settings;
 
   return {
-    async start(returnTo) {
+    async start(returnTo, graph) {
       const config = await idp.configuration();
       const pre: PreLogin = {
         state: client.randomState(),
@@ -80,6 +94,7 @@ export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Ci
           returnTo !== undefined && returnTo.length <= MAX_RETURN_TO && isSameOriginPath(returnTo)
             ? returnTo
             : settings.postLoginPath,
+        ...(graph !== undefined && { graph }),
         expiresAt: deps.now() + PRE_LOGIN_TTL_MS,
       };
       const id = randomBytes(24).toString('base64url'); // 32 characters
@@ -139,6 +154,20 @@ export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Ci
       if (!access.aud.includes(settings.audience)) {
         throw failed('The access token is not for the configured audience (OIDC_AUDIENCE)');
       }
+      // Decided before anything is written: a person the map refuses leaves nothing behind here, and the
+      // refresh token the IdP just issued for them is revoked (best effort).
+      let admitted: { rule: string; graph: string | null } | undefined;
+      if (deps.map) {
+        try {
+          const rule = firstMatch(deps.map, { ...answerClaims(answer), sub: access.sub });
+          if (rule === null) throw notPermitted();
+          admitted = { rule: rule.name, graph: graphFor(rule, pre.graph ?? null) };
+        } catch (err) {
+          if (answer.refresh_token)
+            await revokeAtIdp(idp, answer.refresh_token, 'refresh_token').catch(() => undefined);
+          throw err;
+        }
+      }
       if (!(await stores.firstUse(spent, PRE_LOGIN_TTL_MS)))
         throw failed('The login was already completed; start the login again');
       const grant = grantOf(answer, undefined, deps.now());
@@ -156,7 +185,8 @@ export function createLoginFlow(deps: { idp: Idp; stores: OidcStores; cipher: Ci
         sub: access.sub,
         ...(name !== undefined && { name }),
         ...(typeof claims.sid === 'string' && { idpSid: claims.sid }),
-        graph: access.graph ?? null,
+        graph: admitted ? admitted.graph : (access.graph ?? null),
+        ...(admitted && { rule: admitted.rule }),
         returnTo: pre.returnTo,
       };
     },

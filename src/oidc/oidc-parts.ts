@@ -8,6 +8,10 @@ import { createIdpTokenApi } from './idp-token-api.js';
 import { createLoginFlow, type LoginFlow } from './login-flow.js';
 import { createLogoutTokenVerifier, type LogoutTokenVerifier } from './logout-token.js';
 import { createOidcSessions, type OidcSessions } from './oidc-sessions.js';
+import type { Audit } from '../observability/audit.js';
+import type { TokenClient } from '@tigergraph-bff/client';
+import { createMappedSessions, recheckClaims, type MappedSessions } from './mapped-sessions.js';
+import { createMappedTokenApi } from './mapped-token-api.js';
 
 export interface OidcParts {
   idp: Idp;
@@ -16,6 +20,8 @@ export interface OidcParts {
     sessions: OidcSessions;
     verifyLogoutToken: LogoutTokenVerifier;
     postLoginPath: string;
+    /** With OIDC_CREDENTIAL_MAP: the rules, and the sessions that use the rules' shared TigerGraph tokens. */
+    mapped?: MappedSessions;
   };
 }
 
@@ -38,27 +44,55 @@ export function createOidcParts(deps: {
   stateGraceMs: number;
   /** A refused IdP access token replaced by a new one (the audit trail's `token.reminted`). */
   onReplaced?: (sid: string) => void;
+  /** The credential map's side: TigerGraph's token calls, and the shared tokens' lifetime and refresh margin. */
+  tigergraph: { api: TokenClient; lifetimeSec: number; refreshBeforeSec: number };
+  audit?: Audit;
 }): OidcParts {
   const { settings, stores, cipher, now } = deps;
   const logger = ssoLogger(deps.logger);
   const idp = createIdp({ settings, logger, allowHttp: deps.allowHttp });
-  const broker = createTokenBroker({
-    api: createIdpTokenApi({ idp, now }),
-    tokens: stores.tokens,
-    leases: stores.leases,
-    // The IdP decides each token's life (expires_in); this only has to exceed the refresh margin.
-    lifetimeSec: Math.max(settings.refreshBeforeSeconds + 1, deps.absoluteTimeoutSec),
-    refreshBeforeSec: settings.refreshBeforeSeconds,
-    leaseTtlMs: deps.leaseTtlMs,
-    now,
-    instanceId: deps.instanceId,
-    stateGraceMs: deps.stateGraceMs,
-    // As for secret tokens: a fresh token is served from this instance's last read; due ones read the store.
-    readCacheMs: DEFAULT_TOKEN_READ_CACHE_MS,
-    metrics: deps.metrics,
-    logger,
-    ...(deps.onReplaced && { onReplaced: deps.onReplaced }),
-  });
+  const idpBrokerOf = (recheck?: (claims: Record<string, unknown>, scope: string | undefined) => void) =>
+    createTokenBroker({
+      api: createIdpTokenApi({ idp, now, ...(recheck && { recheck }) }),
+      tokens: stores.tokens,
+      leases: stores.leases,
+      // The IdP decides each token's life (expires_in); this only has to exceed the refresh margin.
+      lifetimeSec: Math.max(settings.refreshBeforeSeconds + 1, deps.absoluteTimeoutSec),
+      refreshBeforeSec: settings.refreshBeforeSeconds,
+      leaseTtlMs: deps.leaseTtlMs,
+      now,
+      instanceId: deps.instanceId,
+      stateGraceMs: deps.stateGraceMs,
+      // As for secret tokens: a fresh token is served from this instance's last read; due ones read the store.
+      readCacheMs: DEFAULT_TOKEN_READ_CACHE_MS,
+      metrics: deps.metrics,
+      logger,
+      ...(deps.onReplaced && { onReplaced: deps.onReplaced }),
+    });
+  const broker = idpBrokerOf();
+  const map = settings.credentialMap;
+  const mapped =
+    map === undefined
+      ? undefined
+      : createMappedSessions({
+          map,
+          idpBroker: idpBrokerOf((claims, scope) => recheckClaims(map, claims, scope)),
+          sharedBroker: createTokenBroker({
+            api: createMappedTokenApi({ tg: deps.tigergraph.api, map }),
+            tokens: stores.tokens,
+            leases: stores.leases,
+            lifetimeSec: deps.tigergraph.lifetimeSec,
+            refreshBeforeSec: deps.tigergraph.refreshBeforeSec,
+            leaseTtlMs: deps.leaseTtlMs,
+            now,
+            instanceId: deps.instanceId,
+            readCacheMs: DEFAULT_TOKEN_READ_CACHE_MS,
+            metrics: deps.metrics,
+            logger,
+            ...(deps.audit && { audit: deps.audit }),
+          }),
+          lifetimeMs: deps.tigergraph.lifetimeSec * 1000,
+        });
   const sessions = createOidcSessions({
     idp,
     broker,
@@ -71,10 +105,11 @@ export function createOidcParts(deps: {
   return {
     idp,
     routes: {
-      flow: createLoginFlow({ idp, stores: stores.oidc, cipher, now }),
+      flow: createLoginFlow({ idp, stores: stores.oidc, cipher, now, ...(map && { map }) }),
       sessions,
       verifyLogoutToken: createLogoutTokenVerifier({ idp, stores: stores.oidc }),
       postLoginPath: settings.postLoginPath,
+      ...(mapped && { mapped }),
     },
   };
 }

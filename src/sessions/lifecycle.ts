@@ -40,8 +40,11 @@ export interface SessionLifecycleDeps {
   sessionRemainingMs: SessionRemainingMs;
   /** Where each session is recorded at login, so the sweeper ends it however it ends. */
   sessionEnds: SessionEnds;
-  /** One strategy per login kind (src/sessions/kinds/). */
-  strategies: Record<LoginKind, KindStrategy>;
+  /**
+   * One strategy per login kind (src/sessions/kinds/), and `mapped` for single sign-on sessions a
+   * credential-map rule admitted (an `oidc` login with a rule).
+   */
+  strategies: Record<LoginKind, KindStrategy> & { mapped?: KindStrategy };
   cipher: Cipher;
   /** Live sessions one credential may hold (SESSIONS_PER_CREDENTIAL); a login beyond ends the oldest. */
   sessionsPerCredential: number;
@@ -85,13 +88,17 @@ export interface SessionLifecycle {
   /** The sweeper's part for a session found over: what it held upstream ended (rejects to be retried). */
   sweep(entry: SessionEnd, credential: string): Promise<boolean>;
   /** What GET /auth/session shows of a session's kind. */
-  view(tg: TgSession): { login: LoginKind } & Record<string, string>;
+  view(tg: TgSession): { login: LoginKind } & Record<string, string | readonly string[]>;
 }
 
 export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifecycle {
   const { logger, strategies } = deps;
   const tombstoneMs = deps.absoluteTimeoutSec * 1000;
-  const strategyOf = (tg: TgSession): KindStrategy => strategies[kindOf(tg)];
+  /** A credential-map session without the map configured any more gets a strategy with no broker: it ends. */
+  const mapped = (): KindStrategy => strategies.mapped ?? { ...strategies.oidc, broker: undefined };
+  const strategyOf = (tg: TgSession): KindStrategy => (tg.oidc?.rule !== undefined ? mapped() : strategies[kindOf(tg)]);
+  const strategyFor = (login: Login): KindStrategy =>
+    login.kind === 'oidc' && login.rule !== undefined ? mapped() : strategies[login.kind];
   const quietly =
     (what: string) =>
     (err: unknown): void =>
@@ -150,7 +157,7 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
 
   /** Undoes a login that failed part way. Never throws. */
   async function abandon(sid: string, tg: TgSession, login: Login): Promise<void> {
-    const strategy = strategies[login.kind];
+    const strategy = strategyFor(login);
     await strategy.abandon(sid, login).catch(quietly('failed login: could not undo it upstream'));
     await deps.tokens.delete(sid).catch(quietly('failed login: could not delete its token state'));
     await deps.sessionStore.destroy(sid).catch(quietly('failed login: could not delete its record'));
@@ -159,7 +166,7 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
   }
 
   async function establish(login: Login, writer: SessionWriter) {
-    const strategy = strategies[login.kind];
+    const strategy = strategyFor(login);
     const broker: TokenBroker | undefined = strategy.broker;
     const createdAt = login.at;
     let sid: string;

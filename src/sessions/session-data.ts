@@ -40,6 +40,11 @@ export interface OidcSessionData {
   idpSid?: string;
   /** The id token, sealed for this session (sealedAs.idToken), for RP-initiated logout. */
   idToken?: string;
+  /**
+   * The credential-map rule that admitted the person (OIDC_CREDENTIAL_MAP): the session then relays the
+   * rule's shared TigerGraph token for its graph, never the IdP's JWT (kinds/mapped.ts).
+   */
+  rule?: string;
 }
 
 /** The stored record of a session: the store's JSON shape, whose one application field is `tg`. */

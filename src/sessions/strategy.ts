@@ -41,6 +41,8 @@ export type Login = {
       name?: string;
       idpSid?: string;
       idToken?: string;
+      /** The credential-map rule that admitted the person; absent: the IdP's JWT is relayed. */
+      rule?: string;
     }
 );
 
@@ -97,5 +99,10 @@ export interface KindStrategy {
   /** A login that failed part way (`sid` undefined: before it had one): what it made upstream, undone. */
   abandon(sid: string | undefined, login: Login): Promise<void>;
   /** What GET /auth/session shows of this kind, beyond what every session shows. */
-  view(tg: TgSession): Record<string, string>;
+  view(tg: TgSession): Record<string, string | readonly string[]>;
+  /**
+   * What the broker's `graph` parameter carries for this session, when not the session's graph (a
+   * credential-map session's scope: its rule and graph). Absent: the graph.
+   */
+  scope?(tg: TgSession): string;
 }

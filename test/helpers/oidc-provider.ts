@@ -52,6 +52,8 @@ export interface TestIdpOptions {
   issuedAudience?: string;
   /** Extra claims of every access token (e.g. { graph: 'social' }). */
   accessClaims?: Record<string, unknown>;
+  /** Extra claims of one account's access tokens, asked at every issue (a login, each refresh): e.g. its groups. */
+  accessClaimsOf?: (accountId: string) => Record<string, unknown> | undefined;
 }
 
 export const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -139,7 +141,10 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
           },
         },
       },
-      extraTokenClaims: () => options.accessClaims,
+      extraTokenClaims: (_ctx, token) => {
+        const own = 'accountId' in token && token.accountId ? options.accessClaimsOf?.(token.accountId) : undefined;
+        return own === undefined ? options.accessClaims : { ...options.accessClaims, ...own };
+      },
       rotateRefreshToken: () => options.rotateRefreshTokens === true,
       ttl: {
         RefreshToken: 3600,

@@ -91,8 +91,9 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       }
       throw err;
     };
-    // Every token of the session is for the graph its login named (a 4.1+ refresh is a mint).
-    const graph = live.tg.graph ?? undefined;
+    // Every token of the session is for the graph its login named (a 4.1+ refresh is a mint); a
+    // credential-map session names its rule beside it (its scope), to use the rule's shared token.
+    const graph = strategy.scope ? strategy.scope(live.tg) : (live.tg.graph ?? undefined);
     const auth: RelayAuth = {
       token: () => source.token(live.sid, live.credential, live.remainingMs, graph).then((s) => s.token, ending),
       rejected: (token) =>

@@ -44,6 +44,11 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   passwords?: SessionSecrets;
   /** Set when OIDC is configured (GET /auth/methods offers it). */
   oidc?: boolean;
+  /**
+   * OIDC_CREDENTIAL_MAP: SSO logins use a rule's TigerGraph credential (GET /auth/methods says so, and that
+   * the login takes `?graph=`); GET /auth/session then names the rule and the graphs it opens.
+   */
+  oidcCredentialMap?: boolean;
   /** The audit trail: logins succeeded, refused, limited (session ends are the lifecycle's). */
   audit?: Audit;
   describe?: DescribePrincipal;
@@ -205,7 +210,12 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       secret: true,
       password: deps.passwords !== undefined,
       oidc: deps.oidc === true,
-      ...(deps.oidc === true && { oidcLoginUrl: '/auth/oidc/login', oidcLogoutUrl: '/auth/oidc/logout' }),
+      ...(deps.oidc === true && {
+        oidcLoginUrl: '/auth/oidc/login',
+        oidcLogoutUrl: '/auth/oidc/logout',
+        // Only with the map: without it, the answer stays what it was (the IdP's JWT is relayed).
+        ...(deps.oidcCredentialMap === true && { oidcCredentialMap: true }),
+      }),
     });
   });
 

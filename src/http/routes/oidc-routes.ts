@@ -6,6 +6,7 @@ import type { LoginFlow, SignOn } from '../../oidc/login-flow.js';
 import { LogoutTokenError } from '../../oidc/logout-token-error.js';
 import type { LogoutTokenVerifier } from '../../oidc/logout-token.js';
 import type { OidcSessions } from '../../oidc/oidc-sessions.js';
+import type { MappedSessions } from '../../oidc/mapped-sessions.js';
 import type { SessionLifecycle } from '../../sessions/lifecycle.js';
 import type { CredentialIds } from '../../crypto/credential-id.js';
 import { requestContext } from '../pipeline/context.js';
@@ -17,8 +18,16 @@ import { httpsRequired } from '../route-helpers/https-required.js';
 import type { LoginBudget } from '../limits/login-budget.js';
 import { checkNavigation } from '../route-helpers/same-site-navigation.js';
 import { strictRoutes } from '../route-helpers/routing.js';
+import { isName } from '@tigergraph-bff/client';
 
 export const BACKCHANNEL_LOGOUT_PATH = '/auth/oidc/backchannel-logout';
+
+/** The credential map's refusals at the callback, as the audit trail's `login.refused` names them. */
+const MAP_REFUSALS: Partial<Record<string, 'not_permitted' | 'claims_invalid' | 'graph_not_permitted'>> = {
+  sso_not_permitted: 'not_permitted',
+  sso_claims_invalid: 'claims_invalid',
+  graph_not_permitted: 'graph_not_permitted',
+};
 
 import type { Audit } from '../../observability/audit.js';
 import type { DescribePrincipal } from '../session/principal.js';
@@ -31,6 +40,8 @@ export interface OidcRoutesDeps {
   flow: LoginFlow;
   /** The IdP's side of SSO sessions: RP-initiated logout URLs, the sessions a logout token names. */
   sessions: OidcSessions;
+  /** OIDC_CREDENTIAL_MAP: the rules' shared tokens (a login checks its rule's credential through them). */
+  mapped?: MappedSessions;
   verifyLogoutToken: LogoutTokenVerifier;
   /** How sessions start and end (src/sessions/). */
   lifecycle: SessionLifecycle;
@@ -73,7 +84,11 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     if (deps.cookieSecure && !countsAsSecure(req, forwarded, deps.loopbackIsSecure))
       throw httpsRequired(req, { development: deps.loopbackIsSecure });
     const returnTo = typeof req.query.return_to === 'string' ? req.query.return_to : undefined;
-    const { preLogin, url } = await deps.flow.start(returnTo);
+    // A credential-map login may name its graph; the callback refuses one the person's rule does not open.
+    const graph = req.query.graph;
+    if (graph !== undefined && (typeof graph !== 'string' || !isName(graph)))
+      throw new AppError('invalid_request', 'graph: must be a graph name');
+    const { preLogin, url } = await deps.flow.start(returnTo, graph);
     // The pending login rides in this cookie, sealed (AES-GCM): nothing is stored until a login succeeds.
     res.appendHeader('Set-Cookie', `${preCookie}=${preLogin}; ${preAttrs(PRE_LOGIN_MAX_AGE_SEC)}`);
     res.set('Cache-Control', 'no-store').redirect(303, url);
@@ -97,29 +112,40 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
       const result = limited ? 'rate_limited' : isAppError(err) && err.status < 500 ? 'invalid' : 'error';
       deps.metrics.logins.inc({ result });
       const address = forwarded.clientIp === undefined ? {} : { address: forwarded.clientIp };
+      const reason = (isAppError(err) && MAP_REFUSALS[err.code]) || (result === 'invalid' ? 'invalid' : 'error');
       deps.audit?.emit(
         result === 'rate_limited'
           ? { event: 'login.limited', login: 'oidc', ...address }
-          : { event: 'login.refused', login: 'oidc', reason: result, ...address },
+          : { event: 'login.refused', login: 'oidc', reason, ...address },
       );
       return failure(req, res, next, err);
     }
+    const login = {
+      kind: 'oidc' as const,
+      refreshToken: signOn.refreshToken,
+      sub: signOn.sub,
+      ...(signOn.name !== undefined && { name: signOn.name }),
+      ...(signOn.idpSid !== undefined && { idpSid: signOn.idpSid }),
+      ...(signOn.idToken !== undefined && { idToken: signOn.idToken }),
+      ...(signOn.rule !== undefined && { rule: signOn.rule }),
+      graph: signOn.graph,
+      // The person, never the rule's shared credential: caps, budgets and quotas count people.
+      cred: deps.credentialIds('oidc', signOn.sub),
+      grant: { token: signOn.accessToken, expiresAt: signOn.expiresAt },
+      at: deps.now(),
+    };
     try {
-      await deps.lifecycle.establish(
-        {
-          kind: 'oidc',
-          refreshToken: signOn.refreshToken,
-          sub: signOn.sub,
-          ...(signOn.name !== undefined && { name: signOn.name }),
-          ...(signOn.idpSid !== undefined && { idpSid: signOn.idpSid }),
-          ...(signOn.idToken !== undefined && { idToken: signOn.idToken }),
-          graph: signOn.graph,
-          cred: deps.credentialIds('oidc', signOn.sub),
-          grant: { token: signOn.accessToken, expiresAt: signOn.expiresAt },
-          at: deps.now(),
-        },
-        session,
-      );
+      // The rule's shared token, minted now if there is none (one per rule and graph, not per person): a
+      // credential TigerGraph refuses fails the login here, with nothing stored, not at the first request.
+      if (signOn.rule !== undefined && deps.mapped) {
+        try {
+          await deps.mapped.shared(signOn.rule, signOn.graph);
+        } catch (err) {
+          await deps.sessions.abandon(undefined, login);
+          throw err;
+        }
+      }
+      await deps.lifecycle.establish(login, session);
       deps.metrics.logins.inc({ result: 'ok' });
       auditLogin(deps, req);
       res.set('Cache-Control', 'no-store').redirect(303, signOn.returnTo);

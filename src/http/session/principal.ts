@@ -8,6 +8,8 @@ export interface Principal {
   /** The TigerGraph user (password login) or the IdP subject (OIDC); a keyed hash with LOG_USER_NAMES=hashed. */
   user?: string;
   graph?: string;
+  /** The credential-map rule that admitted an SSO user (OIDC_CREDENTIAL_MAP), beside the subject. */
+  rule?: string;
   /** A keyed hash of the session id (observability/log-ids.ts): follows one session, reveals nothing. */
   session: string;
 }
@@ -47,6 +49,7 @@ export function describePrincipal(ids: LogIds, options: { hashUserNames: boolean
       login: kindOf(tg),
       ...(name !== undefined && { user: userName(name) }),
       ...(tg.graph !== null && { graph: tg.graph }),
+      ...(tg.oidc?.rule !== undefined && { rule: tg.oidc.rule }),
       session: sessionId(sid),
     };
   };

@@ -29,6 +29,7 @@ export function oidcStrategy(deps: {
           ...(login.name !== undefined && { name: login.name }),
           ...(login.idpSid !== undefined && { idpSid: login.idpSid }),
           ...(login.idToken !== undefined && { idToken: deps.cipher.encrypt(login.idToken, sealedAs.idToken(sid)) }),
+          ...(login.rule !== undefined && { rule: login.rule }),
         },
       };
     },
@@ -51,7 +52,7 @@ export function oidcStrategy(deps: {
       if (login.kind !== 'oidc' || !sessions) return;
       await sessions.abandon(sid, login);
     },
-    view: (tg): Record<string, string> =>
+    view: (tg): Record<string, string | readonly string[]> =>
       tg.oidc ? { sub: tg.oidc.sub, ...(tg.oidc.name !== undefined && { name: tg.oidc.name }) } : {},
   };
 }

@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import supertest from 'supertest';
+import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
+import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { CSRF, REDIRECT_URI, idpLogin, ssoLogin, startLogin } from './sso-rig.js';
+
+/**
+ * OIDC_CREDENTIAL_MAP against the real pieces: panva's oidc-provider issuing group claims (per person, asked
+ * again at every refresh), the simulator as TigerGraph 3.4, 3.9 and 4.1, the service in process on the
+ * machine's Redis. The service's clock is moved by hand to reach an IdP refresh; the IdP keeps real time.
+ */
+const VERSIONS = ['3.4.0', '3.9.3', '4.1.0'] as const;
+const ADMIN_ENV = 'TGBFF_TEST_MAP_ADMIN_PASSWORD';
+
+describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
+  let idp: TestIdp;
+  let rig: Rig;
+  let dir: string;
+  let analystsFile: string;
+  let financeFile: string;
+  let offset = 0;
+  const now = () => Date.now() + offset;
+  const groups = new Map<string, unknown>();
+  const TTL = 120;
+  const passwords = version !== '3.4.0';
+
+  beforeAll(async () => {
+    process.env[ADMIN_ENV] = 'tigergraph';
+    idp = await startTestIdp({
+      redirectUris: [REDIRECT_URI],
+      accessTokenTtl: TTL,
+      accessClaimsOf: (id) => (groups.has(id) ? { groups: groups.get(id) } : undefined),
+    });
+    dir = mkdtempSync(path.join(tmpdir(), 'tgbff-map-'));
+    analystsFile = path.join(dir, 'tg-analysts');
+    financeFile = path.join(dir, 'tg-finance');
+    // Present at start-up (checked then); their secrets are written once the simulator made them.
+    writeFileSync(analystsFile, 'not-yet\n');
+    writeFileSync(financeFile, 'not-yet\n');
+    const mapFile = path.join(dir, 'map.yaml');
+    writeFileSync(
+      mapFile,
+      [
+        'claim: groups',
+        'rules:',
+        '  - name: analysts',
+        '    match: [graph-analysts]',
+        '    graphs: [social]',
+        `    credential: { secretFile: ${analystsFile} }`,
+        '  - name: finance',
+        '    match: [graph-finance]',
+        '    graphs: [finance]',
+        `    credential: { secretFile: ${financeFile} }`,
+        ...(passwords
+          ? [
+              '  - name: admins',
+              '    match: [graph-admins]',
+              "    graphs: ['*']",
+              `    credential: { username: tigergraph, passwordEnv: ${ADMIN_ENV} }`,
+            ]
+          : []),
+      ].join('\n'),
+    );
+    rig = await startRig({
+      now,
+      label: 'map',
+      sim: { version, graphs: ['finance'] },
+      env: {
+        OIDC_ISSUER: idp.issuer,
+        OIDC_CLIENT_ID: idp.clientId,
+        OIDC_CLIENT_SECRET: idp.clientSecret,
+        OIDC_REDIRECT_URI: REDIRECT_URI,
+        OIDC_AUDIENCE: idp.audience,
+        OIDC_REFRESH_BEFORE: '30',
+        OIDC_CREDENTIAL_MAP: mapFile,
+        [ADMIN_ENV]: 'tigergraph',
+      },
+    });
+    writeFileSync(analystsFile, `${rig.secret}\n`);
+    writeFileSync(financeFile, rig.sim.createSecret({ alias: 'finance_map', graph: 'finance' }).value);
+  });
+
+  afterAll(async () => {
+    await rig?.close();
+    await idp?.close();
+    rmSync(dir, { recursive: true, force: true });
+    delete process.env[ADMIN_ENV];
+  });
+
+  const app = () => rig.service.app;
+  const relay = (cookie: string, url = '/api/echo') => supertest(app()).get(url).set(CSRF).set('Cookie', cookie);
+  /** The callback's answer, as JSON (a page would get the same status as HTML). */
+  async function callback(user: string, query = '') {
+    const { preCookie, authorizeUrl } = await startLogin(app(), query);
+    const back = await idpLogin(authorizeUrl, user);
+    return supertest(app())
+      .get(`/auth/oidc/callback${back.search}`)
+      .set('Cookie', preCookie)
+      .set('Accept', 'application/json');
+  }
+  const redisKeys = async (kind: string) => rig.redis().keys(`${rig.prefix}${kind}*`);
+  const tokensOf = (alias: string) => rig.sim.tokens().filter((t) => t.secretAlias === alias);
+
+  test('when an analyst signs in, then the session relays a token of the rule, and GET /auth/session names person, rule and graphs, never the credential', async () => {
+    groups.set('ana', ['graph-analysts']);
+    const { cookie } = await ssoLogin(app(), 'ana');
+    expect((await relay(cookie)).status).toBe(200);
+    const seen = rig.sim.seen().filter((r) => r.path.endsWith('/echo'));
+    const bearer = seen.at(-1)!.headers.authorization;
+    expect(rig.sim.tokens().map((t) => `Bearer ${t.token}`)).toContain(bearer);
+    expect(tokensOf(rig.alias)).toHaveLength(1);
+    const session = await supertest(app()).get('/auth/session').set(CSRF).set('Cookie', cookie);
+    expect(session.status).toBe(200);
+    expect(session.body).toMatchObject({ login: 'oidc', sub: 'ana', name: 'User ana', rule: 'analysts' });
+    expect(session.body.graphs).toEqual(['social']);
+    expect(session.body.graph).toBe('social');
+    expect(JSON.stringify(session.body)).not.toContain(rig.secret);
+    const methods = await supertest(app()).get('/auth/methods');
+    expect(methods.body.oidcCredentialMap).toBe(true);
+    expect(rig.audit()).toMatch(/"event":"login.succeeded"[^\n]*"user":"ana"[^\n]*"rule":"analysts"/);
+  });
+
+  test('when a person is in two groups, then the first matching rule wins', async () => {
+    groups.set('both', ['graph-finance', 'graph-analysts']);
+    const { cookie } = await ssoLogin(app(), 'both');
+    const session = await supertest(app()).get('/auth/session').set(CSRF).set('Cookie', cookie);
+    expect(session.body).toMatchObject({ rule: 'analysts', graph: 'social' });
+  });
+
+  test('when a person matches no rule, then the callback answers 403 sso_not_permitted, audits it and stores nothing', async () => {
+    groups.set('nobody', ['other-team']);
+    const before = (await redisKeys('')).sort();
+    const res = await callback('nobody');
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('sso_not_permitted');
+    expect(sessionCookieOf(res)).toBeUndefined();
+    expect((await redisKeys('')).sort()).toEqual(before);
+    expect(rig.audit()).toMatch(/"event":"login.refused"[^\n]*"reason":"not_permitted"/);
+  });
+
+  test('when a login asks for a graph its rule does not open, then 403 graph_not_permitted; one it opens is its graph', async () => {
+    groups.set('fin', ['graph-finance']);
+    const refused = await callback('fin', '?graph=social');
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('graph_not_permitted');
+    const { cookie } = await ssoLogin(app(), 'fin', '?graph=finance');
+    expect((await relay(cookie)).status).toBe(200);
+    expect(tokensOf('finance_map')).toHaveLength(1);
+  });
+
+  test('when claims are hostile (huge, not strings, path-like), then a clear refusal and nothing stored', async () => {
+    groups.set(
+      'huge',
+      Array.from({ length: 5000 }, (_, i) => `g${i}`),
+    );
+    groups.set('objects', [{ $ne: 1 }, 7]);
+    groups.set('pathlike', ['../graph-analysts', 'graph-analysts/..', '*']);
+    const before = (await redisKeys('')).sort();
+    const huge = await callback('huge');
+    expect([huge.status, huge.body.error.code]).toEqual([403, 'sso_claims_invalid']);
+    const objects = await callback('objects');
+    expect([objects.status, objects.body.error.code]).toEqual([403, 'sso_claims_invalid']);
+    const pathlike = await callback('pathlike');
+    expect([pathlike.status, pathlike.body.error.code]).toEqual([403, 'sso_not_permitted']);
+    expect((await redisKeys('')).sort()).toEqual(before);
+  });
+
+  test('when 20 people sign in on one rule, then one TigerGraph token serves them all, each is a principal of their own, and one logout leaves the others working', async () => {
+    const people = Array.from({ length: 20 }, (_, i) => `crowd${i}`);
+    for (const p of people) groups.set(p, ['graph-analysts']);
+    const cookies: string[] = [];
+    for (const p of people) cookies.push((await ssoLogin(app(), p)).cookie);
+    const answers = await Promise.all(cookies.map((c) => relay(c)));
+    expect(answers.map((r) => r.status)).toEqual(people.map(() => 200));
+    expect(tokensOf(rig.alias)).toHaveLength(1);
+    // The per-principal session lists: one per person, none for the shared credential.
+    expect((await redisKeys('creds:')).length).toBeGreaterThanOrEqual(people.length);
+    const out = await supertest(app()).post('/auth/logout').set(CSRF).set('Cookie', cookies[0]!);
+    expect(out.status).toBe(204);
+    expect(tokensOf(rig.alias)).toHaveLength(1);
+    expect((await relay(cookies[1]!)).status).toBe(200);
+    expect((await relay(cookies[0]!)).status).toBe(401);
+  });
+
+  test('when the secret file is rotated and the old token revoked, then the next request mints from the new secret without a restart', async () => {
+    groups.set('rota', ['graph-analysts']);
+    const { cookie } = await ssoLogin(app(), 'rota');
+    expect((await relay(cookie)).status).toBe(200);
+    const rotated = rig.sim.createSecret({ alias: 'analysts_rotated', graph: 'social' });
+    writeFileSync(analystsFile, rotated.value);
+    for (const t of tokensOf(rig.alias)) rig.sim.revokeToken(t.token);
+    expect((await relay(cookie)).status).toBe(200);
+    expect(tokensOf('analysts_rotated')).toHaveLength(1);
+  });
+
+  test('when a person is removed from the group between refreshes, then the next refresh ends the session', async () => {
+    groups.set('leaver', ['graph-analysts']);
+    const { cookie } = await ssoLogin(app(), 'leaver');
+    expect((await relay(cookie)).status).toBe(200);
+    groups.set('leaver', ['other-team']);
+    offset += (TTL - 20) * 1000; // inside the 30 s refresh margin of the IdP access token
+    const res = await relay(cookie);
+    expect([res.status, res.body.error?.code]).toEqual([401, 'session_expired']);
+    expect((await relay(cookie)).status).toBe(401);
+    expect(rig.audit()).toMatch(/"event":"session.ended","reason":"idp_refused"[^\n]*"rule":"analysts"/);
+  });
+
+  (passwords ? test : test.skip)(
+    'when an admin signs in with a rule of a TigerGraph user and password, then any graph may be named',
+    async () => {
+      groups.set('root', ['graph-admins']);
+      const { cookie } = await ssoLogin(app(), 'root', '?graph=finance');
+      expect((await relay(cookie)).status).toBe(200);
+      const session = await supertest(app()).get('/auth/session').set(CSRF).set('Cookie', cookie);
+      expect(session.body).toMatchObject({ rule: 'admins', graph: 'finance', graphs: ['*'] });
+    },
+  );
+});
+
+function sessionCookieOf(res: { headers: Record<string, unknown> }): string | undefined {
+  const raw = res.headers['set-cookie'];
+  const list = (Array.isArray(raw) ? raw : raw ? [String(raw)] : []) as string[];
+  return list.map((c) => c.split(';')[0]!).find((c) => c.startsWith('tgbff=') && c !== 'tgbff=');
+}
