@@ -154,6 +154,18 @@ async function offerSso() {
   const methods = await bff.methods().catch(() => null);
   if (!methods?.oidc) return;
   $('sso-button').href = methods.oidcLoginUrl;
+  // With the credential map, the SSO sign-in asks for the graph typed above; the service refuses one the
+  // person's rule does not open (403 graph_not_permitted).
+  if (methods.oidcCredentialMap) {
+    const withGraph = () => {
+      const graph = $('graph').value.trim();
+      $('sso-button').href = graph
+        ? `${methods.oidcLoginUrl}?graph=${encodeURIComponent(graph)}`
+        : methods.oidcLoginUrl;
+    };
+    $('graph').addEventListener('input', withGraph);
+    withGraph();
+  }
   $('sso').hidden = false;
 }
 

@@ -57,12 +57,34 @@ export function renderSession(session, now = Date.now()) {
   }
   const name = document.createElement('strong');
   const user = session.username ?? session.name ?? session.sub;
-  name.textContent = user ? `Logged in as ${user}${session.login === 'oidc' ? ' (SSO)' : ''}` : 'Logged in';
+  // A credential-map session says which rule let the person in ("signed in as Ada via analysts").
+  const via = session.rule ? ` via ${session.rule}` : session.login === 'oidc' ? ' (SSO)' : '';
+  name.textContent = user ? `${session.rule ? 'Signed in' : 'Logged in'} as ${user}${via}` : 'Logged in';
   const state = document.createElement('span');
   state.append(name, session.graph ? ` to graph ${session.graph}` : '');
   who.replaceChildren(
     state,
+    ...openGraphs(session),
     expiry('Token', session.tokenExpiresAt, now),
     expiry('Session', session.sessionExpiresAt, now),
   );
+}
+
+/**
+ * A credential-map session may move to another graph its rule opens (a new sign-in with `?graph=`): only
+ * those are offered. `*` opens any graph the rule's credential reaches, so there is no list to offer.
+ */
+function openGraphs(session) {
+  const others = (session.graphs ?? []).filter((g) => g !== '*' && g !== session.graph);
+  if (!session.rule || others.length === 0) return [];
+  const item = document.createElement('span');
+  item.className = 'open-graphs';
+  item.append('Also open to you: ');
+  others.forEach((graph, i) => {
+    const link = document.createElement('a');
+    link.href = `/auth/oidc/login?graph=${encodeURIComponent(graph)}`;
+    link.textContent = graph;
+    item.append(...(i > 0 ? [', '] : []), link);
+  });
+  return [item];
 }

@@ -39,7 +39,12 @@ export interface Session {
   login: 'secret' | 'password' | 'oidc';
   username?: string;
   sub?: string;
+  /** Single sign-on: the person's name (the ID token's `name`, else `preferred_username`). */
   name?: string;
+  /** Single sign-on with the credential map: the rule that admitted the person (never its credential). */
+  rule?: string;
+  /** Single sign-on with the credential map: the graphs the rule opens (`*`: any its credential reaches). */
+  graphs?: string[];
   tokenExpiresAt?: string;
   sessionExpiresAt?: string;
 }
@@ -51,6 +56,11 @@ export interface Methods {
   oidc: boolean;
   oidcLoginUrl?: string;
   oidcLogoutUrl?: string;
+  /**
+   * Single sign-on uses the service's credential map: `oidcLoginUrl` takes `?graph=<g>`, and `session()`
+   * names the rule and the graphs it opens.
+   */
+  oidcCredentialMap?: true;
 }
 
 export type Credentials = { secret: string; graph?: string } | { username: string; password: string; graph: string };
