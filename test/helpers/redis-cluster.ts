@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { poll } from './wait.js';
+import { poll, WAIT_MS } from './wait.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 import { freePort } from './ports.js';
 import type { TlsCert } from './tls-cert.js';
@@ -42,7 +42,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       host: '127.0.0.1',
       maxRetriesPerRequest: 0,
       connectTimeout: 500,
-      commandTimeout: 2000,
+      // Generous: a check that times out on a loaded machine fails a direct read outright.
+      commandTimeout: 10_000,
     });
     c.on('error', () => undefined); // polling below answers failures
     clients.set(port, c);
@@ -82,7 +83,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         }
         return true;
       },
-      20_000,
+      WAIT_MS,
       'cluster_state:ok on every node',
     );
   } catch (err) {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { poll } from './wait.js';
+import { poll, WAIT_MS } from './wait.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 import type { TlsCert } from './tls-cert.js';
 
@@ -46,7 +46,8 @@ export interface SentinelGroup {
    * writes included), waiting up to `timeoutMs`: 1 once the replica has caught up. A bare `WAIT` would not
    * say: it counts only the writes of the connection it is sent on, and the checking client writes nothing,
    * so it answered 1 at once whatever the replica lacked. So a write of ours goes first, on that connection;
-   * the replica acknowledging it has every earlier write too (one replication stream).
+   * the replica acknowledging it has every earlier write too (one replication stream). The default wait
+   * (5 s) is generous, as a starved replica may take seconds, and below the checking client's command timeout.
    */
   replicated(port: number, timeoutMs?: number): Promise<number>;
   stop(): Promise<void>;
@@ -65,7 +66,9 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       host: '127.0.0.1',
       maxRetriesPerRequest: 0,
       connectTimeout: 500,
-      commandTimeout: 1000,
+      // Above `replicated`'s WAIT (which this would cut short), and above a loaded machine's stalls: a check
+      // that times out is retried by the polls, but fails a direct read outright.
+      commandTimeout: 10_000,
       retryStrategy: () => 200,
       ...tls,
     });
@@ -99,7 +102,7 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
     started.push(replica);
     await poll(
       async () => (await client(replica.port).info('replication')).includes('master_link_status:up'),
-      10_000,
+      WAIT_MS,
       'replica sync',
     );
     for (let i = 0; i < 3; i += 1) {
@@ -143,7 +146,7 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       }
       throw new Error('no sentinel answered');
     },
-    async waitForMaster(port, timeoutMs = 20_000) {
+    async waitForMaster(port, timeoutMs = WAIT_MS) {
       await poll(
         async () => {
           const named = await Promise.all(sentinels.map((s) => askMaster(s.port)));
@@ -153,7 +156,7 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
         `sentinels to name ${port} as master`,
       );
     },
-    async waitUntilReady(timeoutMs = 15_000) {
+    async waitUntilReady(timeoutMs = WAIT_MS) {
       await poll(
         async () => {
           for (const s of sentinels) {
@@ -171,7 +174,7 @@ export async function startSentinelGroup(options: SentinelGroupOptions = {}): Pr
       );
     },
     client,
-    async replicated(port, timeoutMs = 2000) {
+    async replicated(port, timeoutMs = 5000) {
       const replies = await client(port)
         .pipeline()
         .set('replicated-check', '1', 'PX', 60_000)

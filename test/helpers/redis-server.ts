@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './ports.js';
 import type { TlsCert } from './tls-cert.js';
+import { until, WAIT_MS } from './wait.js';
 
 export interface RedisServerOptions {
   /** Fixed port; a free one is picked when absent. */
@@ -15,6 +15,7 @@ export interface RedisServerOptions {
   /** Extra arguments, e.g. ['--cluster-enabled', 'yes'] or ['--requirepass', 'x']. */
   args?: string[];
   bin?: string;
+  /** How long to wait for the first PING answer (default WAIT_MS: a loaded machine starts processes slowly). */
   startTimeoutMs?: number;
   /**
    * Also listen with TLS on a second free port (`tlsPort`), with this certificate; clients need not
@@ -92,14 +93,18 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     child = proc;
     proc.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     proc.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    const deadline = Date.now() + (options.startTimeoutMs ?? 5000);
-    while (!(await answersPing(port))) {
-      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`redis-server exited:\n${log}`);
-      if (Date.now() > deadline) {
-        proc.kill('SIGKILL'); // a live child (and its pipes) would keep the test process from exiting
-        throw new Error(`redis-server on ${port} did not start:\n${log}`);
-      }
-      await sleep(25);
+    // Its output is complete once its pipes close (after 'exit'): the retry below reads the reason there.
+    const closed = new Promise((resolve) => proc.once('close', resolve));
+    const exited = () => proc.exitCode !== null || proc.signalCode !== null;
+    await until(`redis-server on ${port} to answer PING`, async () => exited() || (await answersPing(port)), {
+      timeoutMs: options.startTimeoutMs ?? WAIT_MS,
+    }).catch((err: Error) => {
+      proc.kill('SIGKILL'); // a live child (and its pipes) would keep the test process from exiting
+      throw new Error(`${err.message}:\n${log}`);
+    });
+    if (exited()) {
+      await closed;
+      throw new Error(`redis-server exited:\n${log}`);
     }
   };
 

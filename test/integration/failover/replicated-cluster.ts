@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { poll } from '../../helpers/wait.js';
+import { poll, WAIT_MS } from '../../helpers/wait.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { freePort } from '../../helpers/ports.js';
 import { keySlot } from '../../helpers/key-slot.js';
@@ -38,7 +38,8 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
       host: '127.0.0.1',
       maxRetriesPerRequest: 0,
       connectTimeout: 500,
-      commandTimeout: 2000,
+      // Above `replicated`'s WAIT (which this would cut short), and above a loaded machine's stalls.
+      commandTimeout: 10_000,
       retryStrategy: () => 200,
     });
     c.on('error', () => undefined); // a killed node is the point here; polling answers failures
@@ -96,7 +97,7 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
         }
         return true;
       },
-      20_000,
+      WAIT_MS,
       'cluster_state:ok and every replica in sync',
     );
   } catch (err) {
@@ -122,11 +123,12 @@ export async function startReplicatedCluster(options: { nodeTimeoutMs?: number }
       if (!master) throw new Error(`no node serves slot ${slot}`);
       return master[1];
     },
-    async replicated(timeoutMs = 1500) {
+    async replicated(timeoutMs = 5000) {
       // WAIT counts only the writes of the connection it is sent on: from a connection that wrote nothing it
       // answers at once with every replica, whatever they lack. So each master gets a write of ours first, on
       // the same connection, in a slot it serves; its replica acknowledging that write has every earlier one
-      // too (one replication stream per master). The default stays below the checking client's command timeout.
+      // too (one replication stream per master). The default is generous (a starved replica may take seconds)
+      // and stays below the checking client's command timeout.
       for (const { master, replica } of await rig.roles()) {
         if (replica === undefined) continue;
         const node = client(master);
