@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type supertest from 'supertest';
 import { parseSetCookie } from '../../helpers/cookies.js';
 import { type Rig } from '../../helpers/app-rig.js';
+import { elapse, until } from '../../helpers/wait.js';
 
 /**
  * Logs in a fresh agent and returns it with its session id (from the signed cookie `s:<sid>.<sig>`) and
@@ -52,15 +52,29 @@ export function loopLoad<S extends { start: number; status: number }>(
   pauseMs: number,
 ) {
   const samples: S[] = [];
+  // Per requester, when each of its answered requests began.
+  const began: number[][] = requesters.map(() => []);
   let running = true;
   const loops = requesters.map(async (request, first) => {
     for (let n = first; running; n += 1) {
-      samples.push(await request(n));
-      await sleep(pauseMs);
+      const sample = await request(n);
+      samples.push(sample);
+      began[first]!.push(sample.start);
+      // The load's shape, not a wait for anything: what sets its rate.
+      await elapse(pauseMs, "a user's pause between two requests");
     }
   });
   return {
     samples,
+    /**
+     * Resolves once every requester has had `each` requests answered that it began at `since` (a
+     * `Date.now()`) or later: the load is running (before a fault), or has run on (after one).
+     */
+    async untilAnswered(each: number, since = 0): Promise<void> {
+      await until(`${each} answered requests from each of ${requesters.length} requesters`, () =>
+        began.every((starts) => starts.filter((at) => at >= since).length >= each),
+      );
+    },
     /** True once every request that began in the last `ms` succeeded, and there were at least `min` of them. */
     healthyFor(ms: number, min: number): boolean {
       const recent = samples.filter((s) => s.start >= Date.now() - ms);

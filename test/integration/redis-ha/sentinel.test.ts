@@ -1,9 +1,8 @@
 /**
  * @paired failover and error-window bounds with five redis-server processes
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
-import { poll } from '../../helpers/wait.js';
+import { poll, until } from '../../helpers/wait.js';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
 import { createService } from '../../../src/service.js';
 import { silentLogger } from '../../../src/observability/logger.js';
@@ -33,6 +32,20 @@ describe('Redis Sentinel: one master, one replica, three sentinels', () => {
     await rig?.close();
     await group?.stop();
   });
+
+  /**
+   * The CLIENT LIST lines of the connections on the node at `port` that are none of the test's own: not the
+   * checking client, not a sentinel (they name theirs `sentinel-…`), not a replication link (flags S or M).
+   */
+  async function servicesOn(port: number): Promise<string[]> {
+    const node = group.client(port);
+    const own = await node.client('ID');
+    return String(await node.client('LIST'))
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .filter((line) => !line.startsWith(`id=${own} `) && !/\bname=sentinel-/.test(line))
+      .filter((line) => !/\bflags=\S*[SM]/.test(line));
+  }
 
   function expectOnlyStoreUnavailable(report: LoadReport): void {
     expect(report.failures.filter((f) => f.status !== 503 || f.code !== 'store_unavailable')).toEqual([]);
@@ -78,12 +91,16 @@ describe('Redis Sentinel: one master, one replica, three sentinels', () => {
       '/api/echo',
     );
 
-    await sleep(300);
+    // The load is running: the switch meets requests on their way. The service's connections are on the old
+    // master (so their leaving it, below, is the service moving).
+    await load.untilAnswered(2);
+    expect((await servicesOn(oldMaster)).length).toBeGreaterThan(0);
     await group.client(group.sentinels[1]!.port).call('SENTINEL', 'FAILOVER', group.name);
     await group.waitForMaster(newMaster);
     // The old master keeps accepting writes until it is demoted; whatever lands there then is wiped by its
-    // resync. The service must have moved on +switch-master, long before that.
-    await sleep(1000);
+    // resync. The service must have moved on +switch-master, long before that: none of its connections is
+    // left on the old master (only ours, the sentinels' and the replication link).
+    await until('the service to leave the old master', async () => (await servicesOn(oldMaster)).length === 0);
     const late = await loginWithSid(rig);
     expect((await late.agent.get('/api/echo')).status).toBe(200);
     // Sentinels would demote it only at their next INFO to it (a fixed 10 s period, ~10 s here); the test
@@ -122,7 +139,8 @@ describe('Redis Sentinel: one master, one replica, three sentinels', () => {
       sessions.map((s) => s.agent),
       '/api/echo',
     );
-    await sleep(300);
+    // The load is running: the kill meets requests on their way.
+    await load.untilAnswered(2);
     const killedAt = Date.now();
     await (doomed === group.master.port ? group.master : group.replica).kill();
     await group.waitForMaster(heir, 30_000);
