@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { call, CSRF, login, type Answer, type Cluster } from '../multi-instance/cluster.js';
+import { until } from '../../helpers/wait.js';
 
 /** `n` logins dealt over the instances, ten at a time. */
 export async function loginSessions(cluster: Cluster, n: number): Promise<string[]> {
@@ -100,5 +101,23 @@ export async function tryLogin(baseUrl: string, secret: string) {
     status: res.status,
     cookie: pair?.includes('=') && !pair.endsWith('=') ? pair : undefined,
     endedAt: Date.now(),
+  };
+}
+
+/** What an instance logs once per outage of each of its Redis connections (src/store/redis/client.ts). */
+const LOSS_LINE = '"msg":"redis unavailable; reconnecting"';
+
+/**
+ * Counts the lost-Redis warnings each instance has logged so far; the returned wait resolves once each of
+ * the instances numbered `which` (default: all) has logged one more. Such a warning comes after a connection
+ * closed and connecting again failed (a Sentinel client sent to the dead master): that instance has seen
+ * the master go, so a request sent to it from then on meets the failover (held, or tried again), never a
+ * write on its way to a socket that is already dead. Call it before the kill.
+ */
+export function lossLogs(cluster: Cluster): (which?: number[]) => Promise<void> {
+  const count = (k: number): number => cluster.instances[k]!.output().split(LOSS_LINE).length - 1;
+  const before = cluster.instances.map((_i, k) => count(k));
+  return async (which = cluster.instances.map((_i, k) => k)) => {
+    await until(`instances ${which.join(', ')} to log the lost Redis`, () => which.every((k) => count(k) > before[k]!));
   };
 }

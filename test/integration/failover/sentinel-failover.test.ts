@@ -1,15 +1,13 @@
 /**
  * @paired bounds the slowest request across a Sentinel failover under load
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { poll } from '../../helpers/wait.js';
+import { poll, until } from '../../helpers/wait.js';
 import { call, login } from '../multi-instance/cluster.js';
 import { sentinelRig } from './sentinel-rig.js';
-import { loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';
+import { lossLogs, loginSessions, remintEverySession, sessionAnswers } from './failover-checks.js';
 import { figures, steadyLoad, windowFigures } from './steady-load.js';
 import { recordFigure } from '../../helpers/figures.js';
 import { entries, metric, tokensSeen, warmEverywhere } from '../multi-instance/cache-metrics.js';
-import { waitFor } from '../multi-instance/cluster.js';
 
 const SESSIONS = 30;
 // Sentinels call the master down after 1 s, then elect and promote; the bound is generous for a busy 2-core machine.
@@ -43,16 +41,20 @@ describe('failover under load: Sentinel master killed while three instances serv
       cookies,
       { path: '/api/echo', pauseMs: 100 },
     );
-    await sleep(2000);
+    // Every session is in its stride (a few requests answered) before the kill.
+    await load.untilAnswered(3);
+    const lossSeen = lossLogs(cluster);
     const killedAt = Date.now();
     await doomed.kill();
-    await sleep(300);
+    // Sent once its instance has seen the master go: it meets the failover, not a dead socket.
+    await lossSeen([1]);
     const logout = call(cluster.instances[1]!.url, '/auth/logout', leaving, 'POST');
     await group.waitForMaster(heir.port, 30_000);
     const newMasterAt = Date.now();
     await poll(async () => load.healthyFor(2000, 60), 30_000, 'every request of the last 2 s to succeed');
     const healthyAt = Date.now();
-    await sleep(1000);
+    // And stays so: every session has had more requests answered since.
+    await load.untilAnswered(3, healthyAt);
     const samples = await load.stop();
     const f = figures(samples);
     const w = windowFigures(samples, killedAt, newMasterAt);
@@ -103,7 +105,7 @@ describe('failover under load: Sentinel master killed while three instances serv
     const ended = tokensSeen(cluster, mark);
     const before = await Promise.all(cluster.instances.map(entries));
     expect((await call(cluster.instances[2]!.url, '/auth/logout', cookie, 'POST')).status).toBe(204);
-    await waitFor('every cache to drop the session', async () =>
+    await until('every cache to drop the session', async () =>
       (await Promise.all(cluster.instances.map(entries))).every((n, i) => n === before[i]! - 1),
     );
     const after = cluster.sim.seen().length;

@@ -1,11 +1,11 @@
 /**
  * @paired freezes a Sentinel group's master and times a request's 503 against the command timeout
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { timedGet } from '../../helpers/app-rig.js';
 import { recordFigure } from '../../helpers/figures.js';
 import type { RedisServer } from '../../helpers/redis-server.js';
 import { sentinelAppRig } from './sentinel-rig.js';
+import { until } from '../../helpers/wait.js';
 
 const COMMAND_TIMEOUT_MS = 800;
 
@@ -49,12 +49,10 @@ describe('a Sentinel master that freezes', () => {
       await group.waitForMaster(heir.port, 30_000);
       const promotedMs = Date.now() - frozenAt;
       // Served again: the instance left the frozen master for the promoted one on its own.
-      let after = await timedGet(agent);
-      const deadline = Date.now() + 15_000;
-      while (after.status !== 200 && Date.now() < deadline) {
-        await sleep(100);
-        after = await timedGet(agent);
-      }
+      const after = await until('the session to be served again', async () => {
+        const answer = await timedGet(agent);
+        return answer.status === 200 && answer;
+      });
       return { during, promotedMs, after, servedMs: Date.now() - frozenAt };
     });
     recordFigure(

@@ -1,14 +1,14 @@
 /**
  * @paired SIGKILLs a Sentinel group's master and judges readiness, relayed requests and a refresh race across it
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sidOf } from '../../helpers/cookies.js';
-import { poll } from '../../helpers/wait.js';
+import { poll, until } from '../../helpers/wait.js';
 import { recordFigure } from '../../helpers/figures.js';
 import { call, login } from '../multi-instance/cluster.js';
 import { metric, tokensSeen } from '../multi-instance/cache-metrics.js';
 import { sentinelRig } from './sentinel-rig.js';
-import { loginSessions } from './failover-checks.js';
+import { lossLogs, loginSessions } from './failover-checks.js';
+import { READINESS_PROBE_INTERVAL_MS } from '../../../src/http/routes/ops-routes.js';
 
 // A short lease, so the refresh lease of a holder whose upstream call spans the failover lapses on the new
 // master before that call is done (its renewals find no master meanwhile): a second instance then takes it.
@@ -18,19 +18,30 @@ const LEASE_TTL_MS = 1000;
 const MINT_MS = 6000;
 const POSTS = 6;
 
-/** GET /readyz on `url` every ~100 ms until `stop` says so: each status, 0 when no HTTP answer came. */
-async function readinessTrace(url: string, stop: () => boolean): Promise<Array<{ at: number; status: number }>> {
+/**
+ * GET /readyz on `url` every ~100 ms until `stop()`: each status as it comes (`seen`, 0 when no HTTP answer
+ * came), and `done`, which resolves with them once stopped.
+ */
+function readinessTrace(url: string) {
   const seen: Array<{ at: number; status: number }> = [];
-  while (!stop()) {
-    const at = Date.now();
-    const status = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) }).then(
-      async (res) => (await res.arrayBuffer(), res.status),
-      () => 0,
-    );
-    seen.push({ at, status });
-    await sleep(100);
-  }
-  return seen;
+  let stopped = false;
+  const done = until(
+    `the readiness trace of ${url} to be stopped`,
+    async () => {
+      if (stopped) return seen;
+      const at = Date.now();
+      const status = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) }).then(
+        async (res) => (await res.arrayBuffer(), res.status),
+        () => 0,
+      );
+      seen.push({ at, status });
+      return false;
+    },
+    // Traced for the whole test at most (its own timeout).
+    { timeoutMs: 90_000, intervalMs: 100 },
+  );
+  done.catch(() => undefined); // a test that failed before stopping it awaits nothing
+  return { seen, done, stop: () => void (stopped = true) };
 }
 
 describe('riding out a Sentinel failover: readiness, relayed requests, refresh races', () => {
@@ -67,8 +78,7 @@ describe('riding out a Sentinel failover: readiness, relayed requests, refresh r
     const master = group.client(doomedPort);
 
     // Readiness of every instance, traced from before the kill until the failover is over.
-    let tracing = true;
-    const traces = urls.map((u) => readinessTrace(u, () => !tracing));
+    const traces = urls.map((u) => readinessTrace(u));
 
     // The first holder: its token refused upstream, it takes the lease and mints, slowly.
     for (const { token } of [...raceTokens(), ...leaverTokens()]) cluster.sim.revokeToken(token);
@@ -83,11 +93,17 @@ describe('riding out a Sentinel failover: readiness, relayed requests, refresh r
     );
     // Everything so far on the replica (asynchronous replication), the lease too.
     expect(await group.replicated(doomedPort)).toBe(1);
-    await sleep(500); // a few readiness answers before the kill
+    // A few readiness answers of every instance before the kill.
+    const before = Date.now();
+    await until('three readiness answers from each instance', () =>
+      traces.every((t) => t.seen.filter((s) => s.at >= before).length >= 3),
+    );
 
+    const lossSeen = lossLogs(cluster);
     const killedAt = Date.now();
     await doomed.kill();
-    await sleep(200);
+    // Every instance has seen the master go: what is sent from here on meets the failover, not a dead socket.
+    await lossSeen();
     // Issued while there is no master: each must wait for the new one, then go upstream exactly once.
     const posts = cookies.map((c, k) =>
       call(urls[k % urls.length]!, `/api/query/social/hello?name=once-${k}`, c, 'POST'),
@@ -98,14 +114,18 @@ describe('riding out a Sentinel failover: readiness, relayed requests, refresh r
     const logout = call(urls[2]!, '/auth/logout', leaver, 'POST');
     await group.waitForMaster(heir.port, 30_000);
     const promotedAt = Date.now();
+    // Readiness until the failover is over: up to an answer of each instance from a probe begun after the
+    // promotion (a verdict is reused for READINESS_PROBE_INTERVAL_MS after its probe).
+    await until('a readiness answer of each instance from a probe after the failover', () =>
+      traces.every((t) => t.seen.some((s) => s.at >= promotedAt + READINESS_PROBE_INTERVAL_MS)),
+    );
+    for (const t of traces) t.stop();
+    const seen = await Promise.all(traces.map((t) => t.done));
     const postReplies = await Promise.all(posts);
     const postAnswers = postReplies.map((a) => a.status);
     const raceAnswers = [(await first).status, (await second).status];
     const leaverAnswers = [(await logout).status, (await refreshing).status];
     cluster.sim.setFaults({});
-    await sleep(1000); // readiness a while after the failover, too
-    tracing = false;
-    const seen = await Promise.all(traces);
     const mints = (cluster.sim.counts()['POST /requesttoken'] ?? 0) - mintsBefore;
 
     const relayed = cluster.sim.seen().filter((s) => s.method === 'POST' && s.path === '/query/social/hello');
@@ -138,8 +158,11 @@ describe('riding out a Sentinel failover: readiness, relayed requests, refresh r
         `${JSON.stringify(postReplies.map((r) => r.body.error?.code ?? ''))}; store errors ${JSON.stringify(storeErrors)}; clients ended by themselves ${JSON.stringify(ended)}`,
     );
 
-    // Polled densely through the failover on every instance (else the verdict below says little).
-    expect(during.map((t) => t.length >= (promotedAt - killedAt) / 500)).toEqual(urls.map(() => true));
+    // Polled densely through the failover on every instance (else the verdict below says little): at least
+    // once per probe interval, the most often a verdict can change.
+    expect(during.map((t) => t.length >= (promotedAt - killedAt) / READINESS_PROBE_INTERVAL_MS - 1)).toEqual(
+      urls.map(() => true),
+    );
     expect({
       // 1. Readiness answered 200 every time on every instance.
       readinessNot200: seen.map((t) =>

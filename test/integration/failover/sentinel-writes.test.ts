@@ -1,11 +1,10 @@
 /**
  * @paired SIGKILLs a Sentinel group's master while logins, logouts and token refreshes are on their way
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sidOf } from '../../helpers/cookies.js';
 import { call } from '../multi-instance/cluster.js';
 import { sentinelRig } from './sentinel-rig.js';
-import { loginSessions, tryLogin } from './failover-checks.js';
+import { lossLogs, loginSessions, tryLogin } from './failover-checks.js';
 import { recordFigure } from '../../helpers/figures.js';
 
 const REFRESHING = 10;
@@ -34,9 +33,11 @@ describe('writes meeting a Sentinel failover: logins, logouts and token refreshe
     for (const { token } of cluster.sim.tokens()) cluster.sim.revokeToken(token);
     const mintsBefore = cluster.sim.counts()['POST /requesttoken'] ?? 0;
 
+    const lossSeen = lossLogs(cluster);
     const killedAt = Date.now();
     await doomed.kill();
-    await sleep(200);
+    // Every instance has seen the master go: the writes below meet the failover (held, or refused whole).
+    await lossSeen();
     const logins = Array.from({ length: LOGINS }, (_, k) => tryLogin(urls[k % urls.length]!, loginSecret.value));
     const logouts = leaving.map((c, k) => call(urls[k % urls.length]!, '/auth/logout', c, 'POST'));
     const refreshes = refreshing.flatMap((c) =>
