@@ -1,7 +1,6 @@
 /**
  * @paired SIGKILLs a Redis Cluster primary while logins and token refreshes are on their way
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { poll } from '../../helpers/wait.js';
 import { sidOf } from '../../helpers/cookies.js';
 import { recordFigure } from '../../helpers/figures.js';
@@ -68,8 +67,8 @@ describe('logins and token refreshes meeting a Redis Cluster primary failover', 
     const refreshMintsBefore = mintsFor(cluster, cluster.secret);
 
     const killedAt = Date.now();
+    // Awaited: the primary has exited, and its sockets were closed, before any request below is sent.
     await redis.nodes.find((n) => n.port === doomed.master)!.kill();
-    await sleep(200);
     const logins = Array.from({ length: LOGINS }, (_, k) => tryLogin(urls[k % urls.length]!, loginSecret.value));
     const refreshes = refreshing.flatMap((c) =>
       Array.from({ length: PER_SESSION }, (_, k) => call(urls[k % urls.length]!, '/api/echo', c)),
@@ -135,12 +134,18 @@ describe('logins and token refreshes meeting a Redis Cluster primary failover', 
 });
 
 describe('logins meeting a Redis Cluster primary failover that outlasts the wait', () => {
-  // A wait far below a promotion (2-3 s): the logins of the failover run out of it.
+  // A wait far below a promotion: the logins of the failover run out of it.
   const WAIT_MS = 300;
+  // How long the logins' mints take: the kill must come within it (a poll, a SIGKILL), by a margin that
+  // survives a stalled machine.
+  const MINT_MS = 2000;
+  // A replica starts its election only once its primary has been silent this long: the mints, plus the
+  // wait, end well before any promotion (nothing a starved test process can shorten).
+  const NODE_TIMEOUT_MS = 2 * MINT_MS;
   const rig = clusterRig({
     label: 'cluster-writes-short',
     instances: 1,
-    nodeTimeoutMs: 1000,
+    nodeTimeoutMs: NODE_TIMEOUT_MS,
     env: { STORE_FAILOVER_WAIT_MS: String(WAIT_MS) },
   });
 
@@ -157,9 +162,9 @@ describe('logins meeting a Redis Cluster primary failover that outlasts the wait
     const mintsBefore = mintsFor(cluster, loginSecret.value);
 
     // The logins pass their checks (guess limits, budgets: Redis, all up) and wait at the data server's
-    // mint; the primary dies while they wait there. 800 ms: the kill comes well within it (a poll, a SIGKILL),
-    // and the mint, plus the 300 ms wait, ends well before a promotion (1.5 s at the soonest, 2-3 s seen).
-    cluster.sim.setFaults({ tokenLatencyMs: 800 });
+    // mint; the primary dies while they wait there (MINT_MS), and their mints, plus the wait, end before
+    // the replica is promoted (past NODE_TIMEOUT_MS).
+    cluster.sim.setFaults({ tokenLatencyMs: MINT_MS });
     const during = Promise.all(Array.from({ length: LOGINS }, () => tryLogin(url, loginSecret.value)));
     await poll(
       async () => mintsFor(cluster, loginSecret.value) - mintsBefore === LOGINS,
@@ -187,6 +192,8 @@ describe('logins meeting a Redis Cluster primary failover that outlasts the wait
         `${JSON.stringify(answers.map((l) => `${l.status} +${l.endedAt - killedAt} ms`))}; ${polled.length} more ` +
         `one at a time until one succeeded ${polled.at(-1)!.endedAt - killedAt} ms after the kill`,
     );
+    // Set-up: the kill came while every login was still minting (none had answered).
+    expect(answers.filter((l) => l.endedAt < killedAt)).toEqual([]);
     expect(answers.map((l) => [l.status, l.cookie])).toEqual(answers.map(() => [503, undefined]));
     const all = [first, ...answers, ...polled, ...later];
     for (const l of all) {
