@@ -3,7 +3,8 @@
  */
 import { sidOf } from '../../helpers/cookies.js';
 import { recordFigure } from '../../helpers/figures.js';
-import { CSRF, call, login, waitFor } from '../multi-instance/cluster.js';
+import { CSRF, call, login } from '../multi-instance/cluster.js';
+import { until } from '../../helpers/wait.js';
 import { clusterRig } from './cluster-rig.js';
 import { blockedInWait } from './blocked-wait.js';
 
@@ -60,7 +61,7 @@ describe('a logout acknowledged on Cluster: on the node holding the tombstone, h
     try {
       const pending = logout(leaving);
       const master = rig.redis.client(owner);
-      await waitFor('a WAIT blocked on the node', async () => blockedInWait(await master.client('LIST')) !== undefined);
+      await until('a WAIT blocked on the node', async () => blockedInWait(await master.client('LIST')) !== undefined);
       const from = Date.now();
       relay = { status: (await call(url(0), '/api/echo', staying)).status, at: Date.now(), ms: Date.now() - from };
       out = await pending;
