@@ -8,6 +8,7 @@ import { uniquePrefix } from '../../helpers/redis-prefix.js';
 import { dropPrefix, processEnv } from './process-env.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { login } from '../multi-instance/cluster.js';
+import { scrape } from '../observability/prom-text.js';
 
 /** What the stand-in data server saw of one relayed request. */
 export interface Seen {
@@ -203,8 +204,6 @@ export async function relayGet(
   return { status: res.statusCode, ...(code && { code }), ...(typeof retryAfter === 'string' && { retryAfter }) };
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** The process is alive and its log shows nothing escaped to the safety net. */
 export function assertNoEscape(bff: ServiceProcess): void {
   if (bff.proc.exitCode !== null || bff.proc.signalCode !== null) {
@@ -217,11 +216,11 @@ export function assertNoEscape(bff: ServiceProcess): void {
   }
 }
 
-/** Polls until the set-up holds; throws (failing the test) if it never does. */
-export async function waitUntil(probe: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the set-up');
-    await sleep(20);
-  }
+/**
+ * Requests the service process has in flight right now (its tgbff_active_requests gauge: up on arrival, down
+ * when the answer closes), read from its metrics listener, which the gauge does not count.
+ */
+export async function inFlight(bff: ServiceProcess): Promise<number> {
+  if (!bff.metricsUrl) throw new Error('the service process has no metrics listener');
+  return (await scrape(bff.metricsUrl)).value('tgbff_active_requests');
 }

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { until } from '../../helpers/wait.js';
 
 /**
  * Issue 21, item 8: the simulator's /__sim/ surface (live tokens, new secrets, faults) answered anyone who
@@ -24,13 +25,16 @@ async function startSim(args: string[]): Promise<Sim> {
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const port = /RESTPP \(data\): +http:\/\/[^:]+:(\d+)/.exec(out)?.[1];
-    if (port) return { child, out: () => out, restpp: `http://127.0.0.1:${port}` };
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`simulator did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  // Its RESTPP port once printed; an exit before that ends the wait too.
+  const { port } = await until('the simulator to print its RESTPP port', () => {
+    const printed = /RESTPP \(data\): +http:\/\/[^:]+:(\d+)/.exec(out)?.[1];
+    if (printed !== undefined || child.exitCode !== null) return { port: printed };
+    return undefined;
+  }).catch((err: Error) => {
+    throw new Error(`simulator did not start (${err.message}):\n${out}`);
+  });
+  if (port === undefined) throw new Error(`simulator exited with ${child.exitCode} before listening:\n${out}`);
+  return { child, out: () => out, restpp: `http://127.0.0.1:${port}` };
 }
 
 const running: Sim[] = [];

@@ -36,19 +36,26 @@ export interface Scrape {
   has(name: string): boolean;
 }
 
-/** Scrapes a service's metrics listener (Service.metricsApp), as Prometheus does on METRICS_PORT. */
-export async function scrape(metricsApp: RequestListener): Promise<Scrape> {
-  const res = await supertest(metricsApp).get('/metrics');
+/**
+ * Scrapes a service's metrics listener, as Prometheus does on METRICS_PORT: in process (Service.metricsApp)
+ * or a service process's address (ServiceProcess.metricsUrl).
+ */
+export async function scrape(metrics: RequestListener | string): Promise<Scrape> {
+  const res = await supertest(metrics).get('/metrics');
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
   if (!String(res.headers['content-type']).startsWith('text/plain'))
     throw new Error(`unexpected content type ${res.headers['content-type']}`);
-  const { samples, types } = parsePromText(res.text);
+  return scraped(res.text);
+}
+
+function scraped(text: string): Scrape {
+  const { samples, types } = parsePromText(text);
   const matches = (s: Sample, name: string, labels: Record<string, string>, exact: boolean) =>
     s.name === name &&
     Object.entries(labels).every(([k, v]) => s.labels[k] === v) &&
     (!exact || Object.keys(s.labels).length === Object.keys(labels).length);
   return {
-    text: res.text,
+    text,
     types,
     value: (name, labels = {}) => samples.find((s) => matches(s, name, labels, true))?.value ?? 0,
     sum: (name, labels = {}) => samples.filter((s) => matches(s, name, labels, false)).reduce((t, s) => t + s.value, 0),
