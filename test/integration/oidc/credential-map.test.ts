@@ -77,6 +77,9 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
         OIDC_REFRESH_BEFORE: '30',
         OIDC_CREDENTIAL_MAP: mapFile,
         [ADMIN_ENV]: 'tigergraph',
+        // Short enough that moving the clock reaches a shared token's refresh within the session's life.
+        TG_TOKEN_LIFETIME: '900',
+        TOKEN_REFRESH_BEFORE: '120',
       },
     });
     writeFileSync(analystsFile, `${rig.secret}\n`);
@@ -102,6 +105,8 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
       .set('Accept', 'application/json');
   }
   const redisKeys = async (kind: string) => rig.redis().keys(`${rig.prefix}${kind}*`);
+  /** What a login may leave: everything but the per-address login budget's counter (the bound on callbacks). */
+  const stored = async () => (await redisKeys('')).filter((k) => !k.startsWith(`${rig.prefix}rl:`)).sort();
   const tokensOf = (alias: string) => rig.sim.tokens().filter((t) => t.secretAlias === alias);
 
   test('when an analyst signs in, then the session relays a token of the rule, and GET /auth/session names person, rule and graphs, never the credential', async () => {
@@ -132,12 +137,12 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
 
   test('when a person matches no rule, then the callback answers 403 sso_not_permitted, audits it and stores nothing', async () => {
     groups.set('nobody', ['other-team']);
-    const before = (await redisKeys('')).sort();
+    const before = await stored();
     const res = await callback('nobody');
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('sso_not_permitted');
     expect(sessionCookieOf(res)).toBeUndefined();
-    expect((await redisKeys('')).sort()).toEqual(before);
+    expect(await stored()).toEqual(before);
     expect(rig.audit()).toMatch(/"event":"login.refused"[^\n]*"reason":"not_permitted"/);
   });
 
@@ -158,14 +163,20 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
     );
     groups.set('objects', [{ $ne: 1 }, 7]);
     groups.set('pathlike', ['../graph-analysts', 'graph-analysts/..', '*']);
-    const before = (await redisKeys('')).sort();
+    const before = await stored();
     const huge = await callback('huge');
     expect([huge.status, huge.body.error.code]).toEqual([403, 'sso_claims_invalid']);
     const objects = await callback('objects');
     expect([objects.status, objects.body.error.code]).toEqual([403, 'sso_claims_invalid']);
     const pathlike = await callback('pathlike');
     expect([pathlike.status, pathlike.body.error.code]).toEqual([403, 'sso_not_permitted']);
-    expect((await redisKeys('')).sort()).toEqual(before);
+    for (const graph of ['../social', 'social/..', 'x'.repeat(300), '']) {
+      const start = await supertest(app())
+        .get(`/auth/oidc/login?graph=${encodeURIComponent(graph)}`)
+        .set('Accept', 'application/json');
+      expect([start.status, start.body.error?.code]).toEqual([400, 'invalid_request']);
+    }
+    expect(await stored()).toEqual(before);
   });
 
   test('when 20 people sign in on one rule, then one TigerGraph token serves them all, each is a principal of their own, and one logout leaves the others working', async () => {
@@ -194,6 +205,25 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
     for (const t of tokensOf(rig.alias)) rig.sim.revokeToken(t.token);
     expect((await relay(cookie)).status).toBe(200);
     expect(tokensOf('analysts_rotated')).toHaveLength(1);
+  });
+
+  test('when the shared token is due, then requests of 10 people refresh it once, to now + lifetime', async () => {
+    const people = Array.from({ length: 10 }, (_, i) => `due${i}`);
+    for (const p of people) groups.set(p, ['graph-analysts']);
+    const cookies: string[] = [];
+    for (const p of people) cookies.push((await ssoLogin(app(), p)).cookie);
+    expect((await relay(cookies[0]!)).status).toBe(200);
+    const tokenCalls = () =>
+      rig.sim.seen().filter((r) => /\/requesttoken$|\/gsql\/v1\/tokens$/.test(r.path) && r.method !== 'DELETE').length;
+    const before = tokenCalls();
+    const current = rig.sim.tokens().filter((t) => t.expiresAt * 1000 > now());
+    const dueIn = Math.min(...current.map((t) => t.expiresAt * 1000)) - now();
+    offset += dueIn - 60_000; // 60 s left: inside the 120 s margin, still valid
+    const answers = await Promise.all(cookies.map((c) => relay(c)));
+    expect(answers.map((r) => r.status)).toEqual(cookies.map(() => 200));
+    expect(tokenCalls() - before).toBe(1);
+    const newest = Math.max(...rig.sim.tokens().map((t) => t.expiresAt));
+    expect(Math.abs(newest - (Math.floor(now() / 1000) + 900))).toBeLessThanOrEqual(5);
   });
 
   test('when a person is removed from the group between refreshes, then the next refresh ends the session', async () => {
