@@ -2,7 +2,6 @@
  * @paired other clients' latency while 50 misbehaving clients hold connections
  */
 import { connect, type Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
 import { uniquePrefix } from '../../helpers/redis-prefix.js';
@@ -10,6 +9,7 @@ import { startServiceProcess, type ServiceProcess } from '../../helpers/service-
 import { dropPrefix, processEnv } from '../hostile/process-env.js';
 import { call, login } from '../multi-instance/cluster.js';
 import { recordFigure } from '../../helpers/figures.js';
+import { until } from '../../helpers/wait.js';
 
 /**
  * Client faults the hostile suite does not already cover (it has aborts mid-body, during a streamed
@@ -55,6 +55,8 @@ describe('client faults (a real service process)', () => {
     await new Promise((resolve) => socket.once('connect', resolve));
     return socket;
   };
+  /** Requests the data server has seen for "METHOD /path" so far. */
+  const seen = (call: string): number => sim.counts()[call] ?? 0;
   const head = (path: string, cookie: string): string =>
     `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Requested-With: XMLHttpRequest\r\nCookie: ${cookie}\r\n\r\n`;
 
@@ -83,21 +85,28 @@ describe('client faults (a real service process)', () => {
 
   test('when 50 clients leave while the data server is still working on their request, then each ends alone', async () => {
     const started = Date.now();
+    const before = seen('GET /echo');
     for (let i = 0; i < 50; i++) (await open()).write(head('/api/echo?sleep=2', attacker));
-    await sleep(300);
+    // The set-up holds: all 50 reached the data server, which is still working on them (2 s each).
+    await until('the data server to get the 50 requests', () => seen('GET /echo') - before >= 50);
     for (const s of sockets.splice(0)) s.resetAndDestroy();
     await stillServing('aborts while waiting for the data server (50)', started);
   });
 
   test('when 50 clients send requests and never read the answers, then others are served meanwhile', async () => {
     const started = Date.now();
+    const before = seen('GET /graph/social/vertices/Person');
     for (let i = 0; i < 50; i++) {
       const socket = await open();
       socket.pause();
       // Pipelined so the answers pile up against a reader that never reads.
       socket.write(head('/api/graph/social/vertices/Person', attacker).repeat(20));
     }
-    await sleep(300);
+    // The set-up holds: every connection's requests are being relayed (at least its first reached the data server).
+    await until(
+      'the data server to get a request of each of the 50 connections',
+      () => seen('GET /graph/social/vertices/Person') - before >= 50,
+    );
     await stillServing('never-reading clients (50 x 20 pipelined)', started);
     for (const s of sockets.splice(0)) s.destroy();
   });
@@ -107,15 +116,13 @@ describe('client faults (a real service process)', () => {
     const socket = await open();
     let got = '';
     socket.on('data', (chunk: Buffer) => (got += chunk.toString('latin1')));
-    const closed = new Promise((resolve) => socket.once('close', resolve));
     socket.write(head('/api/echo', attacker).repeat(3) + '\x00\xff GARBAGE \r\n\r\n'.repeat(50));
-    await Promise.race([closed, sleep(5000)]);
+    await until('the service to close the connection', () => socket.destroyed || socket.readableEnded);
     const statuses = [...got.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
     // Node's parser meets the garbage in the same packet while the valid requests are still being relayed,
     // so their answers may die with the connection: the sender's own loss, like any reset it causes.
     expect(statuses.at(-1)).toBe(400);
     expect(statuses.slice(0, -1).every((status) => status === 200)).toBe(true);
-    expect(socket.destroyed || socket.readableEnded).toBe(true);
     await stillServing('garbage pipelined behind 3 valid requests', started);
   });
 
@@ -133,10 +140,8 @@ describe('client faults (a real service process)', () => {
       // The answer comes while the body is still open (the service lingers); the body then ends, so the
       // connection stays usable for the next request.
       socket.write(post);
-      const deadline = Date.now() + 3000;
-      while (answered() < i && Date.now() < deadline && !socket.destroyed) await sleep(10);
+      await until(`a 413 for body ${i}`, () => answered() >= i || socket.destroyed, { intervalMs: 10 });
       socket.write('0\r\n\r\n');
-      await sleep(20);
     }
     recordFigure(
       `client 15 over-cap bodies on one keep-alive connection: ${answered()} answered 413, connection ${socket.destroyed ? 'closed' : 'open'}`,

@@ -2,17 +2,23 @@
  * @paired lease timing while a service process is frozen or killed mid-refresh
  */
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { SeenRequest } from '../../../src/simulator/types.js';
 import { sidOf } from '../../helpers/cookies.js';
-import { call, login, startCluster, waitFor, type Cluster } from '../multi-instance/cluster.js';
+import { call, login, startCluster, type Cluster } from '../multi-instance/cluster.js';
 import { recordFigure } from '../../helpers/figures.js';
+import { until } from '../../helpers/wait.js';
+import { inFlight } from '../hostile/hostile-rig.js';
 
 /**
  * Service processes failing next to each other on one Redis: a lease holder frozen past its lease and
  * thawed, and a replica killed under load. (A holder SIGKILLed mid-refresh: multi-instance/lease-takeover.)
  */
 const LEASE_TTL_MS = 1000;
+/**
+ * How long the holder's token call takes: it must still be open when the test freezes or kills the holder,
+ * a step that waits for the call to arrive and may itself wait for the CPU; three lease times leave room.
+ */
+const TOKEN_LATENCY_MS = 3 * LEASE_TTL_MS;
 
 const bearerOf = (r: SeenRequest): string => String(r.headers.authorization ?? '').replace(/^Bearer /, '');
 
@@ -41,24 +47,20 @@ describe('instance faults (three service processes on one Redis)', () => {
     await cluster.redis.del(keys.token);
     cluster.sim.resetCounts();
     const from = cluster.sim.seen().length;
-    cluster.sim.setFaults({ tokenLatencyMs: 1500 });
+    cluster.sim.setFaults({ tokenLatencyMs: TOKEN_LATENCY_MS });
     const onA = call(a.url, '/api/echo', cookie).then(
       (r) => `${r.status} ${r.body.error?.code ?? ''}`,
       () => 'connection lost',
     );
-    await waitFor('A to call POST /requesttoken', () => (cluster.sim.counts()['POST /requesttoken'] ?? 0) >= 1);
+    await until('A to call POST /requesttoken', () => (cluster.sim.counts()['POST /requesttoken'] ?? 0) >= 1);
     a.proc.kill('SIGSTOP');
     try {
       cluster.sim.setFaults({});
-      await waitFor(
-        "the frozen holder's lease to lapse",
-        async () => (await cluster.redis.exists(keys.lease)) === 0,
-        5000,
-      );
+      await until("the frozen holder's lease to lapse", async () => (await cluster.redis.exists(keys.lease)) === 0);
       const onB = await call(b.url, '/api/echo', cookie);
       expect(onB.status).toBe(200);
       // The frozen holder's call is answered by now (its late token sits in its socket buffer).
-      await waitFor(
+      await until(
         'the late token to be minted',
         () => cluster.sim.tokens().filter((t) => t.secretAlias === alias && !before.has(t.token)).length >= 2,
       );
@@ -66,7 +68,8 @@ describe('instance faults (three service processes on one Redis)', () => {
       a.proc.kill('SIGCONT');
     }
     const answerA = await onA;
-    await sleep(300);
+    // The thawed holder is itself again (its timers and connections caught up) before it is asked anything.
+    await until('the thawed holder to be ready', async () => (await fetch(`${a.url}/readyz`)).status === 200);
     const after = await Promise.all([a, b, c, b, c].map((i) => call(i.url, '/api/echo', cookie)));
 
     const seen = cluster.sim.seen().slice(from);
@@ -89,7 +92,7 @@ describe('instance faults (three service processes on one Redis)', () => {
     expect(stored).toBe(createHash('sha256').update(newer).digest('base64url'));
     // The late token was not kept, so it must not stay alive upstream either.
     expect(live).toEqual([newer]);
-  }, 30_000);
+  }, 60_000);
 
   test('when the lease holder is SIGKILLed mid-refresh while the others wait, then exactly one more token call, and every instance uses the token in Redis', async () => {
     const [a, b, c] = cluster.instances as [
@@ -103,12 +106,17 @@ describe('instance faults (three service processes on one Redis)', () => {
     await cluster.redis.del(keys.token);
     cluster.sim.resetCounts();
     const from = cluster.sim.seen().length;
-    cluster.sim.setFaults({ tokenLatencyMs: 1500 });
+    cluster.sim.setFaults({ tokenLatencyMs: TOKEN_LATENCY_MS });
     void call(a.url, '/api/echo', cookie).catch(() => undefined);
-    await waitFor('A to call POST /requesttoken', () => (cluster.sim.counts()['POST /requesttoken'] ?? 0) >= 1);
-    // B and C already wait on A's lease when A dies.
+    await until('A to call POST /requesttoken', () => (cluster.sim.counts()['POST /requesttoken'] ?? 0) >= 1);
+    // B and C already wait on A's lease when A dies: their requests are in, and the lease is still A's.
+    const [inB, inC] = [await inFlight(b), await inFlight(c)];
     const waiting = [b, c, b, c].map((i) => call(i.url, '/api/echo', cookie));
-    await sleep(100);
+    await until(
+      'the four requests to be in B and C',
+      async () => (await inFlight(b)) >= inB + 2 && (await inFlight(c)) >= inC + 2,
+    );
+    expect(await cluster.redis.exists(keys.lease)).toBe(1);
     await a.kill();
     const killedAt = Date.now();
     cluster.sim.setFaults({});
@@ -133,7 +141,7 @@ describe('instance faults (three service processes on one Redis)', () => {
         .update([...used][0]!)
         .digest('base64url'),
     );
-  }, 30_000);
+  }, 60_000);
 
   test('when a replica is SIGKILLed under load, then sessions continue on the others with no re-login and no new token', async () => {
     const cookies = await Promise.all(
@@ -158,14 +166,21 @@ describe('instance faults (three service processes on one Redis)', () => {
       }
     };
     const loops = Array.from({ length: 6 }, loop);
-    await sleep(1000);
-    const dying = doomed.kill();
-    // The balancer notices the refused connections and routes away.
-    live.splice(live.indexOf(doomed), 1);
-    await dying;
-    await sleep(2000);
-    running = false;
-    await Promise.all(loops);
+    const served = (on: string): number => results.filter((r) => r.on === on && r.status === 200).length;
+    try {
+      // Under way: every instance, the doomed one too, has served the load.
+      await until('the load to be served on every instance', () => served('doomed') >= 5 && served('survivor') >= 10);
+      const dying = doomed.kill();
+      // The balancer notices the refused connections and routes away.
+      live.splice(live.indexOf(doomed), 1);
+      await dying;
+      // And carries on on the survivors for a while after the kill.
+      const survivedBefore = served('survivor');
+      await until('the survivors to serve 30 more requests', () => served('survivor') >= survivedBefore + 30);
+    } finally {
+      running = false;
+      await Promise.all(loops);
+    }
     cluster.instances.splice(cluster.instances.indexOf(doomed), 1);
 
     const survivors = results.filter((r) => r.on === 'survivor');
@@ -179,5 +194,5 @@ describe('instance faults (three service processes on one Redis)', () => {
     expect(lostOnDoomed).toBeLessThanOrEqual(6);
     for (const cookie of cookies) expect((await call(live[0]!.url, '/auth/session', cookie)).status).toBe(200);
     expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(0);
-  }, 30_000);
+  }, 60_000);
 });

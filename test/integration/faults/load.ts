@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CSRF } from '../multi-instance/cluster.js';
+import { elapse, until } from '../../helpers/wait.js';
 
 /** One relayed request of the steady load: when it started, how long it took, what came back. */
 export interface Sample {
@@ -41,8 +41,8 @@ export function startLoad(baseUrl: string, cookies: string[], concurrency: numbe
       }
       sample.ms = Date.now() - at;
       samples.push(sample);
-      // A fast error answer must not turn the loop into a busy spin that measures the test, not the service.
-      if (sample.status !== 200) await sleep(20);
+      if (sample.status !== 200)
+        await elapse(20, 'a fast error answer must not turn the loop into a busy spin measuring the test');
     }
   };
   const loops = Array.from({ length: concurrency }, loop);
@@ -90,26 +90,34 @@ export function recovery(
  * first: a service that recovers at once is not watched for the whole bound.
  */
 export async function untilRecovered(load: Load, liftedAt: number, afterOkMs = 1000, maxMs = 5000): Promise<void> {
-  for (;;) {
-    const firstOk = load.samples
+  const firstOk = (): number =>
+    load.samples
       .filter((s) => s.at >= liftedAt && s.status === 200)
       .reduce((min, s) => Math.min(min, s.at + s.ms), Infinity);
-    const now = Date.now();
-    if (now - liftedAt >= maxMs || now - firstOk >= afterOkMs) return;
-    await sleep(50);
-  }
+  // The event: the first success (or the bound from the lift, which recovery() then judges as missed).
+  const leftMs = Math.max(0, liftedAt + maxMs - Date.now());
+  const ok = await until('the load to be answered 200 after the lift', () => firstOk() !== Infinity || null, {
+    timeoutMs: leftMs,
+    intervalMs: 50,
+  }).then(
+    () => firstOk(),
+    () => Infinity,
+  );
+  // Then a window of requests after it: time itself is what recovery() measures the share over.
+  const windowMs = Math.min(ok + afterOkMs, liftedAt + maxMs) - Date.now();
+  if (windowMs > 0) await elapse(windowMs, 'requests after the first success make the share recovery() judges');
 }
 
-/** Polls `url` every 50 ms from now until its status is `status`; resolves with the time it took. */
+/** Polls `url` every 50 ms from now until its status is `status`; resolves with the time it took (Infinity past `timeoutMs`). */
 export async function timeUntilStatus(url: string, status: number, timeoutMs: number): Promise<number> {
   const start = Date.now();
-  while (Date.now() - start < timeoutMs) {
-    const got = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).then(
+  const got = (): Promise<number> =>
+    fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).then(
       async (r) => (await r.arrayBuffer(), r.status),
       () => 0,
     );
-    if (got === status) return Date.now() - start;
-    await sleep(50);
-  }
-  return Infinity;
+  return until(`${url} to answer ${status}`, async () => (await got()) === status, { timeoutMs, intervalMs: 50 }).then(
+    () => Date.now() - start,
+    () => Infinity,
+  );
 }
