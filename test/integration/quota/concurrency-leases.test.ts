@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { createLogger } from '../../../src/observability/logger.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
@@ -7,10 +7,16 @@ import { createQuotaMetrics } from '../../../src/quota/quota-metrics.js';
 import { createRateQuota } from '../../../src/quota/rate-quota.js';
 import { createUserQuota } from '../../../src/quota/user-quota.js';
 import { createRedisClient } from '../../../src/store/redis/client.js';
+import { manualClock } from '../../helpers/clock.js';
 import { freePort } from '../../helpers/ports.js';
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
+import { until } from '../../helpers/wait.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Lease deadlines are on the caller's clock, which these tests move by hand; Redis also expires a counter's
+ * key leaseMs after its last write, in real time, so the lease is long enough never to run out that way.
+ */
+const LEASE_MS = 60_000;
 
 describe('in-flight leases in Redis', () => {
   let redis: Redis;
@@ -25,47 +31,48 @@ describe('in-flight leases in Redis', () => {
 
   const counters = (key: string, max: number) => [{ key: `${prefix}${key}`, max }];
   const failures = { count: 0 };
-  const leases = (instanceId: string, leaseMs: number) =>
-    createRedisLeases(redis, { leaseMs, instanceId, onStoreFailure: () => failures.count++ });
+  const leases = (instanceId: string, now: () => number) =>
+    createRedisLeases(redis, { leaseMs: LEASE_MS, instanceId, now, onStoreFailure: () => failures.count++ });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   test('when an instance dies holding leases, then its slots come back within the lease time, not before', async () => {
-    const dead = leases('dead', 1000);
-    const alive = leases('alive', 1000);
-    // Taken before the first lease is asked for: no lease can lapse sooner than 1000 ms after it, however
-    // slowly the machine runs the steps between.
-    const asked = Date.now();
+    const clock = manualClock();
+    const dead = leases('dead', clock.now);
+    const alive = leases('alive', clock.now);
     expect((await dead.acquire(counters('a', 2))).admitted).toBe(true);
     expect((await dead.acquire(counters('a', 2))).admitted).toBe(true);
     dead.close(); // a SIGKILL: no release, no renewal from here on
-    const died = Date.now();
     expect(await alive.acquire(counters('a', 2))).toEqual({ admitted: false, full: 0 });
-    let admitted = false;
-    while (!admitted && Date.now() - died < 3000) {
-      await sleep(50);
-      const lease = await alive.acquire(counters('a', 2));
-      if (lease.admitted) {
-        admitted = true;
-        lease.release();
-      }
-    }
-    const freedAfter = Date.now() - asked;
-    expect(admitted).toBe(true);
-    expect(freedAfter).toBeGreaterThanOrEqual(990); // the lease, not a lost release, decided (1 ms clock steps)
+    // Not before: a moment short of the lease time both slots are still taken.
+    clock.advance(LEASE_MS - 1);
+    expect(await alive.acquire(counters('a', 2))).toEqual({ admitted: false, full: 0 });
+    // Within it: at the lease time they are free again, though nobody released them.
+    clock.advance(1);
+    const lease = await alive.acquire(counters('a', 2));
+    expect(lease.admitted).toBe(true);
+    if (lease.admitted) lease.release();
     alive.close();
   });
 
   test('when a request outlasts its lease, then its instance renews it and the slot stays taken', async () => {
-    const holder = leases('holder', 600);
-    const other = leases('other', 600);
+    // Renewals run on a timer (every third of the lease): fake timers move it and the clock together.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    const now = () => Date.now();
+    const holder = leases('holder', now);
+    const other = leases('other', now);
     const lease = await holder.acquire(counters('b', 1));
     expect(lease.admitted).toBe(true);
-    // Three lease times later it is still held: renewals (every 200 ms) kept it.
+    // Three lease times later it is still held: renewals (every third of a lease) kept it.
     for (let i = 0; i < 6; i++) {
-      await sleep(300);
+      await jest.advanceTimersByTimeAsync(LEASE_MS / 2);
+      // The renewal this step's timer sent reaches Redis first (one connection, commands in order).
       expect(await other.acquire(counters('b', 1))).toEqual({ admitted: false, full: 0 });
     }
     if (lease.admitted) lease.release();
-    await sleep(50);
+    jest.useRealTimers();
+    await until('the release to reach Redis', async () => (await redis.zcard(`${prefix}b`)) === 0);
     const next = await other.acquire(counters('b', 1));
     expect(next.admitted).toBe(true);
     if (next.admitted) next.release();
@@ -75,7 +82,7 @@ describe('in-flight leases in Redis', () => {
   });
 
   test('when two counters are entered together and the second is full, then neither is taken', async () => {
-    const l = leases('pair', 5000);
+    const l = leases('pair', Date.now);
     const both = [
       { key: `${prefix}{p}`, max: 5 },
       { key: `${prefix}{p}:rule`, max: 1 },
@@ -85,8 +92,7 @@ describe('in-flight leases in Redis', () => {
     expect(await l.acquire(both)).toEqual({ admitted: false, full: 1 });
     expect(await redis.zcard(`${prefix}{p}`)).toBe(1);
     if (first.admitted) first.release();
-    await sleep(50);
-    expect(await redis.zcard(`${prefix}{p}`)).toBe(0);
+    await until('the release to reach Redis', async () => (await redis.zcard(`${prefix}{p}`)) === 0);
     expect(await redis.zcard(`${prefix}{p}:rule`)).toBe(0);
     l.close();
   });

@@ -72,14 +72,13 @@ describe('query guardrails on the relay', () => {
   });
 
   test("when a query runs past the capped GSQL-TIMEOUT, then the browser gets TigerGraph's timeout error at the cap, not later", async () => {
-    const started = Date.now();
-    const res = await get('/api/query/social/sleep?ms=4000', { 'GSQL-TIMEOUT': '60000' });
-    const elapsed = Date.now() - started;
+    // The query wants 30 s, longer than the relay's 5 s deadline: only TigerGraph stopping it at the 2 s cap
+    // answers REST-3000; running on, it would have met the relay's deadline (504 upstream_timeout) first.
+    // That order, not a measured time, is what shows the cap applied.
+    const res = await get('/api/query/social/sleep?ms=30000', { 'GSQL-TIMEOUT': '60000' });
     const body = (await res.json()) as { error: boolean; code: string; message: string };
     expect([res.status, body.error, body.code]).toEqual([504, true, 'REST-3000']);
     expect(body.message).toMatch(/exceeded the query timeout threshold \(2 seconds\)/);
-    // TigerGraph stopped at the 2 s cap; the 4 s the query wanted (and the relay's 5 s deadline) never ran out.
-    expect(elapsed).toBeLessThan(4000);
   });
 
   test('when TigerGraph declares an answer longer than RELAY_MAX_RESPONSE_BYTES, then 502 response_too_large and nothing of it', async () => {

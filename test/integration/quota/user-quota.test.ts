@@ -7,10 +7,16 @@ import type supertest from 'supertest';
 import { credentialIds } from '../../../src/crypto/credential-id.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
+import { until } from '../../helpers/wait.js';
 import { login } from '../multi-instance/cluster.js';
 
 const RATE = 5;
 const BURST = 2;
+/**
+ * How long the data server takes over each of the two requests that fill QUOTA_CONCURRENCY: the third must
+ * be sent and refused while they last, after a wait for them to be in flight that may itself wait for the CPU.
+ */
+const HELD_S = 3;
 
 function policyFile(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'quota-'));
@@ -92,19 +98,20 @@ function quotaCases(name: string, setup: () => Promise<{ rig: Rig; redis: Redis 
     test('when one user has more requests in flight than QUOTA_CONCURRENCY, then the extra get 429 too_many_requests; the slots come back when they end', async () => {
       const user = await fresh();
       const tag = `${rig.prefix}inflight:{${credOf(user.secret)}}`;
-      // supertest sends on then(): start all three now.
-      const slow = [0, 1, 2].map((i) => (i % 2 ? user.b : user.a).get('/api/echo?sleep=1').then((r) => r));
-      // Wait until two are surely in flight (the set-up holds), then a third must be refused.
-      for (let i = 0; i < 100 && (await redis.zcard(tag)) < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      // supertest sends on then(): start both now, one from each session.
+      const slow = [user.a, user.b].map((agent) => agent.get(`/api/echo?sleep=${HELD_S}`).then((r) => r));
+      // Wait until both are in flight (the set-up holds), then a third must be refused.
+      await until('two requests of the user in flight', async () => (await redis.zcard(tag)) >= 2);
+      const refused = (await user.a.get(`/api/echo?sleep=${HELD_S}`)) as unknown as Res;
+      // The set-up still held when the third was judged: both were in flight throughout.
       expect(await redis.zcard(tag)).toBe(2);
-      const answers = (await Promise.all(slow)) as unknown as Res[];
-      expect(answers.map(code).sort()).toEqual([200, 200, '429 too_many_requests']);
-      const refused = answers.find((r) => r.status === 429)!;
+      expect(code(refused)).toBe('429 too_many_requests');
       expect(refused.headers['retry-after']).toBe('1');
       expect(refused.body.error!.message).toBe('More than 2 requests of this user are in flight across all instances');
+      const answers = (await Promise.all(slow)) as unknown as Res[];
+      expect(answers.map(code)).toEqual([200, 200]);
       // Released when each answer ended (the ZREM may land just after the browser has the answer).
-      for (let i = 0; i < 100 && (await redis.zcard(tag)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(await redis.zcard(tag)).toBe(0);
+      await until('both leases to be released', async () => (await redis.zcard(tag)) === 0);
       expect((await user.a.get('/api/echo')).status).toBe(200);
     });
 
@@ -118,12 +125,13 @@ function quotaCases(name: string, setup: () => Promise<{ rig: Rig; redis: Redis 
         headers: { 'X-Requested-With': 'XMLHttpRequest', Cookie: cookie },
         signal: abort.signal,
       }).catch(() => 'aborted');
-      for (let i = 0; i < 100 && (await redis.zcard(tag)) < 1; i++) await new Promise((r) => setTimeout(r, 20));
+      await until('the request to be in flight', async () => (await redis.zcard(tag)) >= 1);
       expect(await redis.zcard(tag)).toBe(1);
       abort.abort();
       expect(await pending).toBe('aborted');
-      for (let i = 0; i < 50 && (await redis.zcard(tag)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(await redis.zcard(tag)).toBe(0); // well before QUOTA_LEASE_MS (15 s)
+      // Given back by the abort, not by expiry: the lease (QUOTA_LEASE_MS) still has most of its time.
+      const leaseMs = rig.config.quota.leaseMs;
+      await until('the lease to be given back', async () => (await redis.zcard(tag)) === 0, { timeoutMs: leaseMs / 2 });
     });
   });
 }
