@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from '../../helpers/wait.js';
 
 export type LogLine = Record<string, unknown>;
 
@@ -16,19 +16,15 @@ export function logLines(text: string): LogLine[] {
     });
 }
 
-/** Access lines are written on 'finish'/'close', which can trail the client's view of the response. */
-export async function waitForLines(
-  read: () => string,
-  pick: (line: LogLine) => boolean,
-  count = 1,
-  timeoutMs = 3000,
-): Promise<LogLine[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+/**
+ * The picked lines once there are at least `count` of them: access lines are written on 'finish'/'close',
+ * which can trail the client's view of the response.
+ */
+export function waitForLines(read: () => string, pick: (line: LogLine) => boolean, count = 1): Promise<LogLine[]> {
+  return until(`${count} matching log line(s)`, () => {
     const found = logLines(read()).filter(pick);
-    if (found.length >= count || Date.now() > deadline) return found;
-    await sleep(20);
-  }
+    return found.length >= count ? found : null;
+  });
 }
 
 /** One clock for the simulator and the service, so tests can move time without waiting. */

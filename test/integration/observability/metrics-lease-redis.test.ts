@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import supertest from 'supertest';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { createService, type Service } from '../../../src/service.js';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 import { testClock } from '../../helpers/clock.js';
+import { until } from '../../helpers/wait.js';
 import { scrape } from './prom-text.js';
 
 const WAITS = 'tgbff_lease_waits_total';
@@ -30,11 +30,9 @@ describe('lease wait metrics when requests share one refresh', () => {
   /** Resolves once some instance holds the session's refresh lease, i.e. the refresh is under way. */
   async function leaseTaken(): Promise<void> {
     const redis = rig.redis();
-    const deadline = Date.now() + 5000;
-    while ((await redis.keys(`${rig.prefix}lease:*`)).length === 0) {
-      if (Date.now() > deadline) throw new Error('no refresh lease was taken');
-      await sleep(5);
-    }
+    await until('a refresh lease to be taken', async () => (await redis.keys(`${rig.prefix}lease:*`)).length > 0, {
+      intervalMs: 5,
+    });
   }
 
   test('when concurrent requests of one instance find the token due, then one refresh runs and the others count as waits', async () => {

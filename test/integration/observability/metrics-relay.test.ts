@@ -1,8 +1,9 @@
 /**
  * @paired a slow upstream answer must stay below the upstream timeout
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { login } from '../multi-instance/cluster.js';
+import { until } from '../../helpers/wait.js';
 import { scrape, type Scrape } from './prom-text.js';
 
 const RELAY = 'tgbff_relay_duration_seconds';
@@ -68,20 +69,27 @@ describe('relay and upstream metrics after real traffic', () => {
   });
 
   test('when a request is in flight, then the active requests gauge counts it, and drops back when it ends', async () => {
-    const agent = await rig.login();
-    // Scrapes arrive on the metrics listener, which the gauge (public requests only) does not count.
-    expect(await eventually(async () => (await metrics()).value('tgbff_active_requests'), 0)).toBe(0);
-    // A second below the timeout (800 ms under a 1000 ms timeout answered 504 in a CI run on a slow machine),
-    // and wide enough for a scrape on a loaded machine.
-    rig.sim.setFaults({ latencyMs: 1000 });
-    try {
-      const slow = agent.get('/api/echo').then((res) => res.status);
-      expect(await eventually(async () => (await metrics()).value('tgbff_active_requests'), 1)).toBe(1);
-      expect(await slow).toBe(200);
-    } finally {
-      rig.sim.setFaults({});
-    }
-    expect(await eventually(async () => (await metrics()).value('tgbff_active_requests'), 0)).toBe(0);
+    const active = async (): Promise<number> => (await metrics()).value('tgbff_active_requests');
+    // Scrapes arrive on the metrics listener, which the gauge (public requests only) does not count; the
+    // answers of the test before have all closed.
+    await until('no request in flight', async () => (await active()) === 0);
+    // A streamed answer (a chunk every 50 ms, each well inside the upstream timeout) stays in flight until
+    // the browser leaves: the test decides when the request ends, not a latency racing the scrape.
+    const base = await rig.listen();
+    const cookie = await login(base, rig.secret);
+    const leave = new AbortController();
+    const res = await fetch(`${base}/api/query/social/stream?chunks=10000&delayMs=50&chunkBytes=10`, {
+      headers: { 'X-Requested-With': 'XMLHttpRequest', Cookie: cookie },
+      signal: leave.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    expect((await reader.read()).done).toBe(false); // the answer is streaming
+    // The streaming one alone (the login's answer may close a moment after the client had it).
+    await until('the gauge to count the streaming request', async () => (await active()) === 1);
+    leave.abort();
+    await reader.read().catch(() => undefined);
+    await until('the gauge to drop when the request ended', async () => (await active()) === 0);
     expect((await metrics()).types.tgbff_active_requests).toBe('gauge');
   });
 
@@ -114,14 +122,3 @@ describe('relay and upstream metrics after real traffic', () => {
     expect(m.types.tgbff_lease_waits_total).toBe('counter');
   });
 });
-
-/** Polls until `read` yields `want` (or the deadline passes) and returns the last value read. */
-async function eventually<T>(read: () => Promise<T>, want: T, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (value !== want && Date.now() < deadline) {
-    await sleep(10);
-    value = await read();
-  }
-  return value;
-}

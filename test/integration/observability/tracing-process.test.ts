@@ -5,25 +5,17 @@ import type { SimulatorHandle } from '../../../src/simulator/types.js';
 import { CSRF } from '../../helpers/app-rig.js';
 import { sidOf } from '../../helpers/cookies.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../helpers/otlp-receiver.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
+import { elapse, until } from '../../helpers/wait.js';
 import { logLines } from './log-lines.js';
-
-/** The first value `get` gives that is not undefined, or undefined once `timeoutMs` passed. */
-async function until<T>(get: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = get();
-    if (value !== undefined || Date.now() > deadline) return value;
-    await sleep(50);
-  }
-}
 
 const SERVER = 2;
 const CLIENT = 3;
 const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CLIENT_PARENT = `00-${CLIENT_TRACE}-00f067aa0ba902b7-01`;
+/** OTEL_BSP_SCHEDULE_DELAY of every service here: how long a span waits in its batch before it is sent. */
+const BATCH_DELAY_MS = 100;
 
 /**
  * OpenTelemetry in the real service process (dist/main.js), exporting OTLP/HTTP to a receiver stand-in on
@@ -63,7 +55,7 @@ describe('OpenTelemetry traces from a service process', () => {
       REDIS_PREFIX: prefix,
       COOKIE_SECURE: 'false',
       LOG_FLUSH_MS: '0',
-      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_BSP_SCHEDULE_DELAY: String(BATCH_DELAY_MS),
       ...extra,
     });
     services.push(svc);
@@ -83,11 +75,13 @@ describe('OpenTelemetry traces from a service process', () => {
 
   /** The trace of the request whose access line has this id, once its spans (at least `count`) arrived. */
   async function traceOf(svc: ServiceProcess, id: string, count: number): Promise<ReceivedSpan[]> {
-    const line = await until(() => accessLine(svc, id), 5000);
-    expect(line?.traceId).toMatch(/^[0-9a-f]{32}$/);
-    const traceId = line!.traceId as string;
-    await until(() => (spansOf(traceId).length >= count ? true : undefined), 10_000);
-    return spansOf(traceId);
+    const line = await until(`the access line of ${id}`, () => accessLine(svc, id));
+    expect(line.traceId).toMatch(/^[0-9a-f]{32}$/);
+    const traceId = line.traceId as string;
+    return until(`${count} span(s) of trace ${traceId}`, () => {
+      const spans = spansOf(traceId);
+      return spans.length >= count ? spans : null;
+    });
   }
 
   test('when a session logs in and relays a query, then spans arrive with the right parents, TigerGraph gets the upstream span as parent, and no secret is in any of them', async () => {
@@ -155,7 +149,7 @@ describe('OpenTelemetry traces from a service process', () => {
     expect(tokens.length).toBeGreaterThan(0);
     for (const needle of [secret, sidOf(cookie), cookie.split(';')[0]!, ...tokens, 'name=Ann', CLIENT_TRACE])
       expect({ leaked: exported.includes(needle) }).toEqual({ leaked: false });
-  });
+  }, 60_000);
 
   test('when TRACE_TRUST_PARENT is on, then the request span continues the caller’s trace', async () => {
     const svc = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, TRACE_TRUST_PARENT: 'true' });
@@ -166,7 +160,7 @@ describe('OpenTelemetry traces from a service process', () => {
     expect(res.status).toBe(200);
     const [span] = await traceOf(svc, 'otel-trusted', 1);
     expect(span).toMatchObject({ traceId: CLIENT_TRACE, parentSpanId: '00f067aa0ba902b7', name: 'GET /healthz' });
-  });
+  }, 60_000);
 
   test('when no OTLP endpoint is set, then nothing is exported, lines carry no trace id and TigerGraph gets no traceparent', async () => {
     const before = receiver.spans().length;
@@ -176,8 +170,7 @@ describe('OpenTelemetry traces from a service process', () => {
     expect(
       (await agent.get('/api/echo').set('X-Request-Id', 'otel-off').set('traceparent', CLIENT_PARENT)).status,
     ).toBe(200);
-    const line = await until(() => accessLine(svc, 'otel-off'), 5000);
-    expect(line).toBeDefined();
+    const line = await until('the access line of otel-off', () => accessLine(svc, 'otel-off'));
     expect(line).not.toHaveProperty('traceId');
     expect(
       sim
@@ -185,8 +178,9 @@ describe('OpenTelemetry traces from a service process', () => {
         .filter((r) => r.path === '/echo')
         .at(-1)!.headers.traceparent,
     ).toBeUndefined();
-    // Given the batch delay of the first service, anything this one sent would have arrived by now.
-    await sleep(500);
+    // Nothing arrives for a while: anything this one sent would have left its batch after BATCH_DELAY_MS.
+    // Ten batch delays and at least a second, for a process that waits for the CPU.
+    await elapse(Math.max(1000, 10 * BATCH_DELAY_MS), 'no span may arrive from a service without an endpoint');
     expect(receiver.spans().length).toBe(before);
-  });
+  }, 60_000);
 });
