@@ -7,11 +7,16 @@ import { logLines, waitForLines, type LogLine } from './log-lines.js';
 /** The relay is an `/api/*splat` route or an `/api` mount (logged `/api/*`): either way, never the raw path. */
 const RELAY_ROUTE = expect.stringMatching(/^\/api\/\*(splat)?$/);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/**
+ * Every relayed request here must be answered within it (400 ms was missed by a process waiting for the CPU:
+ * 504), and one must run out of it: a data server three times slower does.
+ */
+const UPSTREAM_TIMEOUT_MS = 2000;
 
 describe('access log and request ids through the app', () => {
   let rig: Rig;
   beforeAll(async () => {
-    rig = await startRig({ env: { UPSTREAM_TIMEOUT_MS: '400' } });
+    rig = await startRig({ env: { UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS) } });
   });
   afterAll(() => rig.close());
 
@@ -86,7 +91,7 @@ describe('access log and request ids through the app', () => {
         .at(-1)!.headers['x-request-id'],
     ).toBe('rid-upstream-ok');
 
-    rig.sim.setFaults({ latencyMs: 1500 });
+    rig.sim.setFaults({ latencyMs: 3 * UPSTREAM_TIMEOUT_MS });
     try {
       const slow = await agent.get('/api/echo').set('X-Request-Id', 'rid-timeout');
       expect(slow.status).toBe(504);

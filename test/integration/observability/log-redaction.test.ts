@@ -18,6 +18,13 @@ function harvestTokens(rig: Rig, into: Set<string>): void {
   }
 }
 
+/**
+ * Every call here must be answered within it (token calls within half of it), and one relayed call must run
+ * out of it: a data server three times slower does. 500 ms left token calls 250 ms, too little for a process
+ * waiting for the CPU.
+ */
+const UPSTREAM_TIMEOUT_MS = 2000;
+
 // 3.4 puts secrets and tokens in query strings, 3.9 in JSON bodies, 4.1 uses JWTs on the admin port.
 describe.each(['3.4.0', '3.9.3', '4.1.0'])(
   'when a whole session runs at LOG_LEVEL=trace against TigerGraph %s',
@@ -28,7 +35,12 @@ describe.each(['3.4.0', '3.9.3', '4.1.0'])(
       rig = await startRig({
         now: clock.now,
         sim: { version },
-        env: { LOG_LEVEL: 'trace', TG_TOKEN_LIFETIME: '1000', TOKEN_REFRESH_BEFORE: '100', UPSTREAM_TIMEOUT_MS: '500' },
+        env: {
+          LOG_LEVEL: 'trace',
+          TG_TOKEN_LIFETIME: '1000',
+          TOKEN_REFRESH_BEFORE: '100',
+          UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
+        },
       });
     });
     afterAll(() => rig.close());
@@ -79,7 +91,7 @@ describe.each(['3.4.0', '3.9.3', '4.1.0'])(
       expect((await app().post('/auth/login').set(CSRF).send({ secret: rig.secret, graph: 'social' })).status).toBe(
         502,
       );
-      rig.sim.setFaults({ latencyMs: 1500 });
+      rig.sim.setFaults({ latencyMs: 3 * UPSTREAM_TIMEOUT_MS });
       expect((await asBrowser(app().get('/api/echo'))).status).toBe(504);
       rig.sim.setFaults({});
       expect((await app().get('/api/echo').set(CSRF).set('Cookie', `${cookie.name}=s%3Aforged.sig`)).status).toBe(401);

@@ -42,14 +42,20 @@ describe('login metrics after real logins', () => {
   });
 });
 
+/**
+ * UPSTREAM_TIMEOUT_MS also bounds token calls, to half of it: a refresh that runs out of its half leaves the
+ * request the other half to be served on the current token. 1000 ms left 500 ms for that, which a process
+ * waiting for the CPU missed (504).
+ */
+const UPSTREAM_TIMEOUT_MS = 4000;
+
 describe('token call metrics after real sessions', () => {
   let rig: Rig;
   const clock = testClock();
   beforeAll(async () => {
-    // UPSTREAM_TIMEOUT_MS also bounds token calls.
     rig = await startRig({
       now: clock.now,
-      env: { TG_TOKEN_LIFETIME: '1000', TOKEN_REFRESH_BEFORE: '100', UPSTREAM_TIMEOUT_MS: '1000' },
+      env: { TG_TOKEN_LIFETIME: '1000', TOKEN_REFRESH_BEFORE: '100', UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS) },
     });
   });
   afterAll(() => rig.close());
@@ -91,7 +97,7 @@ describe('token call metrics after real sessions', () => {
     const before = await scrape(rig.service.metricsApp);
     const agent = await rig.login();
     clock.advance(950_000);
-    rig.sim.setFaults({ tokenLatencyMs: 2500 });
+    rig.sim.setFaults({ tokenLatencyMs: UPSTREAM_TIMEOUT_MS }); // past the token call's half of the deadline
     try {
       expect((await agent.get('/api/echo')).status).toBe(200); // the refresh timed out; the current token serves
     } finally {
