@@ -4,7 +4,6 @@ import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle, SimulatorOptions } from '../../../src/simulator/types.js';
 import { deleteKeysWithPrefix, uniquePrefix, sessionKey } from '../../helpers/redis-prefix.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
-import { until, WAIT_MS } from '../../helpers/wait.js';
 
 export const CSRF = { 'X-Requested-With': 'XMLHttpRequest' } as const;
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -122,16 +121,4 @@ export async function call(baseUrl: string, path: string, cookie: string, method
   const res = await fetch(`${baseUrl}${path}`, { method, headers: { ...CSRF, Cookie: cookie } });
   const text = await res.text();
   return { status: res.status, body: text ? (JSON.parse(text) as Answer['body']) : {} };
-}
-
-/**
- * @deprecated Waiting lives in test/helpers/wait.ts: `until(what, probe)` does this. Kept, as a call of it,
- * only for the files outside multi-instance/ that still import it from here (failover/, faults/).
- */
-export async function waitFor(
-  what: string,
-  probe: () => boolean | Promise<boolean>,
-  timeoutMs = WAIT_MS,
-): Promise<void> {
-  await until(what, probe, { timeoutMs });
 }
