@@ -1,6 +1,7 @@
 import { destination as pinoDestination, pino, type DestinationStream } from 'pino';
 import type { AuditEvent } from './audit-events.js';
 import { collapseRepeats, DEFAULT_REPEATS, type RepeatOptions } from './audit-repeats.js';
+import { escapeInvisible } from './line-escape.js';
 import { REDACT_PATHS } from './logger.js';
 
 export type { AuditEvent };
@@ -45,6 +46,7 @@ export function createAudit(options: AuditOptions = {}): Audit {
       // In place of pino's level number, which means nothing here: the mark that tells audit lines apart.
       formatters: { level: () => ({ stream: 'audit' }) },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      hooks: { streamWrite: escapeInvisible },
     },
     destination,
   );

@@ -1,4 +1,5 @@
 import { destination as pinoDestination, pino, type DestinationStream, type Logger } from 'pino';
+import { escapeInvisible } from './line-escape.js';
 
 export type { Logger };
 
@@ -103,6 +104,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       base: { service: 'tigergraph-bff' },
       timestamp: isoTimeByMillisecond(),
+      hooks: { streamWrite: escapeInvisible },
     },
     destination,
   );
