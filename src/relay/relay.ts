@@ -5,6 +5,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { TraceSpan, Tracing } from '../observability/tracing.js';
 import type { AllowRule } from './allowlist.js';
+import { checkBodyEncoding } from './body-encoding.js';
 import { readRequestBody } from './body-prefix.js';
 import { HeaderPolicy, type ForwardedFor } from './header-policy.js';
 import { lingerThenClose } from './linger.js';
@@ -53,6 +54,8 @@ export interface RelayOptions {
   upstreamTimeoutMs: number;
   /** Larger request bodies are refused (413) before anything goes upstream; smaller ones are buffered. */
   maxBodyBytes: number;
+  /** RELAY_COMPRESSED_BODIES: a body with a Content-Encoding is inflated to check its size, else refused (415). */
+  compressedBodies?: boolean;
   csrfHeader: string;
   /** RELAY_FORWARD_HEADERS: browser headers forwarded besides the default allowlist. */
   forwardHeaders?: readonly string[];
@@ -139,6 +142,9 @@ class UndiciRelay implements Relay {
   ): Promise<{ answer: UpstreamAnswer; token: string }> {
     const { auth, requestId } = call;
     const body = await readRequestBody(req, this.opts.maxBodyBytes);
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined && body !== null)
+      await checkBodyEncoding(encoding, body, this.opts.maxBodyBytes, this.opts.compressedBodies === true);
     let token = await auth.token();
     let answer = await this.send(req, method, call, path, body, token, limits, cancel);
     if (answer.tokenRejected) {
