@@ -72,7 +72,8 @@ export const NEVER_FORWARDED: readonly string[] = [
  * Upstream answer headers the browser gets. TigerGraph documents no informative headers of its own (RESTPP
  * answers JSON through nginx; docs/tigergraph-wire.md §5 names none, the simulator sends only Content-Type and
  * Content-Length), so this is the generic list: the body's type, size, encoding, language and range, a
- * download's file name, caching and validators, and Retry-After. RELAY_RESPONSE_HEADERS adds to it.
+ * download's file name, caching and validators, and Retry-After. RELAY_RESPONSE_HEADERS adds to it. Cache-Control
+ * is the relay's own (RELAYED_CACHE_CONTROL) unless RELAY_RESPONSE_HEADERS names it.
  */
 export const DEFAULT_RESPONSE_HEADERS: readonly string[] = [
   'content-type',
@@ -137,9 +138,18 @@ const PLAIN_CONNECTION = new Set(['keep-alive', 'close', 'Keep-Alive', 'Close'])
 export const mayReturn = (name: string): boolean =>
   !NEVER_RETURNED.includes(name) && !NEVER_RETURNED_PREFIXES.some((p) => name.startsWith(p));
 
+/**
+ * What a relayed answer says about caching unless RELAY_RESPONSE_HEADERS names `cache-control`: the answer is one
+ * user's data behind a cookie, so no shared cache in front of the service may keep it, and the browser keeps
+ * no copy either (an upstream `public, max-age=…` would have let a CDN serve it to the next user).
+ */
+export const RELAYED_CACHE_CONTROL = 'private, no-store';
+
 export class HeaderPolicy {
   private readonly forward: ReadonlySet<string>;
   private readonly returned: ReadonlySet<string>;
+  /** Upstream's Cache-Control passes only when the operator named it in RELAY_RESPONSE_HEADERS. */
+  private readonly upstreamCaching: boolean;
 
   /**
    * `csrfHeader`: the configured CSRF header name, any case (never forwarded: it is the BFF's business).
@@ -150,6 +160,7 @@ export class HeaderPolicy {
     const never = new Set([...NEVER_FORWARDED, csrfHeader.toLowerCase()]);
     this.forward = new Set([...DEFAULT_FORWARD_HEADERS, ...extra].filter((name) => !never.has(name)));
     this.returned = new Set([...DEFAULT_RESPONSE_HEADERS, ...extraReturned].filter(mayReturn));
+    this.upstreamCaching = extraReturned.includes('cache-control');
   }
 
   /** Flat [name, value, …] list for undici (no object to build, no key normalisation). */
@@ -178,6 +189,8 @@ export class HeaderPolicy {
 
   /** Copies the allowed upstream response headers onto `res` (status is set by the caller). */
   downstream(upstream: IncomingHttpHeaders, res: ServerResponse, token: string): void {
+    // Set first: an upstream Cache-Control then finds it set and is dropped (below).
+    if (!this.upstreamCaching) res.setHeader('cache-control', RELAYED_CACHE_CONTROL);
     const named = connectionNamed(upstream.connection);
     for (const name in upstream) {
       if (!this.returned.has(name)) continue;

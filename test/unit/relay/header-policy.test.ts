@@ -73,6 +73,7 @@ describe('HeaderPolicy', () => {
 
     expect(res.getHeaders()).toEqual({
       'x-frame-options': 'DENY',
+      'cache-control': 'private, no-store',
       'content-type': 'application/json',
       'content-length': '10',
     });
@@ -99,7 +100,7 @@ describe('HeaderPolicy', () => {
     expect(plain.getHeaders()).toEqual({
       'content-type': 'text/csv',
       'content-disposition': 'attachment; filename="people.csv"',
-      'cache-control': 'no-cache',
+      'cache-control': 'private, no-store',
       etag: '"v1"',
       'retry-after': '5',
     });
@@ -117,6 +118,19 @@ describe('HeaderPolicy', () => {
       res,
       'tok',
     );
-    expect(res.getHeaders()).toEqual({});
+    expect(res.getHeaders()).toEqual({ 'cache-control': 'private, no-store' });
+  });
+
+  it('when upstream says public, max-age, then the answer is private, no-store unless RELAY_RESPONSE_HEADERS names cache-control', () => {
+    const upstream: IncomingHttpHeaders = {
+      'content-type': 'application/json',
+      'cache-control': 'public, max-age=3600',
+    };
+    const own = new http.ServerResponse(new http.IncomingMessage(null as never));
+    policy.downstream(upstream, own, 'tok');
+    expect(own.getHeader('cache-control')).toBe('private, no-store');
+    const passed = new http.ServerResponse(new http.IncomingMessage(null as never));
+    new HeaderPolicy('x-requested-with', [], ['cache-control']).downstream(upstream, passed, 'tok');
+    expect(passed.getHeader('cache-control')).toBe('public, max-age=3600');
   });
 });
