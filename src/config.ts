@@ -83,6 +83,7 @@ const FIELDS = {
   RELAY_ALLOW: optional(relayAllowSpec),
   UPSTREAM_TIMEOUT_MS: withDefault(integer(1), 30_000),
   MAX_BODY_BYTES: withDefault(integer(1), 1_048_576),
+  RELAY_COMPRESSED_BODIES: withDefault(boolean, false),
   UPSTREAM_CONNECTIONS: withDefault(integer(1, 65_535), 128),
   RELAY_SESSION_CONCURRENCY: withDefault(integer(1, 65_535), 16),
   RELAY_CREDENTIAL_CONCURRENCY: withDefault(integer(1, 65_535), 64),
@@ -199,6 +200,8 @@ export interface Config {
   readonly upstreamTimeoutMs: number;
   /** Cap on every request body; a relayed body over it is refused with 413 before it goes upstream. */
   readonly maxBodyBytes: number;
+  /** RELAY_COMPRESSED_BODIES: request bodies with a Content-Encoding are inflated to check their size, not refused. */
+  readonly relayCompressedBodies: boolean;
   /** Size of the keep-alive pool to the data server. */
   readonly upstreamConnections: number;
   /** Relayed requests one session may have in flight on one instance; more get 429. */
@@ -358,6 +361,7 @@ function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | und
     ...(v.RELAY_ALLOW !== undefined && { relayAllow: v.RELAY_ALLOW }),
     upstreamTimeoutMs: v.UPSTREAM_TIMEOUT_MS,
     maxBodyBytes: v.MAX_BODY_BYTES,
+    relayCompressedBodies: v.RELAY_COMPRESSED_BODIES,
     upstreamConnections: v.UPSTREAM_CONNECTIONS,
     relaySessionConcurrency: v.RELAY_SESSION_CONCURRENCY,
     relayCredentialConcurrency: v.RELAY_CREDENTIAL_CONCURRENCY,

@@ -242,6 +242,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     allow: parseRelayAllow(config.relayAllow ?? DEFAULT_RELAY_ALLOW),
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     maxBodyBytes: config.maxBodyBytes,
+    compressedBodies: config.relayCompressedBodies,
     csrfHeader: config.csrfHeader,
     forwardHeaders: config.relayForwardHeaders,
     responseHeaders: config.relayResponseHeaders,

@@ -174,7 +174,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   RELAY_RESPONSE_HEADERS: {
     section: 'tigergraph',
-    doc: "Upstream answer headers the browser gets besides the relay's allowlist (Content-Type, -Length, -Encoding, -Language, -Range, -Disposition, Accept-Ranges, Cache-Control, Expires, Last-Modified, ETag, Age, Pragma, Vary, Retry-After), comma list; cookies, credentials, login prompts, Location, Refresh, Clear-Site-Data, Alt-Svc, Link, HSTS, the BFF's own security headers, CORS and hop-by-hop are refused.",
+    doc: "Upstream answer headers the browser gets besides the relay's allowlist (Content-Type, -Length, -Encoding, -Language, -Range, -Disposition, Accept-Ranges, Expires, Last-Modified, ETag, Age, Pragma, Vary, Retry-After), comma list; cookies, credentials, login prompts, Location, Refresh, Clear-Site-Data, Alt-Svc, Link, HSTS, the BFF's own security headers, CORS and hop-by-hop are refused. Relayed answers carry Cache-Control: private, no-store (one user's data: no shared cache may keep it); naming cache-control here passes TigerGraph's own instead.",
   },
   RELAY_ALLOW: {
     section: 'tigergraph',
@@ -183,7 +183,11 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   MAX_BODY_BYTES: {
     section: 'tigergraph',
-    doc: 'Largest request body accepted, in bytes, chunked or not; a larger /api body gets 413 and never reaches TigerGraph.',
+    doc: 'Largest request body accepted, in bytes, chunked or not; a larger /api body gets 413 and never reaches TigerGraph. A compressed body (RELAY_COMPRESSED_BODIES) counts the bytes it inflates to.',
+  },
+  RELAY_COMPRESSED_BODIES: {
+    section: 'tigergraph',
+    doc: 'Accept /api request bodies sent with Content-Encoding gzip, deflate or br: each is inflated once (bounded by MAX_BODY_BYTES) to check what TigerGraph would process, then forwarded as sent. Off: such a body gets 415 unsupported_encoding.',
   },
   HEADERS_TIMEOUT_MS: {
     section: 'tigergraph',
