@@ -44,7 +44,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /** Every key the service reads, with its parser and default (documented in .env.example and docs/configuration.md). */
 const FIELDS = {
-  NODE_ENV: withDefault(nodeEnv, 'development'),
+  // Not trimmed: libraries compare process.env.NODE_ENV byte for byte, so ' production' is not production to them.
+  NODE_ENV: withDefault(nodeEnv, 'development', { untrimmed: true }),
   PORT: withDefault(integer(0, 65535), 8080),
   HOST: withDefault(text, '0.0.0.0'),
   METRICS_PORT: withDefault(portOrOff, 9464 as number | null),

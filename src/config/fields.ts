@@ -16,12 +16,15 @@ export interface KeyIssue {
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const envString = z.preprocess(blankToUndefined, z.string().optional());
 
-/** An optional key: unset or blank gives undefined (a blank line in .env means "not set"). */
-export function optional<T>(parse: (raw: string) => T) {
+/**
+ * An optional key: unset or blank gives undefined (a blank line in .env means "not set"). The value is trimmed
+ * before `parse` unless `untrimmed` (a value other programs read byte for byte, such as NODE_ENV).
+ */
+export function optional<T>(parse: (raw: string) => T, { untrimmed = false }: { untrimmed?: boolean } = {}) {
   return envString.transform((raw, ctx): T | undefined => {
     if (raw === undefined) return undefined;
     try {
-      return parse(raw.trim());
+      return parse(untrimmed ? raw : raw.trim());
     } catch (err) {
       if (!(err instanceof Invalid)) throw err;
       ctx.issues.push({ code: 'custom', message: err.message, input: undefined });
@@ -30,8 +33,8 @@ export function optional<T>(parse: (raw: string) => T) {
   });
 }
 
-export function withDefault<T>(parse: (raw: string) => T, fallback: T) {
-  return optional(parse).transform((v): T => (v === undefined ? fallback : v));
+export function withDefault<T>(parse: (raw: string) => T, fallback: T, options: { untrimmed?: boolean } = {}) {
+  return optional(parse, options).transform((v): T => (v === undefined ? fallback : v));
 }
 
 export const text = (raw: string): string => raw;

@@ -9,6 +9,11 @@ export const NODE_ENVS = ['development', 'production', 'test'] as const;
  */
 export function nodeEnv(raw: string): (typeof NODE_ENVS)[number] {
   const found = NODE_ENVS.find((v) => v === raw);
-  if (found === undefined) throw new Invalid(`must be one of ${NODE_ENVS.join(', ')} (exactly, lower case)`);
+  if (found === undefined)
+    throw new Invalid(
+      raw.trim() !== raw
+        ? `must be one of ${NODE_ENVS.join(', ')} with no spaces around it (libraries read the value as it is)`
+        : `must be one of ${NODE_ENVS.join(', ')} (exactly, lower case)`,
+    );
   return found;
 }

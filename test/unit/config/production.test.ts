@@ -57,6 +57,20 @@ describe('config in production', () => {
     expect(cluster.redis.mode).toBe('cluster');
   });
 
+  it.each([' production', 'production ', 'production\n'])(
+    'when NODE_ENV is %j (spaces around it), then the start is refused: libraries would not read it as production',
+    (value) => {
+      const err = configErrorOf({ ...PRODUCTION, NODE_ENV: value });
+      expect(err.issues).toEqual([
+        {
+          key: 'NODE_ENV',
+          message:
+            'must be one of development, production, test with no spaces around it (libraries read the value as it is)',
+        },
+      ]);
+    },
+  );
+
   it.each([
     ['NODE_ENV=Production', { NODE_ENV: 'Production' }],
     ['NODE_ENV=prod', { NODE_ENV: 'prod' }],
@@ -73,6 +87,7 @@ describe('config in production', () => {
     ['a short run repeated', 'abc123'.repeat(8), 'it is one short run repeated'],
     ['a few characters', 'abcdefghabcdefghhgfedcbahgfedcbaabcdefghabcd', 'it uses fewer than 10 different characters'],
     ['low entropy', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaabcdefghijkl', 'its estimated entropy is below 96 bits'],
+    ['a word repeated with a suffix', 'passwordpasswordpasswordpassword!X7y', 'it repeats long parts of itself'],
   ])(
     'when production has a SESSION_SECRET that is %s, then it is refused, naming which and never the value',
     (_what, weak, why) => {
