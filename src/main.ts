@@ -4,7 +4,7 @@ import path from 'node:path';
 import { destination as pinoDestination } from 'pino';
 import { ConfigError, CONFIG_KEYS, loadConfig, type Config } from './config.js';
 import { EnvFileError, loadEnvFileIfPresent } from './config/env-file.js';
-import { nearMisses } from './config/near-miss.js';
+import { nearMisses, nearMissHints } from './config/near-miss.js';
 import { closeConnectionsWhenDone } from './http/server/drain-connections.js';
 import { boundAddress, browserUrl, listen, startBanner } from './http/server/listen.js';
 import { createLogger, type Logger } from './observability/logger.js';
@@ -26,7 +26,18 @@ async function main(): Promise<void> {
     envFileRead = loadEnvFileIfPresent(envFile, (file) => process.loadEnvFile(file));
     config = loadConfig(process.env);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof EnvFileError) failToStart(err.message);
+    if (err instanceof ConfigError) {
+      const hints = nearMissHints(
+        // The refused setting, and any setting its message names (a Redis mode is one of three).
+        err.issues.flatMap(({ key, message }) => [
+          key,
+          ...CONFIG_KEYS.filter((setting) => new RegExp(`\\b${setting}\\b`).test(message)),
+        ]),
+        nearMisses(Object.keys(process.env), CONFIG_KEYS),
+      );
+      failToStart([err.message, ...hints].join('\n'));
+    }
+    if (err instanceof EnvFileError) failToStart(err.message);
     throw err;
   }
   const logger = createLogger({

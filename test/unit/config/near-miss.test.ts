@@ -19,6 +19,16 @@ describe('near misses of setting names', () => {
     ]);
   });
 
+  it('when two neighbouring letters are swapped, or one doubled or dropped, then it is one edit', () => {
+    expect(nearMisses(['REDIS_ULR', 'SESSOIN_SECRET', 'REDIS_URLL', 'REDS_URL', 'TRSUT_PROXY'], CONFIG_KEYS)).toEqual([
+      { name: 'REDIS_ULR', setting: 'REDIS_URL' },
+      { name: 'SESSOIN_SECRET', setting: 'SESSION_SECRET' },
+      { name: 'REDIS_URLL', setting: 'REDIS_URL' },
+      { name: 'REDS_URL', setting: 'REDIS_URL' },
+      { name: 'TRSUT_PROXY', setting: 'TRUST_PROXY' },
+    ]);
+  });
+
   it('when a name is a setting, or far from every setting, or read by the CLI, then nothing is said', () => {
     expect(
       nearMisses(
