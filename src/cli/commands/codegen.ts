@@ -60,7 +60,12 @@ async function readJson(res: Response, what: string): Promise<unknown> {
   }
 }
 
-function refusal(res: Response, body: unknown, what: string): CliError {
+/**
+ * A refused call as a CliError. The graph's refusal exits 7, as the help promises: the service's
+ * `graph_not_found` code at login, or the data server's answer quoting the graph (`Graph 'x' does not exist.`,
+ * the rule the client library reads token refusals by).
+ */
+function refusal(res: Response, body: unknown, what: string, graph: string): CliError {
   const error = (body as { error?: unknown; message?: unknown } | undefined)?.error;
   const message =
     typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string'
@@ -68,6 +73,9 @@ function refusal(res: Response, body: unknown, what: string): CliError {
       : typeof (body as { message?: unknown })?.message === 'string'
         ? (body as { message: string }).message
         : `status ${res.status}`;
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (code === 'graph_not_found' || (res.status === 400 && message.includes(`'${graph}'`)))
+    return new CliError(ExitCode.graphNotFound, 'graph_not_found', `${what} refused: ${message}`);
   const exit = res.status === 401 || res.status === 403 ? ExitCode.badCredentials : ExitCode.other;
   return new CliError(exit, 'refused', `${what} refused: ${message}`);
 }
@@ -97,7 +105,7 @@ async function throughService(ctx: CommandContext, base: string, graph: string, 
     what,
   );
   const loginBody = await readJson(login, what);
-  if (login.status !== 200) throw refusal(login, loginBody, `${what} (login)`);
+  if (login.status !== 200) throw refusal(login, loginBody, `${what} (login)`, graph);
   // The session cookie, whatever its name (__Host-tgbff, or tgbff with COOKIE_SECURE=false).
   const cookie = login.headers
     .getSetCookie()
@@ -113,7 +121,7 @@ async function throughService(ctx: CommandContext, base: string, graph: string, 
       what,
     );
     const body = await readJson(res, what);
-    if (res.status !== 200) throw refusal(res, body, what);
+    if (res.status !== 200) throw refusal(res, body, what, graph);
     return body;
   } finally {
     await call(`${base}/auth/logout`, { method: 'POST', headers }, timeoutMs, what)
@@ -136,7 +144,7 @@ async function direct(ctx: CommandContext, restppUrl: string, graph: string, tim
     what,
   );
   const body = await readJson(res, what);
-  if (res.status !== 200 || (body as { error?: unknown }).error === true) throw refusal(res, body, what);
+  if (res.status !== 200 || (body as { error?: unknown }).error === true) throw refusal(res, body, what, graph);
   return body;
 }
 
