@@ -57,7 +57,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   })
     .labels(packageVersion())
     .set(1);
-  return {
+  const metrics: Metrics = {
     registry,
     tokenCalls: new Counter({
       name: 'tgbff_token_calls_total',
@@ -157,4 +157,39 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       registers,
     }),
   };
+  startAtZero(metrics);
+  return metrics;
+}
+
+/** Each label value a counter documents above, crossed: the label sets it can count. */
+const crossed = (...axes: Array<[string, readonly string[]]>): Array<Record<string, string>> =>
+  axes.reduce<Array<Record<string, string>>>(
+    (sets, [label, values]) => sets.flatMap((set) => values.map((value) => ({ ...set, [label]: value }))),
+    [{}],
+  );
+
+/**
+ * Every label set of the counters a dashboard sums over, exported at zero from the start: a panel over a
+ * series that appears only once something happened shows "No data", which an operator reads as a broken
+ * scrape (deploy/grafana/tigergraph-bff.json; the readiness probe of the IdP appears when it is used).
+ */
+function startAtZero(m: Metrics): void {
+  const zero = <L extends string>(counter: Counter<L>, sets: Array<Record<string, string>>) => {
+    for (const labels of sets) counter.inc(labels as Partial<Record<L, string>>, 0);
+  };
+  const results: [string, readonly string[]] = ['result', ['ok', 'error']];
+  zero(m.tokenCalls, crossed(['op', ['mint', 'refresh', 'delete']], results));
+  zero(m.tokenDeletes, crossed(['reason', ['replaced', 'session_end']], results));
+  zero(m.leaseWaits, crossed(['outcome', ['coalesced', 'token', 'took_over', 'stale', 'unavailable']]));
+  zero(m.upstreamErrors, crossed(['kind', ['timeout', 'unavailable', 'rejected', 'protocol', 'too_large']]));
+  zero(m.logins, crossed(['result', ['ok', 'invalid', 'rate_limited', 'error']]));
+  zero(m.guessesLimited, crossed(['route', ['login', 'admin']], ['scope', ['address', 'user', 'user_address']]));
+  zero(m.loginBudgetLimited, crossed(['scope', ['address', 'credential']]));
+  zero(m.sessionsEvicted, crossed(['login', ['secret', 'password', 'oidc']]));
+  zero(m.relayLimited, crossed(['scope', ['session', 'credential']]));
+  zero(m.readinessProbes, crossed(['check', ['store', 'upstream']], results));
+  zero(m.uncaughtErrors, crossed(['kind', ['exception', 'rejection']]));
+  // Histograms: the commonest answer of each, so a latency panel reads 0 requests, not "No data".
+  m.httpDuration.zero({ route: '/api/*', method: 'GET', status_class: '2xx' });
+  m.relayDuration.zero({ method: 'GET', status_class: '2xx' });
 }

@@ -10,9 +10,14 @@ export interface QuotaMetrics {
   storeFailures: Counter<'op'>;
 }
 
+/**
+ * Registered whether or not quotas are on, the label sets the dashboard sums over at zero (a panel over a
+ * series that never appeared shows "No data", read as a broken scrape). `rule` starts as `default`; a policy
+ * rule's name appears when it first counts.
+ */
 export function createQuotaMetrics(registry: Registry): QuotaMetrics {
   const registers = [registry];
-  return {
+  const metrics: QuotaMetrics = {
     refused: new Counter({
       name: 'tgbff_quota_refused_total',
       help: 'Relayed requests refused by a per-principal quota, by limit (rate, concurrency) and rule',
@@ -32,4 +37,8 @@ export function createQuotaMetrics(registry: Registry): QuotaMetrics {
       registers,
     }),
   };
+  for (const limit of ['rate', 'concurrency']) metrics.refused.inc({ limit, rule: 'default' }, 0);
+  metrics.admitted.inc({ rule: 'default' }, 0);
+  for (const op of ['rate', 'acquire', 'release', 'renew']) metrics.storeFailures.inc({ op }, 0);
+  return metrics;
 }
