@@ -2,7 +2,7 @@
  * @paired judges a deadline (each request's 503 within one command timeout of Redis freezing)
  */
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
@@ -14,6 +14,7 @@ import { timeUntilStatus } from '../faults/load.js';
 import { AppError } from '../../../src/errors.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import type { Stores } from '../../../src/store/types.js';
+import { elapse, until } from '../../helpers/wait.js';
 
 /**
  * Issue 28, must hold 2: a frozen store fails fast. Every kind of request that needs the store answers
@@ -33,12 +34,14 @@ describe.each([
   ['off', 'false'],
 ])('a frozen Redis answers 503 within one command timeout (session cache %s)', (label, cache) => {
   let redis: RedisServer;
+  let admin: Redis;
   let sim: SimulatorHandle;
   let bff: ServiceProcess;
   let secret: string;
 
   beforeAll(async () => {
     redis = await startRedisServer();
+    admin = new Redis(redis.url);
     sim = await startSimulator({});
     bff = await startServiceProcess({
       ...frozenServiceEnv(sim, COMMAND_TIMEOUT_MS),
@@ -50,28 +53,41 @@ describe.each([
   }, 60_000);
   afterAll(async () => {
     redis?.resume();
+    admin?.disconnect();
     await bff?.kill();
     await redis?.stop();
     await sim?.close();
   });
 
-  /** Polls GET /auth/session with `cookie` until it is 200 again (Redis thawed); returns the last status. */
-  async function servedAgain(cookie: string): Promise<number> {
-    const deadline = Date.now() + 5000;
-    let status = 0;
-    while (Date.now() < deadline) {
-      status = (await fetch(`${bff.url}/auth/session`, { headers: { ...CSRF, Cookie: cookie } })).status;
-      if (status === 200) return status;
-      await sleep(50);
-    }
-    return status;
+  /** Polls GET /auth/session with `cookie` until it is 200 again (Redis thawed). */
+  async function servedAgain(cookie: string): Promise<void> {
+    await until('the session to be served again', async () => {
+      const res = await fetch(`${bff.url}/auth/session`, { headers: { ...CSRF, Cookie: cookie } });
+      await res.arrayBuffer();
+      return res.status === 200;
+    });
+  }
+
+  /**
+   * With the cache on: its tracking is set up in Redis (the tracked connection flagged `t`, the invalidations
+   * one subscribed), so a fresh session's first read is the tracked one. Off: nothing to wait for.
+   */
+  async function cacheTracking(): Promise<void> {
+    if (cache !== 'true') return;
+    await until('the session cache to track', async () => {
+      const list = String(await admin.client('LIST')).split('\n');
+      return (
+        list.some((l) => /\bname=tgbff-tracked\b/.test(l) && /\bflags=\S*t/.test(l)) &&
+        list.some((l) => /\bname=tgbff-invalidations\b/.test(l) && /\bsub=1\b/.test(l))
+      );
+    });
   }
 
   // Alone: no other store command in flight (not even /readyz's ping), so nothing else has found the freeze
   // when the session read times out. With the cache on that read is the tracked one, on its own connection.
   test('a relayed GET alone, its session read the only store command, 503s within 1.5 command timeouts', async () => {
     const cookie = await login(bff.url, secret);
-    await sleep(300);
+    await cacheTracking();
     redis.pause();
     const answer = await timed('GET /api/echo alone', `${bff.url}/api/echo`, { headers: { ...CSRF, Cookie: cookie } });
     const servedMs = Math.round(await served(bff, answer.requestId));
@@ -82,7 +98,7 @@ describe.each([
     redis.resume();
     expect([answer.status, answer.code]).toEqual([503, 'store_unavailable']);
     expect(servedMs).toBeLessThan(BOUND_MS);
-    expect(await servedAgain(cookie)).toBe(200);
+    await servedAgain(cookie);
   }, 30_000);
 
   test('relayed GET, GET /auth/session, login and logout each 503 within 1.5 command timeouts; /readyz 503 within 2 s', async () => {
@@ -91,8 +107,8 @@ describe.each([
       await login(bff.url, secret),
       await login(bff.url, secret),
     ];
-    // Tracking is set up and the connections idle, so the freeze meets nothing in flight.
-    await sleep(300);
+    // Tracking is set up and the logins answered, so the freeze meets nothing of theirs in flight.
+    await cacheTracking();
     redis.pause();
     const readyz = timeUntilStatus(`${bff.url}/readyz`, 503, 5000);
     const answers = await Promise.all([
@@ -132,7 +148,7 @@ describe.each([
 
     // Thawed, the same sessions are served again (the silence ends with the first reply).
     redis.resume();
-    expect(await servedAgain(session)).toBe(200);
+    await servedAgain(session);
   }, 30_000);
 });
 
@@ -150,14 +166,17 @@ async function failure(op: () => Promise<unknown>): Promise<{ ms: number; code: 
  * The store steps a request issues after its first one timed out (login's guess count given back after its
  * budget step timed out, a gate's clean-up): on the stores as the service builds them, these fail at once
  * instead of each waiting out its own timeout, and so does the readiness ping; Redis thawed, they run.
+ * Here the command timeout is longer than the default: "at once" (under 0.3 of it) and the windows of the
+ * last case are then wide enough for a test process that waits a few hundred ms for the CPU.
  */
 describe('once a command timed out on a frozen Redis, the next store step fails at once', () => {
+  const TIMEOUT_MS = 2000;
   let redis: RedisServer;
   let stores: Stores;
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    stores = await storesOnOwnRedis(redis.url, 'frozen1s:', COMMAND_TIMEOUT_MS, createLogger({ level: 'silent' }));
+    stores = await storesOnOwnRedis(redis.url, 'frozen1s:', TIMEOUT_MS, createLogger({ level: 'silent' }));
   });
   afterAll(async () => {
     redis?.resume();
@@ -173,7 +192,7 @@ describe('once a command timed out on a frozen Redis, the next store step fails 
     const giveBack = await failure(() => stores.rateLimiter.unhit(key));
     const ping = await failure(() => stores.ping());
     recordFigure(
-      `frozen Redis, command timeout ${COMMAND_TIMEOUT_MS} ms: first step failed in ${first.ms} ms, ` +
+      `frozen Redis, command timeout ${TIMEOUT_MS} ms: first step failed in ${first.ms} ms, ` +
         `the give-back after it in ${giveBack.ms} ms, the readiness ping in ${ping.ms} ms`,
     );
     expect([first.code, giveBack.code, ping.code]).toEqual([
@@ -181,22 +200,18 @@ describe('once a command timed out on a frozen Redis, the next store step fails 
       'store_unavailable',
       'store_unavailable',
     ]);
-    expect(first.ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 50);
-    expect(giveBack.ms).toBeLessThan(0.3 * COMMAND_TIMEOUT_MS);
-    expect(ping.ms).toBeLessThan(0.3 * COMMAND_TIMEOUT_MS);
+    expect(first.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    expect(giveBack.ms).toBeLessThan(0.3 * TIMEOUT_MS);
+    expect(ping.ms).toBeLessThan(0.3 * TIMEOUT_MS);
 
     // Thawed: the replies of what was sent arrive, and the next store step is sent and answered.
     redis.resume();
-    const deadline = Date.now() + 5000;
-    let answered = false;
-    while (!answered && Date.now() < deadline) {
-      answered = await stores.rateLimiter.hit(key, 5, 60_000).then(
+    await until('a store step to be answered again', () =>
+      stores.rateLimiter.hit(key, 5, 60_000).then(
         () => true,
         () => false,
-      );
-      if (!answered) await sleep(50);
-    }
-    expect(answered).toBe(true);
+      ),
+    );
   }, 20_000);
 
   // A command sent before the silence began that times out after it (a request's step already out when an
@@ -207,20 +222,26 @@ describe('once a command timed out on a frozen Redis, the next store step fails 
     redis.pause();
     try {
       const early = failure(() => stores.rateLimiter.hit(key, 50, 60_000));
-      await sleep(COMMAND_TIMEOUT_MS / 2);
-      // Not silent yet: it goes out, and times out half a timeout after the first.
+      const earlyAt = performance.now();
+      await elapse(TIMEOUT_MS / 2, 'the second step goes out half a timeout after the first');
+      // Set-up: not silent yet (the first has not timed out), so it goes out.
+      const laterAt = performance.now();
       const later = failure(() => stores.rateLimiter.hit(key, 50, 60_000));
       const [first, second] = await Promise.all([early, later]);
-      // Past one timeout from the first timeout, within one from the second's.
-      await sleep(COMMAND_TIMEOUT_MS * 0.7);
+      // The first's silence ends a timeout after it timed out, the second's a timeout after that one: the next
+      // step goes out halfway between, past the first's and within the second's.
+      const nextAt = (earlyAt + laterAt) / 2 + 2 * TIMEOUT_MS;
+      await elapse(nextAt - performance.now(), "between the first step's silence and the second's ending");
       const next = await failure(() => stores.rateLimiter.hit(key, 50, 60_000));
       recordFigure(
-        `frozen Redis, command timeout ${COMMAND_TIMEOUT_MS} ms: two sent before the silence failed in ` +
-          `${first.ms} and ${second.ms} ms, the next step ${0.7 * COMMAND_TIMEOUT_MS} ms after the second in ${next.ms} ms`,
+        `frozen Redis, command timeout ${TIMEOUT_MS} ms: two sent ${Math.round(laterAt - earlyAt)} ms apart before ` +
+          `the silence failed in ${first.ms} and ${second.ms} ms, the next step ` +
+          `${Math.round(nextAt - laterAt - TIMEOUT_MS)} ms after the second's timeout in ${next.ms} ms`,
       );
+      expect(laterAt - earlyAt).toBeLessThan(TIMEOUT_MS - 100);
       for (const step of [first, second, next]) expect(step.code).toBe('store_unavailable');
-      expect(second.ms).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 50);
-      expect(next.ms).toBeLessThan(0.3 * COMMAND_TIMEOUT_MS);
+      expect(second.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+      expect(next.ms).toBeLessThan(0.3 * TIMEOUT_MS);
     } finally {
       redis.resume();
     }

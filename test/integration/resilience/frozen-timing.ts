@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createCipher } from '../../../src/crypto/crypto.js';
 import type { Logger } from '../../../src/observability/logger.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
@@ -7,6 +6,7 @@ import { createStores } from '../../../src/store/create-stores.js';
 import type { Stores } from '../../../src/store/types.js';
 import type { ServiceProcess } from '../../helpers/service-process.js';
 import { OPEN_LOGIN_LIMITS } from '../multi-instance/cluster.js';
+import { until } from '../../helpers/wait.js';
 
 /** A frozen-store test's service settings but the Redis ones: the simulator, the command timeout, open limits. */
 export const frozenServiceEnv = (sim: SimulatorHandle, commandTimeoutMs: number): Record<string, string> => ({
@@ -77,13 +77,11 @@ export async function timed(kind: string, url: string, init: RequestInit): Promi
 /** The service's own time for a request (its access line's durationMs: arrival to the answer sent). */
 export async function served(bff: ServiceProcess, requestId: string): Promise<number> {
   // The line may reach the process's output a moment after the answer reached the client.
-  for (let tries = 0; tries < 40; tries++) {
-    const line = bff
+  const line = await until(`the access line of request ${requestId}`, () =>
+    bff
       .output()
       .split('\n')
-      .find((l) => l.includes(requestId) && l.includes('"msg":"request"'));
-    if (line !== undefined) return (JSON.parse(line) as { durationMs: number }).durationMs;
-    await sleep(50);
-  }
-  return NaN;
+      .find((l) => l.includes(requestId) && l.includes('"msg":"request"')),
+  );
+  return (JSON.parse(line) as { durationMs: number }).durationMs;
 }

@@ -2,18 +2,21 @@
  * @paired judges timing around one Redis stall (DEBUG SLEEP) a little longer than the command timeout
  */
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { AppError } from '../../../src/errors.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import type { Stores } from '../../../src/store/types.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { storesOnOwnRedis } from './frozen-timing.js';
+import { until } from '../../helpers/wait.js';
 
-const COMMAND_TIMEOUT_MS = 800;
-// Redis sleeps 1.4 s; the stores' steps go out 200 ms into it, so they time out at about 1 s and the
-// connection stays silent until about 1.8 s unless Redis answers on it, which it does from 1.4 s.
-const STALL_S = 1.4;
+// Longer than the default (800 ms), so each margin below is a second: wide enough for a test process that
+// waits for the CPU.
+const COMMAND_TIMEOUT_MS = 2000;
+// Redis sleeps 1.5 command timeouts; the stores' steps go out as it begins, so they time out at one (half a
+// timeout before Redis wakes) and the connection stays silent until two unless Redis answers on it, which it
+// does from 1.5 (half a timeout before the silence would run out by itself).
+const STALL_S = (1.5 * COMMAND_TIMEOUT_MS) / 1000;
 const BURST = 30;
 
 /** A store step's outcome: 'ok', or the code of the AppError the stores answered (store_unavailable). */
@@ -40,6 +43,7 @@ describe('a Redis that stalls once a little past the command timeout', () => {
     redis = await startRedisServer({ args: ['--enable-debug-command', 'yes'] });
     staller = new Redis(redis.port, '127.0.0.1', { maxRetriesPerRequest: 0 });
     staller.on('error', () => undefined);
+    await staller.ping(); // connected: its DEBUG SLEEP below is written at once
     stores = await storesOnOwnRedis(
       redis.url,
       'stall1:',
@@ -66,8 +70,9 @@ describe('a Redis that stalls once a little past the command timeout', () => {
     const hit = () => stores.rateLimiter.hit(key, 1000, 60_000);
     expect(await outcome(hit())).toBe('ok');
 
+    // The DEBUG SLEEP is written to its connection before the steps to theirs, so Redis, which reads its
+    // clients in the order their bytes arrived, runs it first and holds the steps for its whole length.
     const stall = staller.call('DEBUG', 'SLEEP', String(STALL_S));
-    await sleep(200);
     // Held by the stall: each times out (the later ones restart the silence, none is refused: all were sent).
     const startedAt = performance.now();
     const held = await Promise.all(Array.from({ length: BURST }, () => outcome(hit())));
@@ -76,13 +81,20 @@ describe('a Redis that stalls once a little past the command timeout', () => {
     expect(heldMs).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 50);
     await stall;
     // Redis answers the held steps right after it wakes, which ends the silence.
-    await sleep(100);
+    await until('the connection to be no longer silent', () =>
+      lines.some((l) => l.msg === 'redis connection no longer silent'),
+    );
     const burst = await Promise.all(Array.from({ length: BURST }, () => outcome(hit())));
     expect(burst).toEqual(burst.map(() => 'ok'));
 
     const began = lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('redis command timed out'));
     expect(began).toHaveLength(1);
-    expect(began[0]).toMatchObject({ level: 40, redisConnection: 'main', command: 'evalsha', timeoutMs: 800 });
+    expect(began[0]).toMatchObject({
+      level: 40,
+      redisConnection: 'main',
+      command: 'evalsha',
+      timeoutMs: COMMAND_TIMEOUT_MS,
+    });
     // Redis really had not answered: the timed-out command was still waiting on the connection.
     expect(began[0]!.inFlight).toBeGreaterThanOrEqual(1);
     expect(lines.filter((l) => l.msg === 'redis connection no longer silent')).toEqual([
