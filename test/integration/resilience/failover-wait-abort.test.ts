@@ -1,7 +1,7 @@
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { sidOf } from '../../helpers/cookies.js';
 import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
-import { poll } from '../../helpers/wait.js';
+import { poll, WAIT_MS } from '../../helpers/wait.js';
 import { watchCommands } from '../../helpers/redis-monitor.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { call, login } from '../multi-instance/cluster.js';
@@ -27,6 +27,9 @@ describe('a request waiting for a lost Redis connection whose client leaves', ()
       env: {
         // Far past the test: only the client leaving, never the bound, frees a slot here.
         STORE_FAILOVER_WAIT_MS: '60000',
+        // Nothing here waits on a silent Redis (the connection is lost, not frozen): a long command timeout
+        // keeps a starved machine's slow answers from failing the set-up.
+        REDIS_COMMAND_TIMEOUT_MS: '5000',
         STORE_FAILOVER_WAITERS: String(WAITERS),
         RELAY_SESSION_CONCURRENCY: '100',
       },
@@ -66,9 +69,9 @@ describe('a request waiting for a lost Redis connection whose client leaves', ()
 
     proxy.set({ kind: 'reset' });
     // A command issued before the client saw its socket go is on the wire and fails: only later ones wait.
-    await poll(async () => rig.service.stores.redis?.status !== 'ready', 5000, 'the connection to be lost');
+    await poll(async () => rig.service.stores.redis?.status !== 'ready', WAIT_MS, 'the connection to be lost');
     const first = requests(leaving, WAITERS);
-    await poll(async () => (await waiting()) === WAITERS, 10_000, `${WAITERS} store commands waiting`);
+    await poll(async () => (await waiting()) === WAITERS, WAIT_MS, `${WAITERS} store commands waiting`);
     // The cap is full: one more answers 503 at once (set-up holds: these really are the waiting slots).
     expect((await call(base, '/api/echo', staying)).status).toBe(503);
 
@@ -79,7 +82,7 @@ describe('a request waiting for a lost Redis connection whose client leaves', ()
     // Freed slots take new waiters, which go out once the connection is back.
     await watch.reset();
     const second = requests(staying, WAITERS);
-    await poll(async () => (await waiting()) === WAITERS, 10_000, `${WAITERS} new store commands waiting`);
+    await poll(async () => (await waiting()) === WAITERS, WAIT_MS, `${WAITERS} new store commands waiting`);
     proxy.set({ kind: 'pass' });
     expect(await Promise.all(second.map((r) => r.answer))).toEqual(second.map(() => 200));
     expect(await waiting()).toBe(0);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
-import { poll } from '../../helpers/wait.js';
+import { poll, WAIT_MS } from '../../helpers/wait.js';
 import { ALICE, SIM_USERS, secretsOf } from '../admin/admin-harness.js';
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
@@ -132,7 +132,7 @@ describe.each([
     expect(sessionCookieOf(rig, res.headers['set-cookie'])).toHaveLength(1);
     expect((await agent.get('/auth/session')).status).toBe(200);
     expect((await agent.post('/auth/logout')).status).toBe(204);
-    await poll(async () => liveTokens() === 0 && (await serviceSecrets()) === 0, 5000, 'the logout to clean up');
+    await poll(async () => liveTokens() === 0 && (await serviceSecrets()) === 0, WAIT_MS, 'the logout to clean up');
   });
 
   test.each(steps)(
@@ -162,7 +162,7 @@ describe.each([
       await allowWrites(rig.prefix);
       await poll(
         async () => liveTokens() <= before.tokens && (await serviceSecrets()) <= before.secrets,
-        10_000,
+        WAIT_MS,
         `the failed login's token and secret to be gone (tokens ${liveTokens()} of ${before.tokens})`,
       );
     },

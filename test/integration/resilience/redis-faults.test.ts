@@ -2,7 +2,6 @@
  * @paired deadlines under load (503 within about a second, p99) while Redis is frozen, killed or blackholed
  */
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
@@ -12,6 +11,7 @@ import { startServiceProcess, type ServiceProcess } from '../../helpers/service-
 import { login } from '../multi-instance/cluster.js';
 import { percentile, recovery, rssMb, startLoad, timeUntilStatus, untilRecovered } from '../faults/load.js';
 import { recordFigure } from '../../helpers/figures.js';
+import { elapse, until } from '../../helpers/wait.js';
 
 /**
  * Redis failing under a steady load of logged-in sessions, on a private redis-server behind a fault
@@ -66,6 +66,24 @@ describe('Redis faults under load (a real service process, a private redis-serve
     await sim?.close();
   });
 
+  /** The service's own time (its access lines' durationMs) for each 503 it answered from `since` (epoch ms) on. */
+  function served503Since(since: number): number[] {
+    return bff
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"request"') && line.includes('"status":503'))
+      .flatMap((line) => {
+        try {
+          const entry = JSON.parse(line) as { time?: string; durationMs?: number };
+          return Date.parse(entry.time ?? '') >= since && typeof entry.durationMs === 'number'
+            ? [entry.durationMs]
+            : [];
+        } catch {
+          return [];
+        }
+      });
+  }
+
   /**
    * Runs the load, applies the fault, holds it `outageMs`, lifts it, watches up to 5 s of recovery. Checks
    * the contract: while Redis is away every failed request is a 503 store_unavailable (never a 500 or a
@@ -82,12 +100,13 @@ describe('Redis faults under load (a real service process, a private redis-serve
     concurrency = CONCURRENCY,
   ) {
     const load = startLoad(bff.url, cookies, concurrency);
-    await sleep(500);
+    // The load is running (two answered requests per client loop) before the fault.
+    await until('the load to be served', () => load.samples.filter((s) => s.status === 200).length >= 2 * concurrency);
     const rssBefore = rssMb(bff.proc.pid!);
     const faultAt = Date.now();
     void apply();
     const readyz = expectReadyzDown ? timeUntilStatus(`${bff.url}/readyz`, 503, 3000) : Promise.resolve(NaN);
-    await sleep(outageMs);
+    await elapse(outageMs, 'the fault lasts its outage before it is lifted');
     const rssAfter = rssMb(bff.proc.pid!);
     await lift();
     const liftedAt = Date.now();
@@ -103,10 +122,17 @@ describe('Redis faults under load (a real service process, a private redis-serve
         99,
       ),
     );
+    // The service's own time for its 503s, once their access lines are all in (they are written in batches).
+    const servedMs = await until('the access line of every 503 of the fault', () => {
+      const ms = served503Since(faultAt);
+      return ms.length >= failed.length && ms;
+    });
+    const servedP99 = Math.round(percentile(servedMs, 99));
     const readyzMs = await readyz;
     const back = recovery(load.samples, liftedAt);
     const line =
-      `redis ${name}: ${failed.length}/${during.length} failed during the fault, 503 p99 ${p99} ms, ` +
+      `redis ${name}: ${failed.length}/${during.length} failed during the fault, 503 p99 ${p99} ms ` +
+      `(${servedP99} ms served), ` +
       `readyz false after ${readyzMs} ms, RSS ${rssBefore} -> ${rssAfter} MB, ` +
       `recovery ${(back.okShare * 100).toFixed(1)}% of ${back.n} after the first success at ${back.firstOkMs} ms`;
     recordFigure(line);
@@ -114,7 +140,9 @@ describe('Redis faults under load (a real service process, a private redis-serve
     const codes = new Set(failed.map((s) => `${s.status} ${s.code ?? ''}`));
     expect([...codes].filter((c) => c !== '503 store_unavailable')).toEqual([]);
     expect(load.samples.filter((s) => s.status === 0)).toEqual([]);
-    if (failed.length) expect(p99).toBeLessThan(1500);
+    // Judged on the service's own time, as frozen-one-timeout.test.ts does: the test machine (shared, two
+    // cores) adds its delays to the client's (a load average of 30-60 took the client's p99 to 1.6-2.2 s).
+    if (failed.length) expect(servedP99).toBeLessThan(1500);
     if (expectReadyzDown) expect(readyzMs).toBeLessThan(2000);
     expect(back.firstOkMs).toBeLessThan(5000);
     expect(back.okShare).toBeGreaterThanOrEqual(0.99);
@@ -156,7 +184,7 @@ describe('Redis faults under load (a real service process, a private redis-serve
     await underFault(
       'DEBUG SLEEP 2 s',
       () => admin.call('DEBUG', 'SLEEP', '2').catch(() => undefined),
-      () => sleep(0),
+      () => undefined, // Redis wakes by itself
       2000,
     );
   }, 30_000);

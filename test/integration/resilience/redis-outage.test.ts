@@ -1,5 +1,6 @@
 import type { RedisServer } from '../../helpers/redis-server.js';
 import { startRigOnOwnRedis, untilReady, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
+import { until } from '../../helpers/wait.js';
 
 describe('when Redis goes away', () => {
   let own: OwnRedisRig;
@@ -77,12 +78,8 @@ describe('when Redis goes away', () => {
     } finally {
       redis.resume();
     }
-    const deadline = Date.now() + 10_000;
-    let status = 0;
-    while (Date.now() < deadline && status !== 200) {
-      status = (await agent.get('/api/echo')).status;
-      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(status).toBe(200);
+    await until('the session to be served again', async () => (await agent.get('/api/echo')).status === 200, {
+      intervalMs: 100,
+    });
   });
 });
