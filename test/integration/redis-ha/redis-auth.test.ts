@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { untilMatch } from '../../helpers/wait.js';
 
 const DEFAULT_PASSWORD = `pw-default-${randomUUID()}`;
 const BFF_PASSWORD = `pw-bff-${randomUUID()}`;
@@ -86,6 +87,8 @@ describe('Redis password and ACL user', () => {
     expect(rig.service.stores.sessionCache!.serving()).toBe(false);
     const lookups = await rig.service.metrics.sessionCache.lookups.get();
     expect(lookups.values.filter((v) => v.value > 0).map((v) => v.labels.result)).toEqual(['bypass']);
+    // The log reaches the rig through a stream: the line once it is there, and only one.
+    await untilMatch('the tracking failure in the log', () => rig.logs(), /session cache tracking not set up/);
     expect(rig.logs().match(/session cache tracking not set up/g)).toHaveLength(1);
   });
 
@@ -99,6 +102,7 @@ describe('Redis password and ACL user', () => {
     expect(ready.status).toBe(503);
     expect(ready.body.checks.store).toBe('unavailable');
 
+    await untilMatch('the outage in the log', () => rig.logs(), /"msg":"redis unavailable; reconnecting"/);
     const logs = rig.logs();
     expect(logs).toMatch(/"msg":"redis unavailable; reconnecting"/);
     expect(logs).toMatch(/WRONGPASS/);

@@ -1,12 +1,15 @@
 import { CSRF } from '../../helpers/app-rig.js';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 import { freePort } from '../../helpers/ports.js';
-import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
+import { START_MS, startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { makeLoopbackCert, type TlsCert } from '../../helpers/tls-cert.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
-import { poll } from '../../helpers/wait.js';
+import { poll, WAIT_MS } from '../../helpers/wait.js';
 import { uniquePrefix } from '../../helpers/redis-prefix.js';
+
+// A test starts a service process, which may take up to START_MS on a loaded machine: room for that and more.
+const TEST_MS = START_MS + 30_000;
 
 // Child processes: a private CA is trusted either through REDIS_CA_FILE or through NODE_EXTRA_CA_CERTS,
 // which Node reads once at start-up.
@@ -63,40 +66,52 @@ describe('Redis over TLS', () => {
       body: JSON.stringify({ secret: sim.createSecret({ alias: `tls_${services.length}` }).value, graph: 'social' }),
     });
 
-  test('when REDIS_TLS is on and the CA is trusted, then login and relay work over the TLS port', async () => {
-    const service = await start({
-      REDIS_URL: `redis://127.0.0.1:${tlsPort}`,
-      REDIS_TLS: 'true',
-      NODE_EXTRA_CA_CERTS: cert.certFile,
-    });
-    const res = await login(service.url);
-    expect(res.status).toBe(200);
-    const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
-    const echo = await fetch(`${service.url}/api/echo`, { headers: { ...CSRF, cookie } });
-    expect(echo.status).toBe(200);
-    await echo.arrayBuffer();
-    expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
-  }, 30_000);
+  test(
+    'when REDIS_TLS is on and the CA is trusted, then login and relay work over the TLS port',
+    async () => {
+      const service = await start({
+        REDIS_URL: `redis://127.0.0.1:${tlsPort}`,
+        REDIS_TLS: 'true',
+        NODE_EXTRA_CA_CERTS: cert.certFile,
+      });
+      const res = await login(service.url);
+      expect(res.status).toBe(200);
+      const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+      const echo = await fetch(`${service.url}/api/echo`, { headers: { ...CSRF, cookie } });
+      expect(echo.status).toBe(200);
+      await echo.arrayBuffer();
+      expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+    },
+    TEST_MS,
+  );
 
-  test('when REDIS_CA_FILE names the CA, then the TLS port works without NODE_EXTRA_CA_CERTS', async () => {
-    const service = await start({ REDIS_URL: `rediss://127.0.0.1:${tlsPort}`, REDIS_CA_FILE: cert.certFile });
-    const res = await login(service.url);
-    expect(res.status).toBe(200);
-    const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
-    expect((await fetch(`${service.url}/api/echo`, { headers: { ...CSRF, cookie } })).status).toBe(200);
-    expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
-  }, 30_000);
+  test(
+    'when REDIS_CA_FILE names the CA, then the TLS port works without NODE_EXTRA_CA_CERTS',
+    async () => {
+      const service = await start({ REDIS_URL: `rediss://127.0.0.1:${tlsPort}`, REDIS_CA_FILE: cert.certFile });
+      const res = await login(service.url);
+      expect(res.status).toBe(200);
+      const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+      expect((await fetch(`${service.url}/api/echo`, { headers: { ...CSRF, cookie } })).status).toBe(200);
+      expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+    },
+    TEST_MS,
+  );
 
-  test('when the server certificate is not trusted, then the store is unavailable (503), not silently unverified', async () => {
-    const service = await start({ REDIS_URL: `rediss://127.0.0.1:${tlsPort}` });
-    const res = await login(service.url);
-    expect(res.status).toBe(503);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('store_unavailable');
-    // Log lines are written in batches (LOG_FLUSH_MS): wait for the line.
-    await poll(
-      async () => /self[- ]signed certificate/i.test(service.output()),
-      5000,
-      'the certificate problem in the log',
-    );
-  }, 30_000);
+  test(
+    'when the server certificate is not trusted, then the store is unavailable (503), not silently unverified',
+    async () => {
+      const service = await start({ REDIS_URL: `rediss://127.0.0.1:${tlsPort}` });
+      const res = await login(service.url);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('store_unavailable');
+      // Log lines are written in batches (LOG_FLUSH_MS): wait for the line.
+      await poll(
+        async () => /self[- ]signed certificate/i.test(service.output()),
+        WAIT_MS,
+        'the certificate problem in the log',
+      );
+    },
+    TEST_MS,
+  );
 });

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { poll } from '../../helpers/wait.js';
+import { poll, WAIT_MS } from '../../helpers/wait.js';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
 import { createRedisClient } from '../../../src/store/redis/client.js';
 
@@ -49,16 +49,16 @@ describe('Sentinel client: a lost connection stops listening for +switch-master'
     let ended = 0;
     for (const c of [client, copy]) c.on('end', () => (ended += 1));
     // Set-up holds: both detectors subscribed on every sentinel.
-    await poll(async () => (await listening()).every((n) => n === 2), 10_000, 'both detectors to subscribe');
+    await poll(async () => (await listening()).every((n) => n === 2), WAIT_MS, 'both detectors to subscribe');
 
     // No promotion can follow (no node left), so a detector still listening would stay for good.
     await Promise.all([group.master.kill(), group.replica.kill()]);
     await poll(
       async () => client.status !== 'ready' && copy.status !== 'ready',
-      5_000,
+      WAIT_MS,
       'both connections to see the loss',
     );
-    await poll(async () => (await listening()).every((n) => n === 0), 5_000, 'every detector to stop listening');
+    await poll(async () => (await listening()).every((n) => n === 0), WAIT_MS, 'every detector to stop listening');
     expect([client.status, copy.status].filter((s) => s === 'end')).toEqual([]);
     expect(ended).toBe(0);
   }, 30_000);
