@@ -58,16 +58,28 @@ describe('failover under load: Sentinel master killed while three instances serv
     const samples = await load.stop();
     const f = figures(samples);
     const w = windowFigures(samples, killedAt, newMasterAt);
+    // For a failure's story: when each failed request ran (from the kill), and what the store said behind it.
+    const failedAt = samples
+      .filter((s) => s.status !== 200)
+      .map((s) => `${s.status} ${s.code ?? ''} from +${s.start - killedAt} to +${s.end - killedAt} ms`);
+    const storeErrors = cluster.instances.map((i) =>
+      i
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('Session store unavailable'))
+        .map((l) => /"message":"([^"]{0,80})/.exec(l.slice(l.indexOf('"err"')))?.[1] ?? '?'),
+    );
     recordFigure(
       `sentinel failover under load (riding it out): ${SESSIONS} sessions on 3 instances, ${f.requests} requests (${f.rps}/s), ` +
         `failed ${f.failed} ${JSON.stringify(f.kinds)}, ${f.sessionsHit.length} sessions saw a failure, new master ${(newMasterAt - killedAt) / 1000} s after the kill, healthy again ${(healthyAt - killedAt) / 1000} s after it; ` +
-        `in that window ${w.requests} requests, ${w.failed} failed, p99 ${w.p99Ms} ms, slowest ${w.slowestMs} ms; slowest overall ${f.slowestMs} ms`,
+        `in that window ${w.requests} requests, ${w.failed} failed, p99 ${w.p99Ms} ms, slowest ${w.slowestMs} ms; slowest overall ${f.slowestMs} ms; ` +
+        `failures ${JSON.stringify(failedAt)}, store errors ${JSON.stringify(storeErrors)}`,
     );
 
     // No connection was given up on (ioredis ending a Sentinel client fails what waits at once, and the
     // session cache's connections are not connected again: the cache would stay bypassed).
     expect(cluster.instances.filter((i) => i.output().includes('ended by itself')).map((i) => i.url)).toEqual([]);
-    expect({ failed: f.failed, kinds: f.kinds }).toEqual({ failed: 0, kinds: {} });
+    expect({ failed: f.failed, kinds: f.kinds, failedAt }).toEqual({ failed: 0, kinds: {}, failedAt: [] });
     expect(f.windowSec).toBeLessThan(WINDOW_BOUND_SEC);
     // The requests of the window waited for the new master: that is, about the failover time, not an error.
     expect(w.requests).toBeGreaterThan(0);
