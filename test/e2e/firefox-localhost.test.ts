@@ -15,10 +15,10 @@ describeInFirefox('the demo page in Firefox at http://localhost with the default
   let service: ServiceProcess;
   let page: FirefoxPage;
 
+  // Side by side, and long enough for both on a machine whose cores are taken (how long to wait, not a property).
   beforeAll(async () => {
-    service = await startServiceProcess({ NODE_ENV: 'development' }, 30_000);
-    page = await launchFirefox();
-  }, 60_000);
+    [service, page] = await Promise.all([startServiceProcess({ NODE_ENV: 'development' }), launchFirefox()]);
+  }, 120_000);
   afterAll(async () => {
     await page?.close();
     await service?.kill();

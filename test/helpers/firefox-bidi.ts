@@ -47,7 +47,8 @@ export async function launchFirefox(): Promise<FirefoxPage> {
   });
   const endpoint = await new Promise<string>((resolve, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`Firefox did not open WebDriver BiDi:\n${seen}`)), 30_000);
+    // How long a start may take on a busy machine before it counts as failed.
+    const timer = setTimeout(() => reject(new Error(`Firefox did not open WebDriver BiDi:\n${seen}`)), 60_000);
     const look = (chunk: Buffer) => {
       seen += chunk.toString();
       const match = /WebDriver BiDi listening on (ws:\/\/\S+)/.exec(seen);
