@@ -61,6 +61,8 @@ export interface Methods {
    * names the rule and the graphs it opens.
    */
   oidcCredentialMap?: true;
+  /** With the credential map and a live session it admitted: who, through which rule, which graphs. */
+  signedIn?: { name: string; rule: string; graphs: string[] };
 }
 
 export type Credentials = { secret: string; graph?: string } | { username: string; password: string; graph: string };

@@ -205,7 +205,8 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
   });
 
   // Public: which logins this service offers, so the demo page (or any SPA) shows the right buttons.
-  routes.get('/methods', (_req: Request, res: Response) => {
+  routes.get('/methods', async (req: Request, res: Response) => {
+    const signedIn = deps.oidcCredentialMap === true ? await mappedPerson(req) : undefined;
     res.set('Cache-Control', 'no-store').json({
       secret: true,
       password: deps.passwords !== undefined,
@@ -216,8 +217,24 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
         // Only with the map: without it, the answer stays what it was (the IdP's JWT is relayed).
         ...(deps.oidcCredentialMap === true && { oidcCredentialMap: true }),
       }),
+      ...(signedIn && { signedIn }),
     });
   });
+
+  /**
+   * With the credential map, a browser already signed in by it learns who it is, through which rule, and
+   * which graphs that rule opens (never the credential). Only a request with a session cookie costs a
+   * session read; an anonymous one, or any without the map, costs nothing.
+   */
+  async function mappedPerson(req: Request) {
+    const { session } = requestContext(req);
+    if (session.sid() === null) return undefined;
+    const live = await session.live().catch(() => null);
+    const tg = live?.tg;
+    if (tg?.oidc?.rule === undefined) return undefined;
+    const view = lifecycle.view(tg);
+    return { name: tg.oidc.name ?? tg.oidc.sub, rule: tg.oidc.rule, graphs: view.graphs ?? [] };
+  }
 
   return routes.router;
 }

@@ -125,6 +125,9 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
     expect(JSON.stringify(session.body)).not.toContain(rig.secret);
     const methods = await supertest(app()).get('/auth/methods');
     expect(methods.body.oidcCredentialMap).toBe(true);
+    expect(methods.body.signedIn).toBeUndefined();
+    const mine = await supertest(app()).get('/auth/methods').set('Cookie', cookie);
+    expect(mine.body.signedIn).toEqual({ name: 'User ana', rule: 'analysts', graphs: ['social'] });
     expect(rig.audit()).toMatch(/"event":"login.succeeded"[^\n]*"user":"ana"[^\n]*"rule":"analysts"/);
   });
 
