@@ -20,7 +20,7 @@ export interface AccessLogDeps {
  * (low cardinality, and no ids or query strings that might carry secrets), status, duration and size:
  * never headers or bodies. The pattern is the one a handler named in the context (routes record theirs,
  * see routes/routing.ts), else the path without its query. A request that acted as a session (passed the
- * gate, logged in or out) names its principal: login kind, user, graph and a keyed hash of the session id
+ * gate, logged in or out) names its principal: login kind, user, graph, rule and a keyed hash of the session id
  * (never the id); a relayed installed-query call names the query.
  */
 export function logAccess(deps: AccessLogDeps): Step {
@@ -115,6 +115,8 @@ function trackAccess(
       login: principal?.login,
       user: principal?.user,
       graph: principal?.graph,
+      // The credential-map rule that admitted an SSO user, beside the subject (undefined for every other login).
+      rule: principal?.rule,
       session: principal?.session,
       query,
       traceId: span?.traceId,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { untilMatch } from '../../helpers/wait.js';
 import { CSRF, REDIRECT_URI, idpLogin, ssoLogin, startLogin } from './sso-rig.js';
 
 /**
@@ -129,6 +130,25 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
     const mine = await supertest(app()).get('/auth/methods').set('Cookie', cookie);
     expect(mine.body.signedIn).toEqual({ name: 'User ana', rule: 'analysts', graphs: ['social'] });
     expect(rig.audit()).toMatch(/"event":"login.succeeded"[^\n]*"user":"ana"[^\n]*"rule":"analysts"/);
+  });
+
+  test("when the IdP's back-channel logout names a person, then their sessions end at once and the rule's token stays for the others", async () => {
+    groups.set('bcl', ['graph-analysts']);
+    groups.set('stay', ['graph-analysts']);
+    const gone = (await ssoLogin(app(), 'bcl')).cookie;
+    const kept = (await ssoLogin(app(), 'stay')).cookie;
+    expect((await relay(gone)).status).toBe(200);
+    const tokens = tokensOf(rig.alias).length;
+    const res = await supertest(app())
+      .post('/auth/oidc/backchannel-logout')
+      .type('form')
+      .send({ logout_token: await idp.logoutToken({ sub: 'bcl' }) });
+    expect(res.status).toBe(200);
+    expect((await relay(gone)).status).toBe(401);
+    expect((await relay(kept)).status).toBe(200);
+    expect(tokensOf(rig.alias)).toHaveLength(tokens);
+    // The access line names the person and the rule beside them.
+    await untilMatch('the access line of stay', rig.logs, /"user":"stay"[^\n]*"rule":"analysts"/);
   });
 
   test('when a person is in two groups, then the first matching rule wins', async () => {
