@@ -32,6 +32,8 @@ export interface MappedSessions {
   rule(name: string): MapRule | undefined;
   /** The graphs a rule opens, as GET /auth/session shows them. */
   graphsOf(rule: string): readonly string[] | undefined;
+  /** The key of a rule's shared token state for a graph (GET /auth/session reads its expiry). */
+  tokenKey(rule: string, graph: string | null): string;
 }
 
 /** The shared token state's key: hashed, so neither a rule nor a graph name appears in key names. */
@@ -111,5 +113,6 @@ export function createMappedSessions(deps: {
     shared,
     rule: (name) => rules.get(name),
     graphsOf: (name) => rules.get(name)?.graphs,
+    tokenKey: sharedKey,
   };
 }

@@ -105,4 +105,6 @@ export interface KindStrategy {
    * credential-map session's scope: its rule and graph). Absent: the graph.
    */
   scope?(tg: TgSession): string;
+  /** Where the session's TigerGraph token state is kept, when not under its own id (a credential-map rule's). */
+  tokenKey?(tg: TgSession): string;
 }

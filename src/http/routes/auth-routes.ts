@@ -192,7 +192,8 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
 
   routes.get('/session', requireSession(), async (_req: Request, res: Response) => {
     const ctx = sessionContext(res);
-    const state = await deps.tokens.get(ctx.sid);
+    // The TigerGraph token the session relays: a credential-map session's is its rule's, shared.
+    const state = await deps.tokens.get(lifecycle.strategyOf(ctx.tg).tokenKey?.(ctx.tg) ?? ctx.sid);
     const now = deps.now();
     const sessionEnd = Math.min(ctx.tg.createdAt + deps.absoluteTimeoutSec * 1000, now + deps.idleTimeoutSec * 1000);
     res.set('Cache-Control', 'no-store').json({

@@ -5,6 +5,8 @@ import type { KindStrategy } from '../strategy.js';
 export interface MappedSource {
   readonly broker: TokenBroker;
   scope(rule: string, graph: string | null): string;
+  /** The key of the rule's shared token state for a graph. */
+  tokenKey(rule: string, graph: string | null): string;
   /** The graphs the rule named opens (`*`: every graph its credential reaches); undefined when it is gone. */
   graphsOf(rule: string): readonly string[] | undefined;
 }
@@ -21,6 +23,7 @@ export function mappedStrategy(oidc: KindStrategy, source: MappedSource | undefi
     ...oidc,
     broker: source?.broker,
     scope: (tg) => source?.scope(tg.oidc?.rule ?? '', tg.graph) ?? '',
+    ...(source && { tokenKey: (tg) => source.tokenKey(tg.oidc?.rule ?? '', tg.graph) }),
     view(tg) {
       const rule = tg.oidc?.rule ?? '';
       return { ...oidc.view(tg), rule, graphs: source?.graphsOf(rule) ?? [] };

@@ -123,6 +123,8 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
     expect(session.body).toMatchObject({ login: 'oidc', sub: 'ana', name: 'User ana', rule: 'analysts' });
     expect(session.body.graphs).toEqual(['social']);
     expect(session.body.graph).toBe('social');
+    // The expiry shown is the rule's shared TigerGraph token's (not the person's IdP token's).
+    expect(Date.parse(session.body.tokenExpiresAt) / 1000).toBe(tokensOf(rig.alias)[0]!.expiresAt);
     expect(JSON.stringify(session.body)).not.toContain(rig.secret);
     const methods = await supertest(app()).get('/auth/methods');
     expect(methods.body.oidcCredentialMap).toBe(true);
