@@ -22,7 +22,7 @@ import { reachable } from './relay/upstream-reachable.js';
 import { createCipher } from './crypto/crypto.js';
 import { createStores } from './store/create-stores.js';
 import type { Stores } from './store/types.js';
-import { createTokenApi } from '@tigergraph-bff/client';
+import { capabilitiesOf, createTokenApi } from '@tigergraph-bff/client';
 import { trustAlso } from './tls-trust.js';
 import { createSessionEndSweeper, tokenStateGraceMs, type SessionEndSweeper } from './tokens/session-end-sweeper.js';
 import { createTokenBroker, DEFAULT_TOKEN_READ_CACHE_MS, type TokenBroker } from './tokens/token-broker.js';
@@ -175,6 +175,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
           api,
           lifetimeSec: config.tigergraph.tokenLifetimeSeconds,
           refreshBeforeSec: config.tigergraph.refreshBeforeSeconds,
+          graphsChecked: capabilitiesOf(upstream.version).graphWithSecret !== 'none',
         },
         audit,
       })

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { TigerGraphError } from '@tigergraph-bff/client';
 import { AppError } from '../errors.js';
 import type { CredentialMap, MapRule } from '../config/credential-map.js';
 import type { TokenState } from '../store/types.js';
@@ -68,20 +69,35 @@ export function createMappedSessions(deps: {
   sharedBroker: TokenBroker;
   /** The shared tokens' lifetime (TG_TOKEN_LIFETIME), ms: their state lives as long as they do. */
   lifetimeMs: number;
+  /**
+   * TigerGraph checks a graph named beside a secret (3.5+). Before, a secret's token is for the secret's own
+   * graph whatever a login names, so a rule's secret gets one shared token, not one per name a login makes up
+   * (a person in a `*` rule could otherwise have a token minted for every name they try).
+   */
+  graphsChecked: boolean;
 }): MappedSessions {
   const { idpBroker, sharedBroker } = deps;
   const rules = new Map(deps.map.rules.map((r) => [r.name, r]));
+  /** The graph a rule's shared token is kept (and minted) for. */
+  const tokenGraph = (rule: string, graph: string | null): string | null =>
+    !deps.graphsChecked && rules.get(rule)?.credential.kind === 'secret' ? null : graph;
   const scope = (rule: string, graph: string | null) => JSON.stringify([rule, graph]);
 
   /** The rule's credential refused by TigerGraph is the operator's problem, never a reason to end a person's session. */
   const asMapped = (err: unknown): never => {
+    // A graph TigerGraph does not know (or the credential does not reach), named by a `*` rule's login.
+    if (endsSession(err) && (err as Error).cause instanceof TigerGraphError) {
+      if (((err as Error).cause as TigerGraphError).kind === 'graph_not_found')
+        throw new AppError('graph_not_found', { cause: err });
+    }
     if (endsSession(err)) throw new AppError('mapped_credential_refused', { cause: err });
     throw err;
   };
 
   const shared = async (rule: string, graph: string | null): Promise<TokenState> => {
     if (!rules.has(rule)) throw new AppError('session_expired', 'The sign-in rule is gone; log in again');
-    return sharedBroker.token(sharedKey(rule, graph), rule, deps.lifetimeMs, graph ?? undefined).catch(asMapped);
+    const g = tokenGraph(rule, graph);
+    return sharedBroker.token(sharedKey(rule, g), rule, deps.lifetimeMs, g ?? undefined).catch(asMapped);
   };
 
   const broker: TokenBroker = {
@@ -97,8 +113,9 @@ export function createMappedSessions(deps: {
       const { rule, graph } = parseScope(sessionScope);
       if (!rules.has(rule)) throw new AppError('session_expired', 'The sign-in rule is gone; log in again');
       // Every session of the rule that met the refusal lands here; the lease keeps it to one mint.
+      const g = tokenGraph(rule, graph);
       return sharedBroker
-        .replaceRejected(sharedKey(rule, graph), rule, token, deps.lifetimeMs, graph ?? undefined)
+        .replaceRejected(sharedKey(rule, g), rule, token, deps.lifetimeMs, g ?? undefined)
         .catch(asMapped);
     },
     // The person's own state only: the shared token is never revoked by one person's end.
@@ -113,6 +130,6 @@ export function createMappedSessions(deps: {
     shared,
     rule: (name) => rules.get(name),
     graphsOf: (name) => rules.get(name)?.graphs,
-    tokenKey: sharedKey,
+    tokenKey: (rule, graph) => sharedKey(rule, tokenGraph(rule, graph)),
   };
 }

@@ -45,7 +45,7 @@ export function createOidcParts(deps: {
   /** A refused IdP access token replaced by a new one (the audit trail's `token.reminted`). */
   onReplaced?: (sid: string) => void;
   /** The credential map's side: TigerGraph's token calls, and the shared tokens' lifetime and refresh margin. */
-  tigergraph: { api: TokenClient; lifetimeSec: number; refreshBeforeSec: number };
+  tigergraph: { api: TokenClient; lifetimeSec: number; refreshBeforeSec: number; graphsChecked: boolean };
   audit?: Audit;
 }): OidcParts {
   const { settings, stores, cipher, now } = deps;
@@ -92,6 +92,7 @@ export function createOidcParts(deps: {
             ...(deps.audit && { audit: deps.audit }),
           }),
           lifetimeMs: deps.tigergraph.lifetimeSec * 1000,
+          graphsChecked: deps.tigergraph.graphsChecked,
         });
   const sessions = createOidcSessions({
     idp,
