@@ -36,7 +36,9 @@ describe('relay answer headers by allowlist (real process)', () => {
     const passed = Object.keys(HOSTILE_ANSWER_HEADERS).filter(
       (name) => answer.headers[name] !== undefined && answer.headers[name] === HOSTILE_ANSWER_HEADERS[name],
     );
-    expect(passed.sort()).toEqual(['cache-control', 'content-disposition', 'content-type']);
+    expect(passed.sort()).toEqual(['content-disposition', 'content-type']);
+    // The relay's own caching answer stands (issue 42): one user's data is never kept by a shared cache.
+    expect(answer.headers['cache-control']).toBe('private, no-store');
     for (const name of [
       'set-cookie',
       'clear-site-data',
