@@ -21,10 +21,6 @@ const project = (name, extra = {}) => ({
   // Types stripped file by file with esbuild (test/jest/esbuild-transform.js); `npm run lint` type-checks.
   transform: { '^.+\\.ts$': '<rootDir>/test/jest/esbuild-transform.js' },
   testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
-  // Parallel workers first, then the files marked `@serial <reason>` one at a time (test/jest/grouping-runner.js).
-  runner: '<rootDir>/test/jest/grouping-runner.js',
-  // The parallel workers lower their own CPU priority (test/jest/cpu-priority.cjs; grouping-runner.js says why).
-  setupFiles: ['<rootDir>/test/jest/cpu-priority.cjs'],
   ...extra,
 });
 
@@ -39,7 +35,9 @@ export default {
   ],
   // Long files first, from recorded times where jest has none (a fresh clone): test/jest/sequencer.js.
   testSequencer: '<rootDir>/test/jest/sequencer.js',
-  testTimeout: 30000,
+  // A hang detector, not a property: a test's own bounds say what it promises. Generous, so that a machine whose
+  // CPUs are taken by other work (npm run test:stress) makes a test slower, never failed.
+  testTimeout: 120_000,
   // Most test time is waiting on sockets, child processes and Redis, not CPU: twice the cores keeps both
   // cores busy (jest's default, cores - 1, is a single worker on a 2-core machine). --maxWorkers overrides.
   maxWorkers: Math.max(2, availableParallelism() * 2),

@@ -1,5 +1,5 @@
 /**
- * @serial runs the soak (10 s of load with churn): its timed phases take both cores
+ * Runs the soak (10 s of load with churn): its timed phases take both cores
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
- * @paired judges a deadline: a session's tokens are deleted within 800 ms of its end (a 200 ms sweep), which
- * a niced worker missed (1057 ms) while a @serial file loaded both cores
+ * Judges a deadline: a session's tokens are deleted within a second of the next sweep after its end (a 200 ms
+ * sweep), a bound a worker starved of CPU once missed at 800 ms (1057 ms)
  */
 import { describe, expect, test } from '@jest/globals';
 import type { Rig } from '../../helpers/app-rig.js';
@@ -12,7 +12,7 @@ const SWEEP_MS = 200;
 /**
  * How late after a session's end its token may die: the next pass (SWEEP_MS), plus a second for the pass
  * itself on a loaded machine (a stalled event loop, its store reads, the upstream DELETE). A second is not
- * guessed tight: a niced worker once took 1057 ms in all beside a @serial file's load. What it tells apart
+ * guessed tight: a worker starved of CPU once took 1057 ms in all. What it tells apart
  * is the token's own expiry (a minute, or seconds later) and a later due check (the idle deadline).
  */
 const LATE_MS = SWEEP_MS + 1000;

@@ -1,5 +1,5 @@
 /**
- * @paired bounds the slowest request across a Cluster failover under load
+ * Bounds the slowest request across a Cluster failover under load
  */
 import { poll } from '../../helpers/wait.js';
 import { sidOf } from '../../helpers/cookies.js';

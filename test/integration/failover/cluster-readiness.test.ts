@@ -1,5 +1,5 @@
 /**
- * @paired kills and freezes Cluster primaries and times /readyz around the failover bound
+ * Kills and freezes Cluster primaries and times /readyz around the failover bound
  */
 import { readinessUntil, readyz, startRig, untilNotReady, untilReady, type Rig } from '../../helpers/app-rig.js';
 import { sidOf } from '../../helpers/cookies.js';

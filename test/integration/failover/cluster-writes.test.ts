@@ -1,5 +1,5 @@
 /**
- * @paired SIGKILLs a Redis Cluster primary while logins and token refreshes are on their way
+ * SIGKILLs a Redis Cluster primary while logins and token refreshes are on their way
  */
 import { poll } from '../../helpers/wait.js';
 import { sidOf } from '../../helpers/cookies.js';

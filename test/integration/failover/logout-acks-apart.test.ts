@@ -1,5 +1,5 @@
 /**
- * @paired freezes the replica of a private Sentinel group under running service processes
+ * Freezes the replica of a private Sentinel group under running service processes
  */
 import { CSRF, call, login, type Answer } from '../multi-instance/cluster.js';
 import { until } from '../../helpers/wait.js';

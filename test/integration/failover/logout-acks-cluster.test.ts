@@ -1,5 +1,5 @@
 /**
- * @paired freezes a replica of a private Redis Cluster under running service processes
+ * Freezes a replica of a private Redis Cluster under running service processes
  */
 import { sidOf } from '../../helpers/cookies.js';
 import { recordFigure } from '../../helpers/figures.js';

@@ -1,5 +1,5 @@
 /**
- * @paired freezes and kills the replica of a private Sentinel group under running service processes
+ * Freezes and kills the replica of a private Sentinel group under running service processes
  */
 import type { Redis } from 'ioredis';
 import { CSRF, call, login } from '../multi-instance/cluster.js';

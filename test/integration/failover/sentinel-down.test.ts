@@ -1,5 +1,5 @@
 /**
- * @paired kills a Sentinel group's data nodes and times answers and /readyz around the wait bound
+ * Kills a Sentinel group's data nodes and times answers and /readyz around the wait bound
  */
 import { readyz, timedGet, untilReady } from '../../helpers/app-rig.js';
 import { recordFigure } from '../../helpers/figures.js';

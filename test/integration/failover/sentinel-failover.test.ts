@@ -1,5 +1,5 @@
 /**
- * @paired bounds the slowest request across a Sentinel failover under load
+ * Bounds the slowest request across a Sentinel failover under load
  */
 import { poll, until } from '../../helpers/wait.js';
 import { call, login } from '../multi-instance/cluster.js';

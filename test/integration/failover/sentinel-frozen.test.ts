@@ -1,5 +1,5 @@
 /**
- * @paired freezes a Sentinel group's master and times a request's 503 against the command timeout
+ * Freezes a Sentinel group's master and times a request's 503 against the command timeout
  */
 import { timedGet } from '../../helpers/app-rig.js';
 import { recordFigure } from '../../helpers/figures.js';

@@ -1,5 +1,5 @@
 /**
- * @paired SIGKILLs a Sentinel group's master and judges readiness, relayed requests and a refresh race across it
+ * SIGKILLs a Sentinel group's master and judges readiness, relayed requests and a refresh race across it
  */
 import { sidOf } from '../../helpers/cookies.js';
 import { poll, until } from '../../helpers/wait.js';

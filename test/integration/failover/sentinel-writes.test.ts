@@ -1,5 +1,5 @@
 /**
- * @paired SIGKILLs a Sentinel group's master while logins, logouts and token refreshes are on their way
+ * SIGKILLs a Sentinel group's master while logins, logouts and token refreshes are on their way
  */
 import { sidOf } from '../../helpers/cookies.js';
 import { call } from '../multi-instance/cluster.js';

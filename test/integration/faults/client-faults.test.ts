@@ -1,5 +1,5 @@
 /**
- * @paired other clients' latency while 50 misbehaving clients hold connections
+ * Other clients' latency while 50 misbehaving clients hold connections
  */
 import { connect, type Socket } from 'node:net';
 import { startSimulator } from '../../../src/simulator/index.js';

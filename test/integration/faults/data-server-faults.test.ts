@@ -1,5 +1,5 @@
 /**
- * @paired answer times while the data server is slow, failing or reset
+ * Answer times while the data server is slow, failing or reset
  */
 import { execFileSync } from 'node:child_process';
 import { startSimulator } from '../../../src/simulator/index.js';

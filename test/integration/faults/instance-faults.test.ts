@@ -1,5 +1,5 @@
 /**
- * @paired lease timing while a service process is frozen or killed mid-refresh
+ * Lease timing while a service process is frozen or killed mid-refresh
  */
 import { createHash } from 'node:crypto';
 import type { SeenRequest } from '../../../src/simulator/types.js';

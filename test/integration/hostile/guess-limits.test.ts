@@ -1,5 +1,5 @@
 /**
- * @paired back-off windows of 1 s, 2 s, 4 s must not elapse between the guesses
+ * Back-off windows of 1 s, 2 s, 4 s must not elapse between the guesses
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'undici';

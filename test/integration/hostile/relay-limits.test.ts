@@ -1,5 +1,5 @@
 /**
- * @serial a victim must be answered within the deadline while an attacker holds every connection
+ * A victim must be answered within the deadline while an attacker holds every connection
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'undici';

@@ -1,5 +1,5 @@
 /**
- * @serial bursts of 40 logins over three processes on two cores: beside other files the command timeout
+ * Bursts of 40 logins over three processes on two cores: beside other files the command timeout
  * below would measure their load, not the reply-before-timeout rule
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';

@@ -15,7 +15,7 @@ import { elapse } from '../../helpers/wait.js';
 // with the ended session's token (logout-scenarios.ts; session-cache-ha.test.ts runs the same on Sentinel
 // and Cluster).
 const SESSIONS = 40;
-// 120 s for a test of 40 sessions: about 3 s on a quiet machine, but 30 s was not enough for a niced worker
+// 120 s for a test of 40 sessions: about 3 s on a quiet machine, but 30 s was not enough for a worker starved of CPU
 // starved by the timed files on a slow machine (its requests wait for the CPU, not for the cache).
 
 describe('the session cache over three instances', () => {

@@ -1,5 +1,5 @@
 /**
- * @paired sweep intervals of two processes must elapse on time
+ * Sweep intervals of two processes must elapse on time
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { elapse, until } from '../../helpers/wait.js';

@@ -1,5 +1,5 @@
 /**
- * @paired a slowed upstream must still answer within UPSTREAM_TIMEOUT_MS: starved of CPU beside other files it hit 504
+ * A slowed upstream must still answer within UPSTREAM_TIMEOUT_MS: starved of CPU beside other files it hit 504
  */
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { logLines, waitForLines, type LogLine } from './log-lines.js';

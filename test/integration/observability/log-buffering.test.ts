@@ -1,5 +1,5 @@
 /**
- * @paired a line must reach the file within the flush interval
+ * A line must reach the file within the flush interval
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * @paired token calls slowed on purpose must land on the right side of the client timeout: beside other files they hit 504
+ * Token calls slowed on purpose must land on the right side of the client timeout: beside other files they hit 504
  */
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 import { testClock } from '../../helpers/clock.js';

@@ -1,5 +1,5 @@
 /**
- * @paired a slow upstream answer must stay below the upstream timeout
+ * A slow upstream answer must stay below the upstream timeout
  */
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { login } from '../multi-instance/cluster.js';

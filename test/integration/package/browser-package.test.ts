@@ -32,7 +32,7 @@ beforeAll(async () => {
   await installTarballs(consumer, [packed.tarball]);
   rig = await startRig({ env: { LOGIN_RATE_LIMIT: '1000' }, label: 'browser-pack' });
   url = await rig.listen();
-}, 300_000); // pack and an offline install: 2 min was not enough niced on a slow machine
+}, 300_000); // pack and an offline install: 2 min was not enough on a slow, busy machine
 afterAll(async () => {
   await rig?.close();
   await rm(work, { recursive: true, force: true });

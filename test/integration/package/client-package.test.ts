@@ -29,7 +29,7 @@ beforeAll(async () => {
   await seedConsumer(consumer, { name: 'client-consumer', runtime: ['undici'], dev: CONSUMER_DEV });
   await installTarballs(consumer, [packed.tarball]);
   sim = await startSimulator();
-}, 300_000); // pack and an offline install: 2 min was not enough niced on a slow machine
+}, 300_000); // pack and an offline install: 2 min was not enough on a slow, busy machine
 afterAll(async () => {
   await sim?.close();
   await rm(work, { recursive: true, force: true });

@@ -25,7 +25,7 @@ beforeAll(async () => {
   await cp(FIXTURE, consumer, { recursive: true });
   await seedConsumer(consumer, { name: 'typed-consumer', runtime: 'all', dev: CONSUMER_DEV });
   await installTarballs(consumer, [service.tarball, client.tarball]);
-}, 300_000); // pack and an offline install: 2 min was not enough niced on a slow machine
+}, 300_000); // pack and an offline install: 2 min was not enough on a slow, busy machine
 afterAll(() => rm(work, { recursive: true, force: true }));
 
 describe('the packed package, installed into a TypeScript project', () => {

@@ -1,5 +1,5 @@
 /**
- * @serial measures one user's latency while another floods three service processes
+ * Measures one user's latency while another floods three service processes
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * @paired cluster formation and a master kill with six redis-server processes, within bounds
+ * Cluster formation and a master kill with six redis-server processes, within bounds
  */
 import type { Server } from 'node:http';
 import { Cluster } from 'ioredis';

@@ -1,5 +1,5 @@
 /**
- * @paired Sentinel and Cluster failover over TLS within bounds, many redis-server processes
+ * Sentinel and Cluster failover over TLS within bounds, many redis-server processes
  */
 import { sessionKeys } from '../../../src/store/keys.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';

@@ -1,5 +1,5 @@
 /**
- * @paired failover and error-window bounds with five redis-server processes
+ * Failover and error-window bounds with five redis-server processes
  */
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { poll, until } from '../../helpers/wait.js';

@@ -1,5 +1,5 @@
 /**
- * @paired sweep intervals must elapse on time on Sentinel and Cluster
+ * Sweep intervals must elapse on time on Sentinel and Cluster
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startRig, type Rig } from '../../helpers/app-rig.js';

@@ -1,5 +1,5 @@
 /**
- * @paired kills and restarts a private redis-server under requests and times answers around the wait bound
+ * Kills and restarts a private redis-server under requests and times answers around the wait bound
  */
 import { startRigOnOwnRedis, timedGet, type OwnRedisRig, type Rig } from '../../helpers/app-rig.js';
 import { poll, until } from '../../helpers/wait.js';

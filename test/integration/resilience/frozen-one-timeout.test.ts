@@ -1,5 +1,5 @@
 /**
- * @paired judges a deadline (each request's 503 within one command timeout of Redis freezing)
+ * Judges a deadline (each request's 503 within one command timeout of Redis freezing)
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';

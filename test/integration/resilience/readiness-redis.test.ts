@@ -1,5 +1,5 @@
 /**
- * @paired judges readiness deadlines (2 s after a SIGSTOP, the failover bound) on a private redis-server
+ * Judges readiness deadlines (2 s after a SIGSTOP, the failover bound) on a private redis-server
  */
 import {
   readinessUntil,

@@ -1,5 +1,5 @@
 /**
- * @paired deadlines under load (503 within about a second, p99) while Redis is frozen, killed or blackholed
+ * Deadlines under load (503 within about a second, p99) while Redis is frozen, killed or blackholed
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';

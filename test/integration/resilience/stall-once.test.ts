@@ -1,5 +1,5 @@
 /**
- * @paired judges timing around one Redis stall (DEBUG SLEEP) a little longer than the command timeout
+ * Judges timing around one Redis stall (DEBUG SLEEP) a little longer than the command timeout
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';

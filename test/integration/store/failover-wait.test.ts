@@ -1,5 +1,5 @@
 /**
- * @paired kills, restarts and freezes a private redis-server and waits for timers around it
+ * Kills, restarts and freezes a private redis-server and waits for timers around it
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';

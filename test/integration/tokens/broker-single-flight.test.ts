@@ -1,5 +1,5 @@
 /**
- * @paired upstream latency against the lease TTL decides how many token calls are made
+ * Upstream latency against the lease TTL decides how many token calls are made
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { LeaseStore, TokenState } from '../../../src/store/types.js';
