@@ -15,8 +15,8 @@ import { elapse } from '../../helpers/wait.js';
 // with the ended session's token (logout-scenarios.ts; session-cache-ha.test.ts runs the same on Sentinel
 // and Cluster).
 const SESSIONS = 40;
-// 120 s for a test of 40 sessions: about 3 s on a quiet machine, but 30 s was not enough for a worker starved of CPU
-// starved by the timed files on a slow machine (its requests wait for the CPU, not for the cache).
+// 120 s for a test of 40 sessions: about 3 s on a quiet machine, but 30 s was not enough for a worker starved
+// of CPU on a slow machine (its requests wait for the CPU, not for the cache).
 
 describe('the session cache over three instances', () => {
   let cluster: Cluster;
@@ -67,7 +67,7 @@ describe('the session cache over three instances, when a session ends other than
   afterAll(() => cluster?.close());
 
   const freshSecret = () => cluster.sim.createSecret({ alias: `ends_${randomBytes(3).toString('hex')}` }).value;
-  /** Lets the time up to `epochMs` pass: a session's end that must run out. */
+  /** How long until `epochMs` (0 once it is past): the wait for a session's end that must run out. */
   const timeUntil = (epochMs: number): number => Math.max(0, epochMs - Date.now());
 
   /**
