@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { START_MS } from './service-process.js';
 
 export interface StartOutcome {
   /** The exit code, or null when it started listening (then it was killed). */
@@ -33,7 +34,7 @@ const MAIN = path.resolve(process.env.TGBFF_MAIN ?? 'dist/main.js');
  * refused configuration), or it logged "listening" (then it is killed at once, so a test that expects a
  * refusal fails fast and leaves nothing running).
  */
-export function startOutcome(env: Record<string, string>, timeoutMs = 20_000): Promise<StartOutcome> {
+export function startOutcome(env: Record<string, string>, timeoutMs = START_MS): Promise<StartOutcome> {
   const proc = spawn(process.execPath, [MAIN], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', METRICS_PORT: 'off', LOG_FLUSH_MS: '0', ...env },
     cwd: tmpdir(), // not the checkout, whose .env (if a developer has one) would be read
