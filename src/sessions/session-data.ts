@@ -66,8 +66,8 @@ export function credentialOf(ids: CredentialIds, tg: TgSession, credential: stri
     case 'oidc':
       return ids('oidc', tg.oidc?.sub ?? '');
     case 'password':
-      // Sessions of password logins from before `cred` existed: counted by user, as the guess limits count.
-      return tg.username !== undefined ? ids('user', tg.username.toLowerCase()) : ids('secret', credential);
+      // Sessions of password logins from before `cred` existed: counted by user, as a login counts it now.
+      return tg.username !== undefined ? ids('user', tg.username) : ids('secret', credential);
     case 'secret':
       return ids('secret', credential);
   }

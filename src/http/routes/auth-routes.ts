@@ -128,9 +128,11 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
         })
       : undefined;
     const bySecret = byPassword === undefined ? parseLoginBody(req.body) : undefined;
-    // User names compare as the guess limits compare them: one user, however its name is cased.
+    // The principal is the user name exactly as TigerGraph authenticates it: `alice` and `Alice` are two users,
+    // and one must never end the other's sessions or spend her budgets (the guess limits still fold case: a
+    // guesser gains nothing by changing it).
     const credential = byPassword
-      ? deps.credentialIds('user', byPassword.creds.username.toLowerCase())
+      ? deps.credentialIds('user', byPassword.creds.username)
       : deps.credentialIds('secret', bySecret?.secret ?? '');
     const kind = byPassword ? 'password' : 'secret';
     const ticket = await admit(req, credential, byPassword?.creds.username, kind);
