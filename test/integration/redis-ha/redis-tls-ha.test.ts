@@ -2,7 +2,7 @@
  * Sentinel and Cluster failover over TLS within bounds, many redis-server processes
  */
 import { sessionKeys } from '../../../src/store/keys.js';
-import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { startRig, untilReady, type Rig } from '../../helpers/app-rig.js';
 import { poll } from '../../helpers/wait.js';
 import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js';
@@ -12,7 +12,14 @@ import { recordFigure } from '../../helpers/figures.js';
 
 // The service gets only TLS ports and trusts the self-signed certificate through REDIS_CA_FILE alone;
 // a plain connection to a TLS port fails, so every answer below came over TLS on every hop.
-const tlsEnv = (cert: TlsCert) => ({ REDIS_TLS: 'true', REDIS_CA_FILE: cert.certFile });
+// What these tests judge is TLS on every hop and failover, not the command timeout: a machine whose cores other
+// work has taken once needed more than the default 800 ms for a TLS login's first commands (503 in set-up), so
+// the timeout is a few times that, and set-up waits for /readyz before the first login.
+const tlsEnv = (cert: TlsCert) => ({
+  REDIS_TLS: 'true',
+  REDIS_CA_FILE: cert.certFile,
+  REDIS_COMMAND_TIMEOUT_MS: '4000',
+});
 
 describe('Redis Sentinel over TLS: data nodes, replication and sentinels on TLS ports', () => {
   let cert: TlsCert;
@@ -28,7 +35,8 @@ describe('Redis Sentinel over TLS: data nodes, replication and sentinels on TLS 
       store: { env: { ...group.serviceEnv, ...tlsEnv(cert) } },
       env: { LOGIN_RATE_LIMIT: '1000' },
     });
-  }, 30_000);
+    expect(await untilReady(rig)).toBe(200);
+  });
   afterAll(async () => {
     await rig?.close();
     await group?.stop();
@@ -45,7 +53,7 @@ describe('Redis Sentinel over TLS: data nodes, replication and sentinels on TLS 
     expect((await agent.get('/readyz')).status).toBe(200);
     expect(await group.replicated(group.master.tlsPort!)).toBe(1);
     expect(await group.client(group.replica.port).exists(keys().session(sid), keys().token(sid))).toBe(2);
-  }, 20_000);
+  });
 
   test('when the master is killed, then sentinels promote the replica over TLS and the service follows with its sessions', async () => {
     const sessions = await Promise.all([1, 2, 3].map(() => loginWithSid(rig)));
@@ -74,7 +82,7 @@ describe('Redis Sentinel over TLS: data nodes, replication and sentinels on TLS 
     const late = await loginWithSid(rig);
     expect((await late.agent.get('/api/echo')).status).toBe(200);
     expect(await group.client(group.replica.port).exists(keys().session(late.sid))).toBe(1);
-  }, 50_000);
+  });
 });
 
 describe('Redis Cluster over TLS: three masters, TLS ports and a TLS cluster bus', () => {
@@ -90,7 +98,8 @@ describe('Redis Cluster over TLS: three masters, TLS ports and a TLS cluster bus
       store: { env: { REDIS_CLUSTER_NODES: cluster.nodeList, ...tlsEnv(cert) } },
       env: { LOGIN_RATE_LIMIT: '1000' },
     });
-  }, 30_000);
+    expect(await untilReady(rig)).toBe(200);
+  });
   afterAll(async () => {
     await rig?.close();
     await cluster?.stop();
@@ -109,7 +118,7 @@ describe('Redis Cluster over TLS: three masters, TLS ports and a TLS cluster bus
     // More than one master answered: the client followed the slot map to the other nodes' TLS ports.
     expect(owners.size).toBeGreaterThan(1);
     expect((await sessions[0]!.agent.get('/readyz')).status).toBe(200);
-  }, 20_000);
+  });
 
   test('when the CA is not trusted, then the store is unavailable (503), not silently unverified', async () => {
     const untrusting = await startRig({ store: { env: { REDIS_CLUSTER_NODES: cluster.nodeList, REDIS_TLS: 'true' } } });
@@ -120,5 +129,5 @@ describe('Redis Cluster over TLS: three masters, TLS ports and a TLS cluster bus
     } finally {
       await untrusting.close();
     }
-  }, 20_000);
+  });
 });
