@@ -26,7 +26,7 @@ describeInBrowser('demo page in headless Chromium', () => {
     rig = await startRig({ env: { LOGIN_RATE_LIMIT: '1000' } });
     url = await rig.listen();
     browser = await launchChromium();
-  }, 60_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await rig?.close();

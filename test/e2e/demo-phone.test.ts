@@ -52,7 +52,7 @@ describeInBrowser('demo page on a phone', () => {
       }).then((r) => (shortRig = r)),
       launchChromium().then((b) => (browser = b)),
     ]);
-  }, 60_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await rig?.close();
@@ -100,7 +100,7 @@ describeInBrowser('demo page on a phone', () => {
     expect(await page.evaluate<string>('document.activeElement.id')).toBe('output');
     expect(await axeViolations(page)).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 
   test('when a templated GET is picked, then the form is filled and the page says what to replace', async () => {
     const page = await open();
@@ -111,7 +111,7 @@ describeInBrowser('demo page on a phone', () => {
     expect(await page.getAttribute('#status', 'class')).toBe('info');
     expect(await page.textContent('#output')).toBe(''); // filled, not run
     await page.close();
-  }, 60_000);
+  });
 
   test('when the session nears its end, then the bar counts down in seconds and shows the end without a click', async () => {
     const page = await open(shortRig);
@@ -137,5 +137,5 @@ describeInBrowser('demo page on a phone', () => {
     expect(await page.textContent('#status')).toBe('Your session has ended; log in again.');
     expect(await page.locator('#login-view').isVisible()).toBe(true);
     await page.close();
-  }, 60_000);
+  });
 });

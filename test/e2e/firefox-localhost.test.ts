@@ -43,5 +43,5 @@ describeInFirefox('the demo page in Firefox at http://localhost with the default
     ]);
     expect(await page.evaluate<string>('document.cookie')).toBe('');
     expect(await page.evaluate<string>('document.body.innerText')).not.toContain(secret!);
-  }, 60_000);
+  });
 });

@@ -18,7 +18,7 @@ describeInBrowser('the demo page over plain http by a LAN name, in development',
     rig = await startRig({ env: { COOKIE_SECURE: 'true', LOGIN_RATE_LIMIT: '1000' } });
     port = new URL(await rig.listen()).port;
     browser = await launchChromium(['--host-resolver-rules=MAP bff.lan 127.0.0.1']);
-  }, 60_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await rig?.close();
@@ -41,5 +41,5 @@ describeInBrowser('the demo page over plain http by a LAN name, in development',
     await page.locator('#status', { hasText: 'COOKIE_SECURE=false' }).waitFor({ timeout: 10_000 });
     expect(await page.isHidden('#app-view')).toBe(true);
     expect(problems).toEqual([]);
-  }, 60_000);
+  });
 });

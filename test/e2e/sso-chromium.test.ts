@@ -92,7 +92,7 @@ describeInBrowser('single sign-on in headless Chromium', () => {
     server = service.app.listen(port, '127.0.0.1');
     await once(server, 'listening');
     browser = await launchChromium();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -223,5 +223,5 @@ describeInBrowser('single sign-on in headless Chromium', () => {
       expect(readable.filter((r) => r.includes(needle))).toEqual([]);
     }
     expect(errors).toEqual([]);
-  }, 60_000);
+  });
 });

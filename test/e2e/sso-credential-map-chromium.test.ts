@@ -87,7 +87,7 @@ describeInBrowser('credential-map sign-in in headless Chromium', () => {
     server = service.app.listen(port, '127.0.0.1');
     await once(server, 'listening');
     browser = await launchChromium();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -141,5 +141,5 @@ describeInBrowser('credential-map sign-in in headless Chromium', () => {
         .map((t) => `Bearer ${t.token}`),
     ).toContain(bearer);
     expect(errors).toEqual([]);
-  }, 60_000);
+  });
 });

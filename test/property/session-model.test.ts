@@ -216,7 +216,7 @@ describe('the session life cycle as a model (real app, manual clock, own Redis)'
         TOKEN_SWEEP_INTERVAL_MS: '3600000', // swept by the invariant, on the manual clock
       },
     });
-  }, 30_000);
+  });
   afterAll(async () => {
     await rig?.close();
     await redis?.stop();

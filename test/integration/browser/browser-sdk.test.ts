@@ -255,5 +255,5 @@ describe('browser SDK session expiry events', () => {
     expect(expiring.map((e) => e.expiresAt)).toEqual([session.sessionExpiresAt]);
     expect(['session_expired', 'not_authenticated']).toContain(end.reason);
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(session.sessionExpiresAt!));
-  }, 15_000);
+  });
 });

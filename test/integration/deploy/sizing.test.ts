@@ -44,7 +44,7 @@ describe('sizing: Redis bytes per session and RSS per replica', () => {
       // 300 logins from one address in a few seconds: a measurement, not a client the budget is for.
       LOGIN_ADDRESS_BUDGET: '1000',
     });
-  }, 30_000);
+  });
   afterAll(async () => {
     await service?.kill();
     await sim?.close();

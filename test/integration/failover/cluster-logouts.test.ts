@@ -74,5 +74,5 @@ describe('logouts meeting a Redis Cluster primary failover', () => {
         return a.tombstone === 1 ? { logout: 503, ...ended } : { logout: 503, ...refused };
       }),
     );
-  }, 90_000);
+  });
 });

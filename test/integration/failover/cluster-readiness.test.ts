@@ -38,7 +38,7 @@ describe('readiness on a Redis Cluster with cluster-require-full-coverage no', (
     cookies = await Promise.all(Array.from({ length: SESSIONS }, () => login(base, rig.secret)));
     // On every replica before the first primary is killed: the surviving primaries' sessions must be there.
     await redis.replicated();
-  }, 90_000);
+  });
   afterAll(async () => {
     await rig?.close();
     await redis?.stop();
@@ -71,7 +71,7 @@ describe('readiness on a Redis Cluster with cluster-require-full-coverage no', (
     // Until a probe has seen the new slot table (a probe a second, each reading the table again).
     const seen = await replacePrimary('one primary killed', 1500);
     expect(seen.filter((s) => s.status !== 200)).toEqual([]);
-  }, 40_000);
+  });
 
   test('when a slot range loses its master and its replica soon after another primary was replaced, then /readyz stays 200 within its own bound, turns 503 past it while the other slots serve, and 200 once the range has a master again', async () => {
     expect((await readyz(rig)).status).toBe(200);
@@ -127,7 +127,7 @@ describe('readiness on a Redis Cluster with cluster-require-full-coverage no', (
       // Whatever failed above, the next test starts with every range served.
       await restart();
     }
-  }, 90_000);
+  });
 
   /** Where a session's keys are now: the primary serving them and what it holds (for a refusal's message). */
   async function held(cookie: string) {
@@ -192,5 +192,5 @@ describe('readiness on a Redis Cluster with cluster-require-full-coverage no', (
       node(frozen).resume();
     }
     expect(await untilReady(rig, 20_000)).toBe(200);
-  }, 60_000);
+  });
 });

@@ -106,7 +106,7 @@ describe('failover under load: Sentinel master killed while three instances serv
     expect(remint.mints).toBe(SESSIONS);
     // Every instance's session cache was dropped when its connections to the old master went.
     expect((await flushes()).map((n, i) => n > flushesBefore[i]!)).toEqual(cluster.instances.map(() => true));
-  }, 60_000);
+  });
 
   test('when the failover is over, then the session caches serve again from the new master and a logout there holds everywhere', async () => {
     const { cluster } = rig;
@@ -123,5 +123,5 @@ describe('failover under load: Sentinel master killed while three instances serv
     const after = cluster.sim.seen().length;
     for (const i of cluster.instances) expect((await call(i.url, '/api/echo', cookie)).status).toBe(401);
     expect([...tokensSeen(cluster, after)].filter((t) => ended.has(t))).toEqual([]);
-  }, 30_000);
+  });
 });

@@ -41,7 +41,7 @@ export function sentinelRig(options: {
     if (started.status === 'fulfilled') rig.cluster = started.value;
     if (ready.status === 'rejected') throw ready.reason;
     if (started.status === 'rejected') throw started.reason;
-  }, 60_000);
+  });
   afterAll(async () => {
     await rig.cluster?.close();
     await rig.group?.stop();

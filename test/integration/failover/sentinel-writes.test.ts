@@ -117,5 +117,5 @@ describe('writes meeting a Sentinel failover: logins, logouts and token refreshe
     expect(mints).toBeGreaterThanOrEqual(REFRESHING + okLogins);
     expect(mints).toBeLessThanOrEqual(REFRESHING + LOGINS);
     expect(cluster.sim.tokens().filter((t) => t.secretAlias === loginAlias)).toHaveLength(okLogins);
-  }, 60_000);
+  });
 });

@@ -40,7 +40,7 @@ describe('client faults (a real service process)', () => {
     // Another user: with one secret, the attacker's requests in flight would count against the victim too.
     victim = await login(bff.url, sim.createSecret({ alias: 'faults_client_victim' }).value);
     attacker = await login(bff.url, sim.createSecret({ alias: 'faults_client' }).value);
-  }, 60_000);
+  });
   afterAll(async () => {
     for (const s of sockets) s.destroy();
     await bff?.kill();

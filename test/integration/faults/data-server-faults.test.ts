@@ -70,7 +70,7 @@ describe('data server faults (a real service process behind a fault proxy)', () 
     });
     secret = sim.createSecret({ alias: 'faults_data' }).value;
     cookie = await login(bff.url, secret);
-  }, 60_000);
+  });
   afterAll(async () => {
     await bff?.kill();
     await proxy?.close();

@@ -30,7 +30,7 @@ describe('instance faults (three service processes on one Redis)', () => {
       label: 'faults-inst',
       env: { TOKEN_LEASE_TTL_MS: String(LEASE_TTL_MS), RELAY_SESSION_CONCURRENCY: '100' },
     });
-  }, 60_000);
+  });
   afterAll(() => cluster?.close());
 
   test('when the lease holder is frozen (SIGSTOP) mid-mint past its lease and then thawed, then at most 2 token calls and its late token never replaces the newer one', async () => {
@@ -92,7 +92,7 @@ describe('instance faults (three service processes on one Redis)', () => {
     expect(stored).toBe(createHash('sha256').update(newer).digest('base64url'));
     // The late token was not kept, so it must not stay alive upstream either.
     expect(live).toEqual([newer]);
-  }, 60_000);
+  });
 
   test('when the lease holder is SIGKILLed mid-refresh while the others wait, then exactly one more token call, and every instance uses the token in Redis', async () => {
     const [a, b, c] = cluster.instances as [
@@ -141,7 +141,7 @@ describe('instance faults (three service processes on one Redis)', () => {
         .update([...used][0]!)
         .digest('base64url'),
     );
-  }, 60_000);
+  });
 
   test('when a replica is SIGKILLed under load, then sessions continue on the others with no re-login and no new token', async () => {
     const cookies = await Promise.all(
@@ -194,5 +194,5 @@ describe('instance faults (three service processes on one Redis)', () => {
     expect(lostOnDoomed).toBeLessThanOrEqual(6);
     for (const cookie of cookies) expect((await call(live[0]!.url, '/auth/session', cookie)).status).toBe(200);
     expect(cluster.sim.counts()['POST /requesttoken'] ?? 0).toBe(0);
-  }, 60_000);
+  });
 });

@@ -39,7 +39,7 @@ describe('hostile client: spelling one address many ways', () => {
       },
       30_000,
     );
-  }, 60_000);
+  });
   afterAll(async () => {
     await bff?.kill();
     await dropPrefix(prefix);

@@ -8,7 +8,7 @@ describe('CORS and the CSRF origin check compare serialized origins (a real serv
   let rig: GuardRig;
   beforeAll(async () => {
     rig = await startGuardRig('cors-origin', { ALLOWED_ORIGINS: 'https://app.example.com' });
-  }, 60_000);
+  });
   afterAll(() => rig?.close());
 
   test.each([
@@ -81,7 +81,7 @@ describe('ALLOWED_ORIGINS written in an odd spelling (a real service process)', 
   let rig: GuardRig;
   beforeAll(async () => {
     rig = await startGuardRig('cors-origin-config', { ALLOWED_ORIGINS: 'HTTP://Tools.Example.com:80/' });
-  }, 60_000);
+  });
   afterAll(() => rig?.close());
 
   test('when the entry has upper case, a default port and a trailing slash, then it starts, matches the browser form and echoes the serialized form', async () => {

@@ -49,7 +49,7 @@ describe('CSRF guard against odd spellings (a real service process)', () => {
   let rig: GuardRig;
   beforeAll(async () => {
     rig = await startGuardRig('csrf-spelling', { ADMIN_ROUTES: 'true', ALLOWED_ORIGINS: 'https://app.example.com' });
-  }, 60_000);
+  });
   afterAll(() => rig?.close());
 
   test('when a cross-site request without the CSRF header spells a state-changing route oddly, then it is refused or not found, never served, the session lives and upstream sees nothing', async () => {
@@ -77,7 +77,7 @@ describe('CSRF guard against odd spellings (a real service process)', () => {
     const session = await rawRequest(rig.bff.url, '/auth/session', { headers: { cookie } });
     expect(session.status).toBe(200);
     expect(JSON.parse(session.body)).toMatchObject({ authenticated: true, graph: 'social' });
-  }, 60_000);
+  });
 
   test('when the same request comes with the CSRF header from a listed origin and the canonical spelling, then it is served (the guard is not a blanket refusal)', async () => {
     const cookie = await rig.login();
@@ -88,7 +88,7 @@ describe('CSRF guard against odd spellings (a real service process)', () => {
     const session = await rawRequest(rig.bff.url, '/auth/session', { headers: { cookie } });
     expect(session.status).toBe(401);
     expect(session.code).toBe('not_authenticated');
-  }, 30_000);
+  });
 
   test('when a state-changing request to an unknown path comes without the header, then it is refused before any route runs', async () => {
     const res = await rawRequest(rig.bff.url, '/elsewhere', { method: 'POST', headers: CROSS_SITE, body: '{}' });

@@ -6,7 +6,7 @@ describe('metrics on their own port (a real service process, METRICS_PORT=0)', (
   let rig: GuardRig;
   beforeAll(async () => {
     rig = await startGuardRig('metrics-port');
-  }, 60_000);
+  });
   afterAll(() => rig?.close());
 
   test.each([
@@ -68,5 +68,5 @@ describe('METRICS_PORT=off (a real service process)', () => {
     } finally {
       await rig.close();
     }
-  }, 60_000);
+  });
 });

@@ -6,7 +6,7 @@ describe('security headers on probe answers (a real service process)', () => {
   let rig: GuardRig;
   beforeAll(async () => {
     rig = await startGuardRig('probe-headers');
-  }, 60_000);
+  });
   afterAll(() => rig?.close());
 
   test('when /healthz, /readyz and the metrics port answer, then each carries the same security headers as any other answer', async () => {

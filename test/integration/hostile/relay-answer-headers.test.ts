@@ -14,7 +14,7 @@ describe('relay answer headers by allowlist (real process)', () => {
       startHostileRig('answer-headers'),
       startHostileRig('answer-headers-wide', { RELAY_RESPONSE_HEADERS: 'Server, X-Powered-By' }),
     ]);
-  }, 60_000);
+  });
   afterAll(async () => {
     await rig?.close();
     await widened?.close();

@@ -39,7 +39,7 @@ describe('hostile user: an attacker holding every connection it can get', () => 
       RELAY_SESSION_CONCURRENCY: '2',
       MAX_BODY_BYTES: String(CAP),
     });
-  }, 60_000);
+  });
   afterAll(async () => {
     await rig?.close();
   });
@@ -85,7 +85,7 @@ describe('hostile user: an attacker holding every connection it can get', () => 
       for (const u of uploads) u.socket.destroy();
     }
     assertNoEscape(rig.bff);
-  }, 60_000);
+  });
 });
 
 describe('hostile user: limits on the relay', () => {
@@ -99,7 +99,7 @@ describe('hostile user: limits on the relay', () => {
       MAX_BODY_BYTES: String(CAP),
       RELAY_FORWARD_HEADERS: 'gsql-replica',
     });
-  }, 60_000);
+  });
   afterAll(async () => {
     await rig?.close();
   });
@@ -135,7 +135,7 @@ describe('hostile user: limits on the relay', () => {
     await until('the stand-in to hold no request', () => rig.standIn.open() === 0);
     expect((await relayGet(rig.bff.url, '/api/echo', victim)).status).toBe(200);
     assertNoEscape(rig.bff);
-  }, 30_000);
+  });
 
   it('when one session has RELAY_SESSION_CONCURRENCY requests in flight, then its next gets 429 too_many_requests with Retry-After and another session is served', async () => {
     const greedy = await rig.login();
@@ -151,7 +151,7 @@ describe('hostile user: limits on the relay', () => {
     await Promise.all(hanging);
     // The slots come back once those requests ended.
     expect((await relayGet(rig.bff.url, '/api/echo', greedy)).status).toBe(200);
-  }, 30_000);
+  });
 
   it('when a chunked upload passes MAX_BODY_BYTES, then 413 payload_too_large and the data server never sees the request', async () => {
     const cookie = await rig.login();
@@ -172,7 +172,7 @@ describe('hostile user: limits on the relay', () => {
     expect(upload.status()).toBe(413);
     expect(upload.received()).toContain('"code":"payload_too_large"');
     expect(rig.standIn.seen.slice(before)).toEqual([]);
-  }, 30_000);
+  });
 
   it('when a POST declares a Content-Length over MAX_BODY_BYTES, then 413 before a byte of it is read, and nothing goes upstream', async () => {
     const cookie = await rig.login();
@@ -240,7 +240,7 @@ describe('hostile user: slow clients on the listening server', () => {
 
   beforeAll(async () => {
     rig = await startHostileRig('hostile-slow', { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' });
-  }, 60_000);
+  });
   afterAll(async () => {
     await rig?.close();
   });
@@ -255,7 +255,7 @@ describe('hostile user: slow clients on the listening server', () => {
     } finally {
       clearInterval(drip);
     }
-  }, 20_000);
+  });
 
   it('when a logged-in client trickles a small body forever, then it loses the request after REQUEST_TIMEOUT_MS', async () => {
     const cookie = await rig.login();
@@ -269,5 +269,5 @@ describe('hostile user: slow clients on the listening server', () => {
       clearInterval(drip);
     }
     assertNoEscape(rig.bff);
-  }, 20_000);
+  });
 });

@@ -38,7 +38,7 @@ describe('hostile store writer: sealed values copied between sessions', () => {
     };
     [first, second] = await Promise.all([startServiceProcess(env, 30_000), startServiceProcess(env, 30_000)]);
     redis = new Redis('redis://127.0.0.1:6379');
-  }, 60_000);
+  });
   afterAll(async () => {
     await Promise.all([first?.kill(), second?.kill()]);
     await sim?.close();
@@ -72,7 +72,7 @@ describe('hostile store writer: sealed values copied between sessions', () => {
     expect(stolen).toEqual({ status: 401, code: 'not_authenticated' });
     expect(await redis.exists(sessionKeyOf(sidB))).toBe(0);
     expect((await relayGet(second.url, '/api/echo', a)).status).toBe(200);
-  }, 30_000);
+  });
 
   /** A value as 0.1.x sealed it: `v1.<id>.…`, only the header authenticated, bound to no session. */
   function sealUnbound(plain: string): string {
@@ -102,7 +102,7 @@ describe('hostile store writer: sealed values copied between sessions', () => {
     expect(await redis.exists(sessionKeyOf(sid))).toBe(0);
     const again = await login(first.url, secret);
     expect((await relayGet(second.url, '/api/echo', again)).status).toBe(200);
-  }, 30_000);
+  });
 
   it("when session A's sealed token is copied into session C's token state, then C's requests never carry A's token", async () => {
     const a = await login(first.url, secretFor('a2'));
@@ -121,5 +121,5 @@ describe('hostile store writer: sealed values copied between sessions', () => {
     expect((await redis.hget(tokenKey(sidC), 'f')) === stateA['f']).toBe(false);
     expect((await relayGet(second.url, '/api/echo', a)).status).toBe(200);
     expect(lastBearer()).toBe(tokenA);
-  }, 30_000);
+  });
 });

@@ -96,7 +96,7 @@ function serviceOverSimulator(
     rig.sim = await startSimulator(simOptions);
     const upstream = { TG_RESTPP_URL: rig.sim.restppUrl, TG_GSQL_URL: rig.sim.gsqlUrl, TG_VERSION: rig.sim.version };
     rig.bff = await startServiceProcess({ ...processEnv(prefix), ...upstream, ...env }, 30_000);
-  }, 60_000);
+  });
   afterAll(async () => {
     await rig.bff?.kill();
     await dropPrefix(prefix);
@@ -136,7 +136,7 @@ describe('hostile client: two instances, one Redis', () => {
       RELAY_CREDENTIAL_CONCURRENCY: '3',
     };
     instances = await Promise.all([startServiceProcess(env, 30_000), startServiceProcess(env, 30_000)]);
-  }, 60_000);
+  });
   afterAll(async () => {
     await Promise.all(instances.map((i) => i.kill()));
     await dropPrefix(prefix);
@@ -239,7 +239,7 @@ describe('hostile client: two instances, one Redis', () => {
       const metrics = await (await request(`${instances[0]!.metricsUrl!}/metrics`)).body.text();
       expect(metrics).toMatch(/tgbff_relay_limited_total\{scope="credential"\} 3/);
       assertNoEscape(instances[0]!);
-    }, 60_000);
+    });
   });
 });
 
@@ -283,7 +283,7 @@ describe('hostile client: one instance, default login budgets', () => {
       expect(rig.bff.output()).toContain('login budget spent');
       expect(rig.bff.output()).not.toContain(one!);
       assertNoEscape(rig.bff);
-    }, 60_000);
+    });
   });
 
   describe('one TigerGraph user, many password logins', () => {
@@ -303,6 +303,6 @@ describe('hostile client: one instance, default login budgets', () => {
       const made = (await secretsOf(rig.sim, ALICE)).filter((s) => s.alias.startsWith('tgbff_'));
       expect(made).toHaveLength(2);
       assertNoEscape(rig.bff);
-    }, 60_000);
+    });
   });
 });

@@ -62,7 +62,7 @@ describe('single sign-on: the IdP tokens stay out of page scripts (real process)
     });
     upstream = await startCountingUpstream();
     service = await startServiceProcess({ ...baseEnv(idp, upstream.url), OIDC_AUDIENCE: idp.audience });
-  }, 30_000);
+  });
   afterAll(async () => {
     await service?.stop();
     await upstream?.close();

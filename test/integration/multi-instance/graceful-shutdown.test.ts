@@ -44,7 +44,7 @@ describe('graceful shutdown of a service process', () => {
   let cluster: Cluster;
   beforeAll(async () => {
     cluster = await startCluster({ instances: 0, label: 'multi-shutdown' });
-  }, 60_000);
+  });
   afterAll(() => cluster?.close());
 
   test('when SIGTERM arrives while a stream is in flight on a keep-alive connection, then new connections are refused at once, the stream completes intact and the process exits 0 as soon as it is done', async () => {
@@ -75,7 +75,7 @@ describe('graceful shutdown of a service process', () => {
     expect(instance.output()).not.toContain('shutdown deadline reached');
     // Redis and the upstream pool are closed before the final line.
     expect(instance.output()).toMatch(/"msg":"shutting down"[\s\S]*"msg":"stopped"/);
-  }, 60_000);
+  });
 
   test('when a kept-alive connection is busy at SIGTERM, then a request still arriving on it gets /readyz 503 draining with Connection: close, and the process exits when the stream ends, not at the deadline', async () => {
     const instance = await cluster.add({ SHUTDOWN_TIMEOUT_MS: String(LONG_DRAIN_MS) });
@@ -104,7 +104,7 @@ describe('graceful shutdown of a service process', () => {
     } finally {
       await client.destroy();
     }
-  }, 60_000);
+  });
 
   test('when SIGINT arrives with a stream longer than SHUTDOWN_TIMEOUT_MS, then the stream is cut at the deadline and the process still exits 0', async () => {
     const instance = await cluster.add({ SHUTDOWN_TIMEOUT_MS: String(SHORT_DRAIN_MS) });
@@ -123,7 +123,7 @@ describe('graceful shutdown of a service process', () => {
     const streamed = await stream.done;
     expect(streamed.complete).toBe(false);
     expect(instance.output()).toContain('shutdown deadline reached');
-  }, 60_000);
+  });
 
   test('when a second SIGTERM arrives during the drain, then the process exits at once with a non-zero code', async () => {
     const instance = await cluster.add({ SHUTDOWN_TIMEOUT_MS: String(LONG_DRAIN_MS) });
@@ -143,5 +143,5 @@ describe('graceful shutdown of a service process', () => {
     // Neither the 30 s stream nor the 30 s deadline: a third of either.
     expect(exit.at - secondAt).toBeLessThan(Math.min(LONG_STREAM_MS, LONG_DRAIN_MS) / 3);
     expect((await stream.done).complete).toBe(false);
-  }, 60_000);
+  });
 });

@@ -40,7 +40,7 @@ describe('parallel logins over three instances', () => {
         REDIS_COMMAND_TIMEOUT_MS: '300',
       },
     });
-  }, 60_000);
+  });
   afterAll(() => cluster?.close());
 
   test('when rounds of 40 logins of one secret run at once over three instances, then every one succeeds', async () => {

@@ -28,7 +28,7 @@ describe('the session cache over three instances', () => {
       // starved CI worker's warm-up of 40 sessions outlasted (see `served` in cache-metrics.ts).
       env: { ...OPEN_LOGIN_LIMITS, SESSION_IDLE_TIMEOUT: '7200' },
     });
-  }, 60_000);
+  });
   afterAll(() => cluster?.close());
 
   test('when 40 sessions warm on every instance log out in parallel, then every instance refuses them and the data server never sees their tokens again', async () => {
@@ -63,7 +63,7 @@ describe('the session cache over three instances, when a session ends other than
         SESSIONS_PER_CREDENTIAL: '1',
       },
     });
-  }, 60_000);
+  });
   afterAll(() => cluster?.close());
 
   const freshSecret = () => cluster.sim.createSecret({ alias: `ends_${randomBytes(3).toString('hex')}` }).value;

@@ -96,5 +96,5 @@ describe('npm start on a fresh machine (no TigerGraph, no Redis configured)', ()
     // The start-up banner is the one place the secret may appear; the login must not log it again.
     expect(service.output().split(demo!)).toHaveLength(2);
     expect(await service.stop('SIGTERM')).toBe(0);
-  }, 60_000);
+  });
 });

@@ -82,7 +82,7 @@ describe('@tigergraph-bff/browser, packed and installed, with a generated query 
     expect(body(direct.stdout)).toBe(body(written));
     for (const q of ['hello', 'friends', 'stream', 'sleep'])
       expect(written).toContain(`export function ${q}<T = unknown>(`);
-  }, 60_000);
+  });
 
   it('when the generated module and an app using it compile with tsc --strict, then no error (and wrong params are)', async () => {
     // --skipDefaultLibCheck: TypeScript's own lib files (lib.dom.d.ts is half the check) are not checked
@@ -93,7 +93,7 @@ describe('@tigergraph-bff/browser, packed and installed, with a generated query 
       { cwd: consumer },
     ).catch((err: { stdout: string; stderr: string }) => err);
     expect(`${tsc.stdout}${tsc.stderr}`).toBe('');
-  }, 60_000);
+  });
 
   it('when the compiled app runs against the service, then typed queries answer, refusals are typed, aborts abort', async () => {
     const { stdout } = await run(process.execPath, ['out/app.js'], {
@@ -107,7 +107,7 @@ describe('@tigergraph-bff/browser, packed and installed, with a generated query 
       aborted: 'TimeoutError',
       after: 'not_authenticated',
     });
-  }, 30_000);
+  });
 
   it('when codegen has no way to read the listing or a bad graph name, then it says so with a usage exit', async () => {
     const none = await codegen([], {});

@@ -69,7 +69,7 @@ beforeAll(async () => {
     Object.assign(own.compilerOptions, { noCheck: true, types: [] });
     await writeFile(path.join(work, 'packages', pkg, 'tsconfig.build.json'), JSON.stringify(own));
   }
-}, 60_000);
+});
 
 afterAll(async () => {
   simulator?.kill('SIGKILL');

@@ -26,7 +26,7 @@ describe('the bundled service', () => {
       SESSION_SECRET: randomBytes(32).toString('hex'),
       SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
     });
-  }, 30_000);
+  });
   afterAll(async () => {
     await service?.kill();
     await sim?.close();

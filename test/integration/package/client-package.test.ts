@@ -97,7 +97,7 @@ describe('@tigergraph-bff/client, packed and installed into an empty project', (
 
   it('when a strict NodeNext consumer uses it, then tsc --noEmit passes and a 3.6+ getToken is a string without narrowing', async () => {
     expect(await typecheck(consumer, 'client-consumer')).toBe('');
-  }, 60_000);
+  });
 
   it('when plain JavaScript runs it against the simulator, then a token round trip works and an unknown graph is graph_not_found', async () => {
     const { value: secret } = sim.createSecret({ graph: 'social', alias: 'client_pack' });
@@ -112,5 +112,5 @@ describe('@tigergraph-bff/client, packed and installed into an empty project', (
       },
     });
     expect(stdout).toBe('string string graph_not_found json\n');
-  }, 30_000);
+  });
 });

@@ -79,7 +79,7 @@ function fairnessCases(
         ...r.env,
       };
       instances = await Promise.all([0, 1, 2].map(() => startServiceProcess(env, 30_000)));
-    }, 90_000);
+    });
 
     afterAll(async () => {
       await Promise.allSettled(instances.map((i) => i.kill()));

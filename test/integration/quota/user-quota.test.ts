@@ -51,7 +51,7 @@ function quotaCases(name: string, setup: () => Promise<{ rig: Rig; redis: Redis 
     beforeAll(async () => {
       ({ rig, redis, close } = await setup());
       credOf = (secret) => credentialIds(rig.config.session.secrets[0]!)('secret', secret);
-    }, 60_000);
+    });
     afterAll(() => close?.());
 
     const fresh = async (): Promise<{ secret: string; a: supertest.Agent; b: supertest.Agent }> => {

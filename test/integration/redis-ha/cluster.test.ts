@@ -36,7 +36,7 @@ describe('Redis Cluster: three masters', () => {
       },
     });
     admin = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
-  }, 40_000);
+  });
   afterAll(async () => {
     admin?.disconnect();
     await rig?.close();
@@ -150,5 +150,5 @@ describe('Redis Cluster: three masters', () => {
     expect(failed.filter((a) => a.status !== 503 || a.code !== 'store_unavailable')).toEqual([]);
     // STORE_FAILOVER_WAIT_MS (2 s), plus at most one try in flight (800 ms), plus a busy machine.
     for (const a of answers) expect(a.ms).toBeLessThan(5_000);
-  }, 30_000);
+  });
 });

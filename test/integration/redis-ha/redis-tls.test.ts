@@ -39,7 +39,7 @@ describe('Redis over TLS', () => {
       ],
     });
     sim = await startSimulator({});
-  }, 30_000);
+  });
   afterAll(async () => {
     for (const service of services) await service.kill();
     await sim?.close();

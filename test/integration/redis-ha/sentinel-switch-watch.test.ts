@@ -18,7 +18,7 @@ describe('Sentinel client: a lost connection stops listening for +switch-master'
   beforeAll(async () => {
     group = await startSentinelGroup();
     await group.waitUntilReady();
-  }, 40_000);
+  });
   afterAll(async () => {
     for (const c of clients) c.disconnect();
     await group?.stop();
@@ -61,5 +61,5 @@ describe('Sentinel client: a lost connection stops listening for +switch-master'
     await poll(async () => (await listening()).every((n) => n === 0), WAIT_MS, 'every detector to stop listening');
     expect([client.status, copy.status].filter((s) => s === 'end')).toEqual([]);
     expect(ended).toBe(0);
-  }, 30_000);
+  });
 });

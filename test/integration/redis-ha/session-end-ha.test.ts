@@ -50,7 +50,7 @@ describe('session-end index on Redis Cluster', () => {
   beforeAll(async () => {
     cluster = await startRedisCluster();
     rig = await startRig({ store: { env: { REDIS_CLUSTER_NODES: cluster.nodeList } }, env: ENV });
-  }, 40_000);
+  });
   afterAll(async () => {
     await rig?.close();
     await cluster?.stop();

@@ -42,7 +42,7 @@ describe.each([
       ['invalid', authFailureStatus],
       ['ok', 200],
     ]);
-  }, 30_000);
+  });
 
   it('when the user lacks the graph privilege, then the refusal passes through with its status and no token is minted', async () => {
     rig = await startRig({
@@ -69,5 +69,5 @@ describe.each([
     expect(res.body.message).toMatch(/has no access to graph 'other'\.$/);
     expect(mintCalls(rig)).toBe(mintsBefore);
     expect(rig.sim.seen().filter((s) => s.path === '/graph/other/vertices/Person')).toHaveLength(1);
-  }, 30_000);
+  });
 });

@@ -66,5 +66,5 @@ describe('the graph of a session on TigerGraph 4.1', () => {
       .filter((s) => s.path === '/gsql/v1/tokens' && s.method === 'POST')
       .map((s) => (JSON.parse(s.bodyText ?? '{}') as { graph?: string }).graph);
     expect(new Set(bodies)).toEqual(new Set(['social']));
-  }, 30_000);
+  });
 });

@@ -92,5 +92,5 @@ describe('a request waiting for a lost Redis connection whose client leaves', ()
     // The staying session's commands are seen (the watch works); the leaving one's never arrive.
     expect(seen.filter((c) => c.includes(sidOf(staying))).length).toBeGreaterThan(0);
     expect(seen.filter((c) => c.includes(sidOf(leaving)))).toEqual([]);
-  }, 30_000);
+  });
 });

@@ -50,7 +50,7 @@ describe.each([
       SESSION_CACHE: cache,
     });
     secret = sim.createSecret({ alias: 'frozen' }).value;
-  }, 60_000);
+  });
   afterAll(async () => {
     redis?.resume();
     admin?.disconnect();
@@ -99,7 +99,7 @@ describe.each([
     expect([answer.status, answer.code]).toEqual([503, 'store_unavailable']);
     expect(servedMs).toBeLessThan(BOUND_MS);
     await servedAgain(cookie);
-  }, 30_000);
+  });
 
   test('relayed GET, GET /auth/session, login and logout each 503 within 1.5 command timeouts; /readyz 503 within 2 s', async () => {
     const [relay, session, logout] = [
@@ -149,7 +149,7 @@ describe.each([
     // Thawed, the same sessions are served again (the silence ends with the first reply).
     redis.resume();
     await servedAgain(session);
-  }, 30_000);
+  });
 });
 
 /** How long `op` took to reject, and with what (an AppError's code, else the message). */
@@ -212,7 +212,7 @@ describe('once a command timed out on a frozen Redis, the next store step fails 
         () => false,
       ),
     );
-  }, 20_000);
+  });
 
   // A command sent before the silence began that times out after it (a request's step already out when an
   // earlier one timed out) keeps the connection silent one timeout from its own timeout, not from the first.
@@ -245,5 +245,5 @@ describe('once a command timed out on a frozen Redis, the next store step fails 
     } finally {
       redis.resume();
     }
-  }, 20_000);
+  });
 });

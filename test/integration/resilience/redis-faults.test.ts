@@ -57,7 +57,7 @@ describe('Redis faults under load (a real service process, a private redis-serve
     const secret = sim.createSecret({ alias: 'faults' }).value;
     cookies = [];
     for (let i = 0; i < SESSIONS; i++) cookies.push(await login(bff.url, secret));
-  }, 60_000);
+  });
   afterAll(async () => {
     admin?.disconnect();
     await bff?.kill();
@@ -177,7 +177,7 @@ describe('Redis faults under load (a real service process, a private redis-serve
       () => redis.restart(),
       2000,
     );
-  }, 30_000);
+  });
 
   test('when Redis runs DEBUG SLEEP, then 503 store_unavailable within about a second and recovery', async () => {
     await admin.connect().catch(() => undefined);
@@ -187,7 +187,7 @@ describe('Redis faults under load (a real service process, a private redis-serve
       () => undefined, // Redis wakes by itself
       2000,
     );
-  }, 30_000);
+  });
 
   test('when Redis pauses its clients (CLIENT PAUSE), then 503 store_unavailable within about a second and recovery', async () => {
     await underFault(
@@ -196,7 +196,7 @@ describe('Redis faults under load (a real service process, a private redis-serve
       () => admin.call('CLIENT', 'UNPAUSE'),
       2000,
     );
-  }, 30_000);
+  });
 
   test("when the service's Redis connections are killed mid-command again and again, then failures are 503 only and it recovers", async () => {
     let killer: NodeJS.Timeout | undefined;
@@ -211,7 +211,7 @@ describe('Redis faults under load (a real service process, a private redis-serve
       2000,
       false,
     );
-  }, 30_000);
+  });
 
   test('when every Redis connection is reset by the network, then 503 store_unavailable and recovery once it passes again', async () => {
     await underFault(
@@ -220,7 +220,7 @@ describe('Redis faults under load (a real service process, a private redis-serve
       () => proxy.set({ kind: 'pass' }),
       2000,
     );
-  }, 30_000);
+  });
 
   test('when the Redis network blackholes (no answer, no reset), then 503 store_unavailable within about a second and recovery', async () => {
     await underFault(
@@ -233,5 +233,5 @@ describe('Redis faults under load (a real service process, a private redis-serve
       },
       2000,
     );
-  }, 30_000);
+  });
 });

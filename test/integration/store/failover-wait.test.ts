@@ -108,7 +108,7 @@ describe('store commands ride out a lost Redis connection', () => {
     } finally {
       await stores.close();
     }
-  }, 20_000);
+  });
 
   test('when the client of a waiting command leaves, then its slot is free at once and the command is never sent; a finished answer keeps its command waiting', async () => {
     const { redis, failover, stores } = await rig(10_000, 3);
@@ -161,7 +161,7 @@ describe('store commands ride out a lost Redis connection', () => {
     } finally {
       await stores.close();
     }
-  }, 20_000);
+  });
 
   test('when Redis is killed and back within the bound, then commands issued meanwhile succeed once it is back and readiness stays ready', async () => {
     // A bound the outage below stays well within, however long a loaded machine takes to restart Redis.
@@ -189,7 +189,7 @@ describe('store commands ride out a lost Redis connection', () => {
     } finally {
       await stores.close();
     }
-  }, 60_000);
+  });
 
   test('when Redis stays down past the bound, then a waiting command fails at the bound, later ones at once, and readiness fails', async () => {
     const waitMs = 3000;
@@ -214,7 +214,7 @@ describe('store commands ride out a lost Redis connection', () => {
       await server.restart();
       await stores.close();
     }
-  }, 20_000);
+  });
 
   test('when more commands wait than the cap, then the ones beyond it fail at once and the waiters succeed', async () => {
     const waitMs = 20_000;
@@ -244,7 +244,7 @@ describe('store commands ride out a lost Redis connection', () => {
     } finally {
       await stores.close();
     }
-  }, 20_000);
+  });
 
   test('when the connection drops with reads and a write on the wire, then the reads are issued again once Redis is back, answered as read first time, and the write fails, never sent again', async () => {
     // Through a proxy: bytes written to it can be dropped on cue, so both commands are on the wire and neither ran.
@@ -281,7 +281,7 @@ describe('store commands ride out a lost Redis connection', () => {
       await stores.close();
       await proxy.close();
     }
-  }, 20_000);
+  });
 
   test('when an earlier outage outlasted the bound, then a read on the wire at a later loss is still issued again', async () => {
     const proxy = await startFaultProxy({ port: server.port });
@@ -310,7 +310,7 @@ describe('store commands ride out a lost Redis connection', () => {
       await stores.close();
       await proxy.close();
     }
-  }, 20_000);
+  });
 
   test('when a read on the wire at a loss was issued again and answered, then its try times out no later: the connection is not marked silent and the next command goes out', async () => {
     // The main connection as create-stores.ts builds it: the command timeout with its silence, the wait,
@@ -347,7 +347,7 @@ describe('store commands ride out a lost Redis connection', () => {
       redis.disconnect();
       await proxy.close();
     }
-  }, 20_000);
+  });
 
   test('when Redis is frozen (SIGSTOP), then a command still fails at the command timeout and readiness fails', async () => {
     const { redis, stores } = await rig(10_000, 100);
@@ -365,5 +365,5 @@ describe('store commands ride out a lost Redis connection', () => {
       server.resume();
       await stores.close();
     }
-  }, 20_000);
+  });
 });
