@@ -92,8 +92,9 @@ describe('tokens die with their session (redis and memory stores, side by side)'
       const agent = await rig.login();
       expect((await agent.get('/api/echo')).status).toBe(200);
       const token = lastToken(rig, '/echo');
+      // The 200 above is the set-up's check that the token was live: a look of its own after it could come past
+      // the idle end on a machine whose cores are taken, and find the token rightly gone.
       const idleEnd = Date.now() + IDLE_S * 1000;
-      expect(await upstreamVerdict(rig, token)).toBe('ok');
 
       const diedAt = await deleteArrivedAt(rig, token);
 

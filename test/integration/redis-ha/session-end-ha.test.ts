@@ -9,8 +9,11 @@ import { recordFigure } from '../../helpers/figures.js';
 import { until } from '../../helpers/wait.js';
 
 const SWEEP_MS = 200;
-// 2 s idle, not 1: each login's first request must come within it (a slow machine's CI missed 1 s elsewhere).
-const IDLE_S = 2;
+// 5 s idle: each login and its first request must fit inside it on a machine whose cores are taken (1 s and then
+// 2 s were missed by slow machines).
+const IDLE_S = 5;
+/** How late after the last idle deadline the last delete may arrive: the next pass, and a second for a busy machine. */
+const LATE_MS = SWEEP_MS + 1000;
 const ENV = {
   SESSION_IDLE_TIMEOUT: String(IDLE_S),
   SESSION_ABSOLUTE_TIMEOUT: '60',
@@ -20,27 +23,34 @@ const ENV = {
 
 /**
  * Six sessions go idle; every token must be deleted upstream exactly once, soon after the idle deadline
- * (the tokens would otherwise live 60 s). Returns the delay after the last idle deadline.
+ * (the tokens would otherwise live 60 s). Returns how late the last delete arrived after the last idle deadline.
  */
 async function idleSessionsLoseTheirTokens(rig: Rig): Promise<number> {
-  const before = new Set(rig.sim.tokens().map((t) => t.token));
+  const ours: string[] = [];
+  let idleEnd = 0;
   for (let i = 0; i < 6; i++) {
+    // Each session's token is read right after its first request: the first sessions may idle out before the last logs in.
+    const before = new Set(rig.sim.tokens().map((t) => t.token));
     const agent = await rig.login();
     expect((await agent.get('/api/echo')).status).toBe(200);
+    idleEnd = Date.now() + IDLE_S * 1000;
+    ours.push(
+      ...rig.sim
+        .tokens()
+        .map((t) => t.token)
+        .filter((t) => !before.has(t)),
+    );
   }
-  const ours = rig.sim
-    .tokens()
-    .map((t) => t.token)
-    .filter((t) => !before.has(t));
-  expect(ours).toHaveLength(6);
-  const idleEnd = Date.now() + IDLE_S * 1000;
+  expect(new Set(ours).size).toBe(6);
 
   const live = () => new Set(rig.sim.tokens().map((t) => t.token));
   await until("every idle session's token to be deleted upstream", () => !ours.some((t) => live().has(t)));
-  const lateMs = Date.now() - idleEnd;
   const deletes = rig.sim.seen().filter((r) => r.method === 'DELETE' && r.path === '/requesttoken');
   for (const token of ours) expect(deletes.filter((d) => d.bodyText?.includes(token))).toHaveLength(1);
-  expect(lateMs).toBeLessThan(SWEEP_MS + 800);
+  // When the data server received the last delete (its own record), not when a poll saw its effect.
+  const lastDelete = Math.max(...deletes.filter((d) => ours.some((t) => d.bodyText?.includes(t))).map((d) => d.at));
+  const lateMs = lastDelete - idleEnd;
+  expect(lateMs).toBeLessThan(LATE_MS);
   return lateMs;
 }
 
