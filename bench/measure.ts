@@ -53,17 +53,28 @@ export async function measure(deps: MeasureDeps): Promise<Sample[]> {
             ? runLoad(target, { connections, seconds })
             : runPaced(target, { connections, seconds, rate: offeredRps });
         if (options.warmupSeconds > 0) await run(options.warmupSeconds);
-        const redisBefore = await commandCounts(deps.redis);
-        const tokensBefore = await deps.sim.tokenCalls();
-        const cpuBefore = target.child.cpuSeconds();
-        const result = await run(options.seconds[phase]);
-        const cpuAfter = target.child.cpuSeconds();
-        const cpuUsPerRequest =
-          cpuBefore === null || cpuAfter === null || result.ok === 0
-            ? null
-            : Math.round(((cpuAfter - cpuBefore) / result.ok) * 1e6);
-        const redis = diffCounts(redisBefore, await commandCounts(deps.redis));
-        const tokenCalls = (await deps.sim.tokenCalls()) - tokensBefore;
+        const measured = async () => {
+          const redisBefore = await commandCounts(deps.redis);
+          const tokensBefore = await deps.sim.tokenCalls();
+          const cpuBefore = target.child.cpuSeconds();
+          const result = await run(options.seconds[phase]);
+          const cpuAfter = target.child.cpuSeconds();
+          const cpuUsPerRequest =
+            cpuBefore === null || cpuAfter === null || result.ok === 0
+              ? null
+              : Math.round(((cpuAfter - cpuBefore) / result.ok) * 1e6);
+          const redis = diffCounts(redisBefore, await commandCounts(deps.redis));
+          const tokenCalls = (await deps.sim.tokenCalls()) - tokensBefore;
+          return { result, cpuUsPerRequest, redis, tokenCalls };
+        };
+        let sample = await measured();
+        // Nothing answered and nothing failed: the subject got no CPU in the window (a machine loaded past its
+        // cores, short runs), so nothing was measured. Once more, said in the progress; a real failure stays.
+        if (sample.result.ok === 0 && sample.result.failed === 0) {
+          deps.progress(`round ${round} ${phase} ${id}: no request completed in ${options.seconds[phase]} s; again`);
+          sample = await measured();
+        }
+        const { result, cpuUsPerRequest, redis, tokenCalls } = sample;
         samples.push({ subject: id, phase, round, offeredRps, load: result, redis, tokenCalls, cpuUsPerRequest });
         deps.progress(describe(round, phase, id, result, offeredRps, cpuUsPerRequest));
       }
