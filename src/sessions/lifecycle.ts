@@ -136,13 +136,45 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
       credential = undefined;
     }
     if (credential === undefined) await deps.tokens.delete(sid).catch(() => undefined);
-    else await strategyOf(tg).revoke({ sid, entry, credential, reason, tg, retry: false });
+    else if (!(await revokeOrHandOver(sid, entry, credential, reason, tg, known !== undefined))) {
+      // The sweeper retries what could not be ended upstream: its entry stays, due now.
+      if (tg.cred !== undefined) await deps.credentialSessions.remove(tg.cred, [sid]).catch(() => undefined);
+      await deps.sessionStore.destroy(sid);
+      return true;
+    }
     // Left behind, the entry costs the sweeper one look once the session is gone, and nothing else.
     await deps.sessionEnds.forget(entry).catch(quietly('could not clear a session-end entry'));
     // Best effort: an id left on the list is found dead and pruned at the credential's next check.
     if (tg.cred !== undefined) await deps.credentialSessions.remove(tg.cred, [sid]).catch(() => undefined);
     await deps.sessionStore.destroy(sid);
     return true;
+  }
+
+  /**
+   * What a session held upstream, ended with the sweeper's own retry semantics (a failure keeps the token
+   * state): false when that failed, after its session-end entry was made due now, so the session-end sweeper
+   * on any instance deletes the token (and drops a password login's secret) once the data server answers.
+   * `own`: the caller's session, whose entry `end` did not watch yet.
+   */
+  async function revokeOrHandOver(
+    sid: string,
+    entry: SessionEnd,
+    credential: SessionCredential,
+    reason: EndReason,
+    tg: TgSession,
+    own: boolean,
+  ): Promise<boolean> {
+    try {
+      await strategyOf(tg).revoke({ sid, entry, credential, reason, tg, retry: true });
+      return true;
+    } catch (err) {
+      logger.warn(
+        { err: { code: (err as { code?: unknown }).code }, reason },
+        'session ended; what it held upstream could not be ended now, the session-end sweeper retries it',
+      );
+      if (own) await deps.sessionEnds.watch(entry, deps.now()).catch(quietly('could not hand an end to the sweeper'));
+      return false;
+    }
   }
 
   const cap = sessionCap({
