@@ -310,7 +310,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   LOGIN_CREDENTIAL_BUDGET: {
     section: 'features',
-    doc: 'Successful logins allowed per credential (one secret, or one user name for password login) per LOGIN_RATE_WINDOW, from all addresses together. Beyond it: 429 rate_limited with Retry-After.',
+    doc: 'Successful logins allowed per credential (one secret, one user name for password login, or one IdP subject for single sign-on, with or without a credential map) per LOGIN_RATE_WINDOW, from all addresses together. Beyond it: 429 rate_limited with Retry-After.',
   },
   SESSIONS_PER_CREDENTIAL: {
     section: 'features',

@@ -20,6 +20,11 @@ export interface LoginBudget {
    * Settle with the outcome: a refused one stays counted for the address only, an unchecked one not at all.
    */
   take(address: string | undefined, credential?: string): Promise<GuessTicket>;
+  /**
+   * Counts a login against its credential's budget once the credential is known (single sign-on: the IdP
+   * subject, after the IdP vouched), or throws 429 rate_limited; the address was counted by `take` before.
+   */
+  takeCredential(credential: string): Promise<GuessTicket>;
 }
 
 /**
@@ -39,46 +44,60 @@ export function createLoginBudget(deps: {
   const { limiter, budgets, metrics, logger } = deps;
   const windowMs = budgets.windowSec * 1000;
 
-  return {
-    async take(seen, credential) {
-      const address = deps.addressKey(seen);
-      const steps: Array<['address' | 'credential', string, number]> = [
-        ['address', `login:addr:${address}`, budgets.perAddress],
-      ];
-      if (credential !== undefined) steps.push(['credential', `login:cred:${credential}`, budgets.perCredential]);
-      const taken: string[] = [];
-      for (const [scope, key, max] of steps) {
-        const result = await limiter.hit(key, max, windowMs);
-        if (!result.allowed) {
-          await Promise.all(taken.map((k) => limiter.unhit(k))).catch(() => undefined);
-          metrics.loginBudgetLimited.inc({ scope });
-          deps.audit?.emit({ event: 'limiter.tripped', limit: 'login_budget', scope, address });
-          // The address key, or the credential's keyed id (first characters): never a secret or a user name.
-          logger.warn(
-            {
-              scope,
-              ...(scope === 'address' ? { address } : { credential: credential?.slice(0, 8) }),
-              retryAfterMs: result.retryAfterMs,
-            },
-            'login budget spent',
-          );
-          const retry = String(Math.max(1, Math.ceil(result.retryAfterMs / 1000)));
-          throw new AppError('rate_limited', 'Too many logins; try again later', { headers: { 'Retry-After': retry } });
-        }
-        taken.push(key);
+  type Step = ['address' | 'credential', string, number];
+  const credentialStep = (credential: string): Step => [
+    'credential',
+    `login:cred:${credential}`,
+    budgets.perCredential,
+  ];
+
+  async function spend(
+    steps: Step[],
+    address: string | undefined,
+    credential: string | undefined,
+  ): Promise<GuessTicket> {
+    const taken: string[] = [];
+    for (const [scope, key, max] of steps) {
+      const result = await limiter.hit(key, max, windowMs);
+      if (!result.allowed) {
+        await Promise.all(taken.map((k) => limiter.unhit(k))).catch(() => undefined);
+        metrics.loginBudgetLimited.inc({ scope });
+        deps.audit?.emit({ event: 'limiter.tripped', limit: 'login_budget', scope, address });
+        // The address key, or the credential's keyed id (first characters): never a secret or a user name.
+        logger.warn(
+          {
+            scope,
+            ...(scope === 'address' ? { address } : { credential: credential?.slice(0, 8) }),
+            retryAfterMs: result.retryAfterMs,
+          },
+          'login budget spent',
+        );
+        const retry = String(Math.max(1, Math.ceil(result.retryAfterMs / 1000)));
+        throw new AppError('rate_limited', 'Too many logins; try again later', { headers: { 'Retry-After': retry } });
       }
-      let settled = false;
-      return {
-        async settle(outcome: GuessOutcome) {
-          if (settled) return;
-          settled = true;
-          if (outcome === 'accepted') return;
-          const back = outcome === 'unchecked' ? taken : taken.filter((k) => k.startsWith('login:cred:'));
-          await Promise.all(back.map((k) => limiter.unhit(k))).catch((err: unknown) => {
-            logger.warn({ err }, 'could not take back a login count');
-          });
-        },
-      };
+      taken.push(key);
+    }
+    let settled = false;
+    return {
+      async settle(outcome: GuessOutcome) {
+        if (settled) return;
+        settled = true;
+        if (outcome === 'accepted') return;
+        const back = outcome === 'unchecked' ? taken : taken.filter((k) => k.startsWith('login:cred:'));
+        await Promise.all(back.map((k) => limiter.unhit(k))).catch((err: unknown) => {
+          logger.warn({ err }, 'could not take back a login count');
+        });
+      },
+    };
+  }
+
+  return {
+    take(seen, credential) {
+      const address = deps.addressKey(seen);
+      const steps: Step[] = [['address', `login:addr:${address}`, budgets.perAddress]];
+      if (credential !== undefined) steps.push(credentialStep(credential));
+      return spend(steps, address, credential);
     },
+    takeCredential: (credential) => spend([credentialStep(credential)], undefined, credential),
   };
 }

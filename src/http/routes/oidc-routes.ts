@@ -134,6 +134,18 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
       grant: { token: signOn.accessToken, expiresAt: signOn.expiresAt },
       at: deps.now(),
     };
+    let personal: GuessTicket;
+    try {
+      // Now that the IdP named the person: their own budget of logins from all addresses, as a secret's or a
+      // user's (LOGIN_CREDENTIAL_BUDGET), never the rule's shared credential, which 500 people may share.
+      personal = await deps.budget.takeCredential(login.cred);
+    } catch (err) {
+      await deps.sessions.abandon(undefined, login);
+      deps.metrics.logins.inc({ result: 'rate_limited' });
+      const address = forwarded.clientIp === undefined ? {} : { address: forwarded.clientIp };
+      deps.audit?.emit({ event: 'login.limited', login: 'oidc', ...address });
+      return failure(req, res, next, err);
+    }
     try {
       // The rule's shared token, minted now if there is none (one per rule and graph, not per person): a
       // credential TigerGraph refuses fails the login here, with nothing stored, not at the first request.
@@ -146,10 +158,12 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
         }
       }
       await deps.lifecycle.establish(login, session);
+      await personal.settle('accepted');
       deps.metrics.logins.inc({ result: 'ok' });
       auditLogin(deps, req);
       res.set('Cache-Control', 'no-store').redirect(303, signOn.returnTo);
     } catch (err) {
+      await personal.settle(isAppError(err) && err.status < 500 ? 'refused' : 'unchecked');
       return failure(req, res, next, err);
     }
   });

@@ -16,6 +16,9 @@ import { CSRF, REDIRECT_URI, idpLogin, ssoLogin, startLogin } from './sso-rig.js
 const VERSIONS = ['3.4.0', '3.9.3', '4.1.0'] as const;
 const ADMIN_ENV = 'TGBFF_TEST_MAP_ADMIN_PASSWORD';
 
+/** LOGIN_CREDENTIAL_BUDGET here: successful logins of one person per window. */
+const PERSONAL_BUDGET = 3;
+
 describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
   let idp: TestIdp;
   let rig: Rig;
@@ -85,6 +88,9 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
         // Short enough that moving the clock reaches a shared token's refresh within the session's life.
         TG_TOKEN_LIFETIME: '900',
         TOKEN_REFRESH_BEFORE: '120',
+        // Each person's own login budget, small enough to spend in a test; no other test signs one person in
+        // more than twice.
+        LOGIN_CREDENTIAL_BUDGET: String(PERSONAL_BUDGET),
       },
     });
     writeFileSync(analystsFile, `${rig.secret}\n`);
@@ -206,6 +212,24 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
       expect([start.status, start.body.error?.code]).toEqual([400, 'invalid_request']);
     }
     expect(await stored()).toEqual(before);
+  });
+
+  test('when one person spends their login budget, then their next callback is 429 and nothing is stored, and others on the rule still sign in', async () => {
+    for (const p of ['eager', 'patient']) groups.set(p, ['graph-analysts']);
+    for (let i = 0; i < PERSONAL_BUDGET; i++) await ssoLogin(app(), 'eager');
+    // Besides the budget's counters, a callback the IdP vouched for leaves only its spent pre-login's one-use
+    // mark (oidc-jti), whatever follows.
+    const kept = async () => (await stored()).filter((k) => !k.includes(':oidc-jti:'));
+    const before = await kept();
+    const over = await callback('eager');
+    expect([over.status, over.body.error?.code]).toEqual([429, 'rate_limited']);
+    expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+    expect(sessionCookieOf(over)).toBeUndefined();
+    expect(await kept()).toEqual(before);
+    expect(rig.audit()).toContain('"event":"login.limited"');
+    // The budget is the person's, never the rule's shared credential: a colleague is not locked out.
+    const colleague = await ssoLogin(app(), 'patient');
+    expect((await relay(colleague.cookie)).status).toBe(200);
   });
 
   test('when 20 people sign in on one rule, then one TigerGraph token serves them all, each is a principal of their own, and one logout leaves the others working', async () => {
