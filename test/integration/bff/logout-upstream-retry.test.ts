@@ -8,6 +8,7 @@ import { describe, expect, test } from '@jest/globals';
 import type { Rig } from '../../helpers/app-rig.js';
 import { onEachStore } from '../../helpers/each-store.js';
 import { until } from '../../helpers/wait.js';
+import { deletesOf, lastToken, upstreamVerdict } from '../../helpers/upstream-token.js';
 import { ALICE, dropsSeen, SIM_USERS } from '../admin/admin-harness.js';
 
 const SWEEP_MS = 200;
@@ -19,40 +20,14 @@ const SWEEP_MS = 200;
 const RETRY_WAIT = { timeoutMs: 40_000 };
 const settings = { TOKEN_SWEEP_INTERVAL_MS: String(SWEEP_MS), LOGIN_RATE_LIMIT: '1000' };
 
-function lastToken(rig: Rig): string {
-  const auth = rig.sim
-    .seen()
-    .filter((r) => r.path === '/echo')
-    .at(-1)!.headers.authorization as string;
-  return auth.replace('Bearer ', '');
-}
-
-/** What the data server answers a request carrying `token`: 'ok', or its error code (REST-10016 unknown). */
-async function verdict(rig: Rig, token: string): Promise<string> {
-  const res = await fetch(`${rig.sim.restppUrl}/echo`, { headers: { Authorization: `Bearer ${token}` } });
-  const body = (await res.json()) as { code?: string; error?: boolean };
-  return body.error ? (body.code ?? 'error') : 'ok';
-}
-
-const deletesOf = (rig: Rig, token: string, status?: number) =>
-  rig.sim
-    .seen()
-    .filter(
-      (r) =>
-        r.method === 'DELETE' &&
-        r.path === '/requesttoken' &&
-        r.bodyText?.includes(token) &&
-        (status === undefined || r.status === status),
-    ).length;
-
 /** Logs out while every token call fails with 503, then lets the data server answer again. */
 async function logoutWhileTokenCallsFail(rig: Rig, agent: Awaited<ReturnType<Rig['login']>>, token: string) {
   rig.sim.setFaults({ tokenForcedStatus: 503 });
   try {
     expect((await agent.post('/auth/logout')).status).toBe(204);
     // The set-up held: the delete was tried and refused, and the token still works upstream.
-    expect(deletesOf(rig, token, 503)).toBeGreaterThanOrEqual(1);
-    expect(await verdict(rig, token)).toBe('ok');
+    expect(deletesOf(rig.sim, token, 503).length).toBeGreaterThanOrEqual(1);
+    expect(await upstreamVerdict(rig.sim, token)).toBe('ok');
     // The session is over here at once, whatever the data server did.
     expect((await agent.get('/api/echo')).status).toBe(401);
   } finally {
@@ -65,16 +40,16 @@ describe('a logout whose upstream token delete fails (redis and memory stores)',
     await onEachStore({ env: settings }, async (rig) => {
       const agent = await rig.login();
       expect((await agent.get('/api/echo')).status).toBe(200);
-      const token = lastToken(rig);
+      const token = lastToken(rig.sim, '/echo');
 
       await logoutWhileTokenCallsFail(rig, agent, token);
 
       await until(
         'the token to be deleted upstream',
-        async () => (await verdict(rig, token)) === 'REST-10016',
+        async () => (await upstreamVerdict(rig.sim, token)) === 'REST-10016',
         RETRY_WAIT,
       );
-      expect(deletesOf(rig, token, 200)).toBe(1);
+      expect(deletesOf(rig.sim, token, 200)).toHaveLength(1);
       expect(rig.logs()).toContain('the session-end sweeper retries it');
       expect(rig.logs()).not.toContain(token);
     });
@@ -88,7 +63,7 @@ describe('a logout whose upstream token delete fails (redis and memory stores)',
         .send({ username: ALICE.name, password: ALICE.password, graph: 'social' });
       expect(login.status).toBe(200);
       expect((await agent.get('/api/echo')).status).toBe(200);
-      const token = lastToken(rig);
+      const token = lastToken(rig.sim, '/echo');
       const alias = rig.sim.tokens().find((t) => t.token === token)?.secretAlias;
       expect(alias).toEqual(expect.any(String));
 
@@ -98,7 +73,7 @@ describe('a logout whose upstream token delete fails (redis and memory stores)',
 
       await until(
         'the token to be deleted upstream',
-        async () => (await verdict(rig, token)) === 'REST-10016',
+        async () => (await upstreamVerdict(rig.sim, token)) === 'REST-10016',
         RETRY_WAIT,
       );
       await until('the secret to be dropped', () => dropsSeen(rig.sim, alias!) >= 1, RETRY_WAIT);

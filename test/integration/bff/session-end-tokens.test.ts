@@ -7,6 +7,7 @@ import type { Rig } from '../../helpers/app-rig.js';
 import { onEachStore } from '../../helpers/each-store.js';
 import { elapse, until } from '../../helpers/wait.js';
 import { recordFigure } from '../../helpers/figures.js';
+import { deletesOf, lastToken, upstreamVerdict } from '../../helpers/upstream-token.js';
 
 const SWEEP_MS = 200;
 /**
@@ -17,28 +18,12 @@ const SWEEP_MS = 200;
  */
 const LATE_MS = SWEEP_MS + 1000;
 
-/** The token the data server saw on the last request for `path`. */
-function lastToken(rig: Rig, path: string): string {
-  const auth = rig.sim
-    .seen()
-    .filter((r) => r.path === path)
-    .at(-1)!.headers.authorization as string;
-  return auth.replace('Bearer ', '');
-}
-
-/** What the data server answers a request carrying `token` now: its code (REST-10016 unknown, REST-10019 expired). */
-async function upstreamVerdict(rig: Rig, token: string): Promise<string> {
-  const res = await fetch(`${rig.sim.restppUrl}/echo`, { headers: { Authorization: `Bearer ${token}` } });
-  const body = (await res.json()) as { code?: string; error?: boolean };
-  return body.error ? (body.code ?? 'error') : 'ok';
-}
-
 /** Polls until the data server no longer knows `token` (not: expired); the epoch ms when it first saw it gone. */
 async function whenDeleted(rig: Rig, token: string): Promise<number> {
   const seen = await until(
     'the data server to forget the token',
     async () => {
-      const verdict = await upstreamVerdict(rig, token);
+      const verdict = await upstreamVerdict(rig.sim, token);
       return verdict !== 'ok' && { verdict, at: Date.now() };
     },
     { intervalMs: 25 },
@@ -47,10 +32,7 @@ async function whenDeleted(rig: Rig, token: string): Promise<number> {
   return seen.at;
 }
 
-const deletesOf = (rig: Rig, token: string) =>
-  rig.sim.seen().filter((r) => r.method === 'DELETE' && r.path === '/requesttoken' && r.bodyText?.includes(token));
-
-const deletedUpstream = (rig: Rig, token: string): number => deletesOf(rig, token).length;
+const deletedUpstream = (rig: Rig, token: string): number => deletesOf(rig.sim, token).length;
 
 /**
  * When the data server received the delete of `token` (epoch ms, its own record): the event itself, not when a
@@ -58,7 +40,7 @@ const deletedUpstream = (rig: Rig, token: string): number => deletesOf(rig, toke
  */
 async function deleteArrivedAt(rig: Rig, token: string): Promise<number> {
   await whenDeleted(rig, token);
-  return (await until("the delete in the data server's record", () => deletesOf(rig, token)[0]?.at)) as number;
+  return (await until("the delete in the data server's record", () => deletesOf(rig.sim, token)[0]?.at)) as number;
 }
 
 /**
@@ -91,7 +73,7 @@ describe('tokens die with their session (redis and memory stores, side by side)'
     await onEachStore(timeouts(IDLE_S, 60, 10), async (rig, store) => {
       const agent = await rig.login();
       expect((await agent.get('/api/echo')).status).toBe(200);
-      const token = lastToken(rig, '/echo');
+      const token = lastToken(rig.sim, '/echo');
       // The 200 above is the set-up's check that the token was live: a look of its own after it could come past
       // the idle end on a machine whose cores are taken, and find the token rightly gone.
       const idleEnd = Date.now() + IDLE_S * 1000;
@@ -126,9 +108,9 @@ describe('tokens die with their session (redis and memory stores, side by side)'
       const absoluteEnd = Date.parse((await agent.get('/auth/session')).body.sessionExpiresAt as string);
       await elapse(MINT_AFTER_MS, 'the mid-session token must outlive the absolute end by this much');
       // A token replaced mid-session lasts a full lifetime (the absolute timeout) from then: past the session.
-      rig.sim.revokeToken(lastToken(rig, '/echo'));
+      rig.sim.revokeToken(lastToken(rig.sim, '/echo'));
       expect((await agent.get('/api/echo')).status).toBe(200);
-      const token = lastToken(rig, '/echo');
+      const token = lastToken(rig.sim, '/echo');
       const tokenEnd = Date.parse((await agent.get('/auth/session')).body.tokenExpiresAt as string);
       expect(tokenEnd - absoluteEnd).toBeGreaterThanOrEqual(LATE_MS + 1000);
 
@@ -151,7 +133,7 @@ describe('tokens die with their session (redis and memory stores, side by side)'
       const cookie = decodeURIComponent(String(login.headers['set-cookie']?.[0]).split(';')[0]!.split('=')[1]!);
       const sid = cookie.slice(2, cookie.indexOf('.')); // s:<sid>.<signature>
       await agent.get('/api/echo');
-      const token = lastToken(rig, '/echo');
+      const token = lastToken(rig.sim, '/echo');
       const removed = Date.now();
       await rig.service.stores.sessionStore.destroy(sid);
 
@@ -166,14 +148,14 @@ describe('tokens die with their session (redis and memory stores, side by side)'
     await onEachStore(timeouts(IDLE_S, 60, 10), async (rig, store) => {
       const agent = await rig.login();
       await agent.get('/api/echo');
-      const token = lastToken(rig, '/echo');
+      const token = lastToken(rig.sim, '/echo');
 
       expect((await agent.post('/auth/logout')).status).toBe(204);
       // Past the idle deadline (when a session's entry comes due) and a late pass after it: a second delete
       // of an entry the logout left behind would have come by then.
       await elapse(IDLE_S * 1000 + LATE_MS, 'the idle deadline and a sweep pass, with no second delete');
 
-      expect(await upstreamVerdict(rig, token)).toBe('REST-10016');
+      expect(await upstreamVerdict(rig.sim, token)).toBe('REST-10016');
       expect(deletedUpstream(rig, token)).toBe(1);
       if (store === 'redis') expect(await rig.redis().zcard(`${rig.prefix}session-ends`)).toBe(0);
     });
