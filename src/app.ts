@@ -1,5 +1,6 @@
 import express from 'express';
 import { fileURLToPath } from 'node:url';
+import type { FaultLog } from './observability/fault-log.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { Tracing } from './observability/tracing.js';
@@ -83,6 +84,8 @@ export interface AppDeps {
   describe?: DescribePrincipal;
   /** OpenTelemetry (OTEL_*): a span per request; absent means tracing is off. */
   tracing?: Tracing;
+  /** Expected faults and refusals as one line per cause per interval (observability/fault-log.ts). */
+  faults?: FaultLog;
   /** QUOTA_*: per-principal quotas on relayed requests across instances; absent when none is set. */
   quota?: UserQuota;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
@@ -129,6 +132,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     describe,
     ...(deps.oidc && { serverToServerPosts: [BACKCHANNEL_LOGOUT_PATH] }),
     ...(deps.tracing && { tracing: deps.tracing }),
+    ...(deps.faults && { faults: deps.faults }),
   });
 
   // Everything but /api: the pipeline has run (front-door.ts), so only routes and their errors are here.

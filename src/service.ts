@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';
 import type { Tracing } from './observability/tracing.js';
 import { silentAudit, type Audit } from './observability/audit.js';
+import { createFaultLog } from './observability/fault-log.js';
 import { logIds } from './observability/log-ids.js';
 import { describePrincipal } from './http/session/principal.js';
 import { Gauge } from 'prom-client';
@@ -90,6 +91,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const describe = describePrincipal(sessionIds, { hashUserNames: config.logUserNames === 'hashed' });
   const now = options.now ?? Date.now;
   const cipher = createCipher([...config.session.encryptionKeys]);
+  // Expected faults (dependencies unreachable, refused origins): one line per cause per interval.
+  const faults = createFaultLog({ logger, intervalMs: config.faultLogIntervalMs });
 
   // Loaded only when an OTLP endpoint is set: with tracing off, nothing of OpenTelemetry is in the process.
   const tracing: Tracing | undefined = config.tracing
@@ -316,6 +319,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(tracing && { tracing }),
     audit,
     describe,
+    faults,
     ...(quota && { quota }),
   });
 
@@ -334,6 +338,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
       quota?.close();
       await Promise.allSettled([stores.close(), pool.close(), probePool.close(), tokenAgent.close(), api.close()]);
+      faults.close();
       // Last: the spans of the requests that just finished are flushed to the collector.
       await tracing?.shutdown();
     },

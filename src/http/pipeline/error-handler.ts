@@ -46,7 +46,7 @@ function toAppError(err: unknown): AppError {
 export function errorHandler(deps: { logger: Logger }): ErrorRequestHandler {
   const { logger } = deps;
   return (err, req, res, _next) =>
-    answerError(logger, err, req, res, { requestId: contextOf(req)?.requestId, path: req.path });
+    answerError(logger, err, req, res, contextOf(req) ?? { requestId: undefined, path: req.path });
 }
 
 /** What errorHandler does, on plain node objects: the pipeline's steps and the /api lane answer errors with it. */
@@ -55,9 +55,11 @@ export function answerError(
   err: unknown,
   req: IncomingMessage,
   res: ServerResponse,
-  where: { requestId: string | undefined; path: string },
+  where: { requestId: string | undefined; path: string; errorCode?: string | undefined },
 ): void {
   const appError = toAppError(err);
+  // The access line names the code of every refused request (its context is `where` when there is one).
+  where.errorCode = appError.code;
   const context = { requestId: where.requestId, method: req.method, path: where.path, code: appError.code };
   if (res.headersSent) {
     // A half-sent response cannot be turned into an error; cutting the connection tells the client it failed.

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FaultLog } from '../../observability/fault-log.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { RequestSession } from '../session/request-session.js';
@@ -32,6 +33,8 @@ export interface PipelineDeps {
   describe?: DescribePrincipal;
   /** OpenTelemetry: a server span per request, active while its handler runs. Absent: tracing is off. */
   tracing?: Tracing;
+  /** Expected faults, one line per cause per interval (the CSRF guard's refusals among them). */
+  faults?: FaultLog;
   /** Exact paths servers POST to without a browser (OIDC back-channel logout): no CSRF header asked. */
   serverToServerPosts?: readonly string[];
 }
@@ -76,6 +79,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         lane: laneOf(path),
         forwarded: seen,
         route: undefined,
+        errorCode: undefined,
         session: new RequestSession(req, res, deps.sessions, deps.gate, cookie, tracing),
         span: tracing?.startRequest(req.method ?? 'GET', req.headers),
       };
