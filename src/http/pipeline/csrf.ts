@@ -29,7 +29,8 @@ export function bounded(value: string): string {
 export const shown = (value: string): string => `"${bounded(value)}"`;
 
 /** Which check refused a request: its log code (docs/troubleshooting.md) and the sentence both name it. */
-type Check = 'csrf_header_missing' | 'origin_not_allowed' | 'origin_rewritten_by_proxy';
+export const CSRF_CHECKS = ['csrf_header_missing', 'origin_not_allowed', 'origin_rewritten_by_proxy'] as const;
+type Check = (typeof CSRF_CHECKS)[number];
 
 /**
  * Every state-changing request, whatever its path (so no spelling of a route can reach it unguarded), and

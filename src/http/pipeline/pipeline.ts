@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DependencyFaults } from '../../observability/dependency-faults.js';
 import type { FaultLog } from '../../observability/fault-log.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
@@ -35,6 +36,8 @@ export interface PipelineDeps {
   tracing?: Tracing;
   /** Expected faults, one line per cause per interval (the CSRF guard's refusals among them). */
   faults?: FaultLog;
+  /** A dependency's fault behind an error answer, as one line naming its setting (error-handler.ts). */
+  dependencies?: DependencyFaults;
   /** Exact paths servers POST to without a browser (OIDC back-channel logout): no CSRF header asked. */
   serverToServerPosts?: readonly string[];
 }
@@ -52,6 +55,7 @@ export interface Pipeline {
  */
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { logger } = deps;
+  const errorLog = { logger, ...(deps.dependencies && { faults: deps.dependencies }) };
   const forwarded = forwardedFor(deps.trustProxy);
   const cookie = { cookieName: deps.cookieName, cookieSecure: deps.cookieSecure };
   const steps: readonly Step[] = [
@@ -86,7 +90,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       try {
         for (const step of steps) if (step(req, res, ctx) === true) return null;
       } catch (err) {
-        answerError(logger, err, req, res, ctx);
+        answerError(errorLog, err, req, res, ctx);
         return null;
       }
       return ctx;

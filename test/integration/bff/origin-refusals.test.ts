@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import httpProxy from 'http-proxy';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 import { until } from '../../helpers/wait.js';
+import { logLines } from '../observability/log-lines.js';
 
 // The CSRF/Origin refusal explains itself (issue 43, item 3): which check failed, the origin seen, and the
 // setting; in the 403's message and in one log line per check per FAULT_LOG_INTERVAL_MS; and the refused
@@ -48,12 +49,7 @@ async function devProxy(target: string, changeOrigin: boolean): Promise<{ url: s
   return { url: `http://localhost:${(server.address() as AddressInfo).port}`, server };
 }
 
-const lines = (rig: Rig) =>
-  rig
-    .logs()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (rig: Rig) => logLines(rig.logs());
 const accessLineOf = (rig: Rig, requestId: string) =>
   until(`the access line of ${requestId}`, () =>
     lines(rig).find((l) => l.msg === 'request' && l.requestId === requestId),
