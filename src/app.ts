@@ -1,5 +1,7 @@
 import express from 'express';
 import { fileURLToPath } from 'node:url';
+import type { DependencyFaults } from './observability/dependency-faults.js';
+import type { FaultLog } from './observability/fault-log.js';
 import type { Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import type { Tracing } from './observability/tracing.js';
@@ -83,6 +85,10 @@ export interface AppDeps {
   describe?: DescribePrincipal;
   /** OpenTelemetry (OTEL_*): a span per request; absent means tracing is off. */
   tracing?: Tracing;
+  /** Expected faults and refusals as one line per cause per interval (observability/fault-log.ts). */
+  faults?: FaultLog;
+  /** Redis, TigerGraph and IdP faults behind error answers, as one line naming the setting (and /readyz's details). */
+  dependencies?: DependencyFaults;
   /** QUOTA_*: per-principal quotas on relayed requests across instances; absent when none is set. */
   quota?: UserQuota;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
@@ -129,13 +135,22 @@ export function createApp(deps: AppDeps): FrontDoor {
     describe,
     ...(deps.oidc && { serverToServerPosts: [BACKCHANNEL_LOGOUT_PATH] }),
     ...(deps.tracing && { tracing: deps.tracing }),
+    ...(deps.faults && { faults: deps.faults }),
+    ...(deps.dependencies && { dependencies: deps.dependencies }),
   });
 
   // Everything but /api: the pipeline has run (front-door.ts), so only routes and their errors are here.
   const app = express();
   applyRouting(app);
   app.disable('x-powered-by');
-  app.use(opsRoutes({ isDraining: deps.isDraining, checks: deps.readinessChecks, metrics }));
+  app.use(
+    opsRoutes({
+      isDraining: deps.isDraining,
+      checks: deps.readinessChecks,
+      metrics,
+      ...(deps.dependencies && { faults: deps.dependencies }),
+    }),
+  );
   const addressKey = addressKeyer(settings.clientIpv6Prefix);
   const guesses = createGuessLimiter({
     limiter: stores.rateLimiter,
@@ -199,10 +214,11 @@ export function createApp(deps: AppDeps): FrontDoor {
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
   if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));
   app.use(notFoundHandler);
-  app.use(errorHandler({ logger }));
+  app.use(errorHandler({ logger, ...(deps.dependencies && { faults: deps.dependencies }) }));
 
   const lane = createApiLane({
     logger,
+    ...(deps.dependencies && { dependencies: deps.dependencies }),
     lifecycle: deps.lifecycle,
     relay: deps.relay,
     concurrency: sessionConcurrency(settings.relaySessionConcurrency, 'session', metrics, audit),

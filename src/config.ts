@@ -32,6 +32,7 @@ import { trustProxy, type TrustProxy } from './config/trust-proxy.js';
 import { nodeEnv } from './config/node-env.js';
 import { otlpUrl, ratio, TRACE_SAMPLERS, tracingFrom } from './config/tracing.js';
 import type { TracingSettings } from './observability/tracing.js';
+import { DEFAULT_FAULT_LOG_INTERVAL_MS } from './observability/fault-log.js';
 import { policyFile, quotaFrom, quotaRules, type QuotaConfig } from './config/quota.js';
 import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
 import { relayAllowSpec } from './config/relay-allow.js';
@@ -110,6 +111,7 @@ const FIELDS = {
   LOG_LEVEL: withDefault(oneOf(LOG_LEVELS), 'info'),
   LOG_FLUSH_MS: withDefault(integer(0, 10_000), 250),
   LOG_USER_NAMES: withDefault(oneOf(['plain', 'hashed'] as const), 'plain'),
+  FAULT_LOG_INTERVAL_MS: withDefault(integer(1000, 3_600_000), DEFAULT_FAULT_LOG_INTERVAL_MS),
   AUDIT_LOG_FILE: optional(text),
   SHUTDOWN_TIMEOUT_MS: withDefault(integer(0), 10_000),
   LOGIN_RATE_LIMIT: withDefault(integer(1), 10),
@@ -232,6 +234,8 @@ export interface Config {
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** Log lines are written in batches, at the latest this often; 0 writes each line at once. */
   readonly logFlushMs: number;
+  /** One log line per fault cause per this many ms, with a count of the repeats (observability/fault-log.ts). */
+  readonly faultLogIntervalMs: number;
   /** `hashed`: access lines name users by a keyed hash (observability/log-ids.ts), never by name. */
   readonly logUserNames: 'plain' | 'hashed';
   /** The audit trail's file (AUDIT_LOG_FILE); undefined writes it to stdout. */
@@ -384,6 +388,7 @@ function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | und
     logLevel: v.LOG_LEVEL,
     logFlushMs: v.LOG_FLUSH_MS,
     logUserNames: v.LOG_USER_NAMES,
+    faultLogIntervalMs: v.FAULT_LOG_INTERVAL_MS,
     tracing: tracingFrom(v),
     ...(v.AUDIT_LOG_FILE !== undefined && { auditLogFile: v.AUDIT_LOG_FILE }),
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,

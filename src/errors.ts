@@ -1,10 +1,13 @@
 import { ERROR_CODES, type ErrorCode } from './errors/codes.js';
+import type { Dependency } from './observability/dependency-faults.js';
 
 export { ERROR_CODES, type ErrorCode } from './errors/codes.js';
 
 export interface AppErrorOptions {
   cause?: unknown;
   headers?: Record<string, string>;
+  /** The dependency whose failure this is (its cause is then logged as one fault line, not a stack). */
+  dependency?: Dependency;
 }
 
 /**
@@ -18,6 +21,7 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly expose: boolean;
   readonly headers: Readonly<Record<string, string>>;
+  readonly dependency: Dependency | undefined;
 
   constructor(code: ErrorCode, messageOrOptions?: string | AppErrorOptions, options: AppErrorOptions = {}) {
     const message = typeof messageOrOptions === 'string' ? messageOrOptions : ERROR_CODES[code].message;
@@ -28,6 +32,7 @@ export class AppError extends Error {
     this.status = ERROR_CODES[code].status;
     this.expose = this.status < 500;
     this.headers = opts.headers ?? {};
+    this.dependency = opts.dependency;
   }
 }
 

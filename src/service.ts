@@ -12,6 +12,9 @@ import type { Config } from './config.js';
 import type { Logger } from './observability/logger.js';
 import type { Tracing } from './observability/tracing.js';
 import { silentAudit, type Audit } from './observability/audit.js';
+import { dependencyFaults } from './observability/dependency-faults.js';
+import { dependencyTargets } from './observability/dependency-targets.js';
+import { createFaultLog } from './observability/fault-log.js';
 import { logIds } from './observability/log-ids.js';
 import { describePrincipal } from './http/session/principal.js';
 import { Gauge } from 'prom-client';
@@ -19,6 +22,7 @@ import { createMetrics, type Metrics } from './observability/metrics.js';
 import { DEFAULT_RELAY_ALLOW, parseRelayAllow } from './relay/allowlist.js';
 import { createRelay } from './relay/relay.js';
 import { reachable } from './relay/upstream-reachable.js';
+import { probeAtStart, VERSION_MISMATCH, type StartupProbe } from './relay/upstream-version.js';
 import { createCipher } from './crypto/crypto.js';
 import { createStores } from './store/create-stores.js';
 import type { Stores } from './store/types.js';
@@ -56,6 +60,8 @@ export interface Service {
   sweeper?: SecretSweeper;
   /** Deletes the tokens of sessions that ended without a logout (already started). */
   tokenSweeper: SessionEndSweeper;
+  /** The start-up probe of TigerGraph (reachable, version reported, TG_VERSION checked); already started. */
+  startupProbe: Promise<StartupProbe>;
   /** Readiness goes false at once; requests in flight carry on. */
   drain(): void;
   /** Closes Redis and the upstream connections. */
@@ -90,6 +96,17 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const describe = describePrincipal(sessionIds, { hashUserNames: config.logUserNames === 'hashed' });
   const now = options.now ?? Date.now;
   const cipher = createCipher([...config.session.encryptionKeys]);
+  // Expected faults (dependencies unreachable, refused origins): one line per cause per interval.
+  const faults = createFaultLog({ logger, intervalMs: config.faultLogIntervalMs });
+  const dependencies = dependencyFaults(
+    faults,
+    dependencyTargets({
+      redis: config.redis,
+      restppUrl: upstream.restppUrl,
+      gsqlUrl: upstream.gsqlUrl,
+      oidcIssuer: config.oidc?.issuer,
+    }),
+  );
 
   // Loaded only when an OTLP endpoint is set: with tracing off, nothing of OpenTelemetry is in the process.
   const tracing: Tracing | undefined = config.tracing
@@ -99,7 +116,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const instanceId = options.instanceId ?? randomUUID();
   const stores = await createStores(
     { redis: config.redis, idleTimeoutSeconds: config.session.idleTimeoutSeconds },
-    { cipher, metrics, logger },
+    { cipher, metrics, logger, faults: dependencies },
   );
   const { waiting } = stores;
   if (waiting)
@@ -123,6 +140,18 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   // Readiness has a connection of its own, never one of the relay's: anonymous probes cannot queue ahead
   // of logged-in users (ops-routes.ts shares and caches the probe, about one a second at most).
   const probePool = new Pool(restppOrigin, { connections: 1, pipelining: 1, connect: { timeout: 1000, ...tls } });
+  // One probe of TigerGraph at start: reachable or not, its version, and TG_VERSION checked against it. Not
+  // awaited: the service listens either way, and /readyz notes a disagreement once the probe has answered.
+  let startupProbe: StartupProbe = { reachable: false, reported: {}, disagreement: null };
+  const stopProbe = new AbortController();
+  const probed = probeAtStart({
+    dispatcher: probePool,
+    signal: stopProbe.signal,
+    restppUrl: upstream.restppUrl,
+    configuredVersion: upstream.version,
+    logger,
+    faults: dependencies,
+  }).then((found) => (startupProbe = found));
   // Token and admin calls, one pool per origin, capped like the relay's: every login attempt costs one,
   // and logins come from clients nobody has verified yet, so without a cap a burst of them (from many
   // addresses) would open as many connections to TigerGraph. Beyond the cap they queue, within their timeout.
@@ -161,6 +190,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ? (await import('./oidc/oidc-parts.js')).createOidcParts({
         settings: config.oidc,
         allowHttp: !config.production,
+        faults: dependencies,
         stores,
         cipher,
         logger,
@@ -303,10 +333,23 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     lifecycle,
     relay,
     readinessChecks: [
-      { name: 'store', check: () => stores.ping() },
-      { name: 'upstream', check: () => reachable(probePool, upstream.restppUrl) },
+      ...(config.redis.mode === 'memory'
+        ? [{ name: 'store', check: () => stores.ping() }]
+        : [{ name: 'store', check: () => stores.ping(), dependency: 'redis' as const }]),
+      {
+        name: 'upstream',
+        check: () => reachable(probePool, upstream.restppUrl),
+        dependency: 'tigergraph',
+        // TG_VERSION disagreeing with what TigerGraph reported at start: ready, but every login would fail.
+        note: () =>
+          startupProbe.disagreement === null
+            ? undefined
+            : { fault: VERSION_MISMATCH, setting: 'TG_VERSION', reason: startupProbe.disagreement },
+      },
       // While the IdP is down, secret logins and live SSO sessions still work: reported, not gating.
-      ...(oidc ? [{ name: 'idp', check: () => oidc.idp.ready(), informational: true }] : []),
+      ...(oidc
+        ? [{ name: 'idp', check: () => oidc.idp.ready(), informational: true, dependency: 'idp' as const }]
+        : []),
     ],
     isDraining: () => draining,
     now,
@@ -316,6 +359,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(tracing && { tracing }),
     audit,
     describe,
+    faults,
+    dependencies,
     ...(quota && { quota }),
   });
 
@@ -326,6 +371,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     broker,
     metrics,
     tokenSweeper,
+    startupProbe: probed,
     ...(adminParts.sweeper && { sweeper: adminParts.sweeper }),
     drain() {
       draining = true;
@@ -333,7 +379,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     async close() {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
       quota?.close();
+      stopProbe.abort();
       await Promise.allSettled([stores.close(), pool.close(), probePool.close(), tokenAgent.close(), api.close()]);
+      faults.close();
       // Last: the spans of the requests that just finished are flushed to the collector.
       await tracing?.shutdown();
     },

@@ -80,6 +80,10 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'service',
     doc: 'Log lines are written in batches of about 4 KiB, at the latest this often, in ms; 0 writes each line at once.',
   },
+  FAULT_LOG_INTERVAL_MS: {
+    section: 'service',
+    doc: 'A fault that repeats (Redis or TigerGraph unreachable, a refused origin) is logged once, then at most once per this many ms with a count of its repeats (docs/troubleshooting.md).',
+  },
   LOG_USER_NAMES: {
     section: 'service',
     doc: 'How access lines name the user of a logged-in request (TigerGraph user or IdP subject): plain, or hashed (a keyed hash, for deployments that must not log names).',

@@ -17,7 +17,10 @@ const WHAT: Record<TransportFailure, string> = {
 
 /** The public error for a failed call to the data server (RESTPP) or the admin server (GSQL). */
 export function upstreamFailure(failure: TransportFailure, server: 'data' | 'admin', cause: unknown): AppError {
-  return new AppError(UPSTREAM_FAILURE_CODES[failure], `The ${server} server ${WHAT[failure]}`, { cause });
+  return new AppError(UPSTREAM_FAILURE_CODES[failure], `The ${server} server ${WHAT[failure]}`, {
+    cause,
+    dependency: server === 'data' ? 'tigergraph' : 'tigergraph_admin',
+  });
 }
 
 /** TigerGraphError kinds that are transport or protocol failures, in the shared classification. */

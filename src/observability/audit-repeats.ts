@@ -1,18 +1,12 @@
 import type { AuditEvent } from './audit-events.js';
+import { countRepeats, type RepeatOptions } from './repeats.js';
 
 /** Events a flood produces one per refused request: written once per window per key, then counted. */
 type Collapsed = Extract<AuditEvent, { event: 'login.limited' | 'limiter.tripped' }>;
 const COLLAPSED = new Set<AuditEvent['event']>(['login.limited', 'limiter.tripped']);
 const collapsed = (event: AuditEvent): event is Collapsed => COLLAPSED.has(event.event);
 
-export interface RepeatOptions {
-  /** How long the same event (same fields) is counted instead of written, after the line that started it. */
-  windowMs: number;
-  /** Distinct events counted at once; beyond it a new one is counted under one overflow line. */
-  maxKeys: number;
-  setInterval?: (fn: () => void, ms: number) => unknown;
-  clearInterval?: (handle: unknown) => void;
-}
+export type { RepeatOptions } from './repeats.js';
 
 export const DEFAULT_REPEATS: RepeatOptions = { windowMs: 60_000, maxKeys: 10_000 };
 
@@ -28,38 +22,14 @@ export function collapseRepeats(
   write: (event: AuditEvent) => void,
   options: RepeatOptions = DEFAULT_REPEATS,
 ): { emit: (event: AuditEvent) => void; flush: () => void } {
-  let counted = new Map<string, { event: Collapsed; repeated: number }>();
-  let overflow = 0;
-  const flush = (): void => {
-    const closing = counted;
-    counted = new Map();
-    for (const { event, repeated } of closing.values()) if (repeated > 0) write({ ...event, repeated });
-    if (overflow > 0) write({ event: 'limiter.tripped', limit: 'audit', scope: 'overflow', repeated: overflow });
-    overflow = 0;
-  };
-  const timer = options.setInterval
-    ? options.setInterval(flush, options.windowMs)
-    : setInterval(flush, options.windowMs).unref();
+  const repeats = countRepeats<Collapsed>({
+    ...options,
+    write: (event, repeated) => write(repeated === undefined ? event : { ...event, repeated }),
+    keyOf: (event) => JSON.stringify(event),
+    overflow: (repeated) => write({ event: 'limiter.tripped', limit: 'audit', scope: 'overflow', repeated }),
+  });
   return {
-    emit(event) {
-      if (!collapsed(event)) return write(event);
-      const key = JSON.stringify(event);
-      const seen = counted.get(key);
-      if (seen) {
-        seen.repeated += 1;
-        return;
-      }
-      if (counted.size >= options.maxKeys) {
-        overflow += 1;
-        return;
-      }
-      counted.set(key, { event, repeated: 0 });
-      write(event);
-    },
-    flush() {
-      if (options.clearInterval) options.clearInterval(timer);
-      else clearInterval(timer as NodeJS.Timeout);
-      flush();
-    },
+    emit: (event) => (collapsed(event) ? repeats.emit(event) : write(event)),
+    flush: () => repeats.flush(),
   };
 }

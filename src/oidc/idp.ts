@@ -1,5 +1,6 @@
 import * as client from 'openid-client';
 import { AppError } from '../errors.js';
+import type { DependencyFaults } from '../observability/dependency-faults.js';
 import type { Logger } from '../observability/logger.js';
 import type { OidcConfig } from '../config/oidc.js';
 
@@ -18,6 +19,8 @@ export interface Idp {
 
 export interface IdpOptions {
   settings: OidcConfig;
+  /** A failed discovery as a fault line naming OIDC_ISSUER, one per cause per interval. */
+  faults?: DependencyFaults;
   logger: Logger;
   /** Plain http to the IdP (development and tests only; refused in production by config). */
   allowHttp: boolean;
@@ -33,7 +36,7 @@ export const idpUnavailable = (cause?: unknown): AppError =>
   new AppError(
     'idp_unavailable',
     'The identity provider is unavailable; try again shortly',
-    cause === undefined ? {} : { cause },
+    cause === undefined ? { dependency: 'idp' } : { cause, dependency: 'idp' },
   );
 
 export function createIdp(options: IdpOptions): Idp {
@@ -54,6 +57,7 @@ export function createIdp(options: IdpOptions): Idp {
       { execute, timeout: options.timeoutSec ?? 10, ...(options.fetch && { [client.customFetch]: options.fetch }) },
     );
     logger.info({ issuer: settings.issuer }, 'identity provider discovered');
+    options.faults?.answered('idp');
     return config;
   };
 
@@ -71,10 +75,11 @@ export function createIdp(options: IdpOptions): Idp {
           failedAt = performance.now();
           lastError = err;
           pending = undefined;
-          logger.warn(
-            { err: { name: (err as Error).name, message: (err as Error).message }, issuer: settings.issuer },
-            'identity provider discovery failed',
-          );
+          if (options.faults?.report('idp', err) !== true)
+            logger.warn(
+              { err: { name: (err as Error).name, message: (err as Error).message }, issuer: settings.issuer },
+              'identity provider discovery failed',
+            );
           throw idpUnavailable(err);
         },
       );

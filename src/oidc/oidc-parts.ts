@@ -1,4 +1,5 @@
 import type { OidcConfig } from '../config/oidc.js';
+import type { DependencyFaults } from '../observability/dependency-faults.js';
 import { ssoLogger, type Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Cipher, Stores } from '../store/types.js';
@@ -36,6 +37,8 @@ export function createOidcParts(deps: {
   stores: Stores;
   cipher: Cipher;
   logger: Logger;
+  /** IdP faults as one line per cause per interval, naming OIDC_ISSUER. */
+  faults?: DependencyFaults;
   metrics: Metrics;
   now: () => number;
   instanceId: string;
@@ -50,7 +53,7 @@ export function createOidcParts(deps: {
 }): OidcParts {
   const { settings, stores, cipher, now } = deps;
   const logger = ssoLogger(deps.logger);
-  const idp = createIdp({ settings, logger, allowHttp: deps.allowHttp });
+  const idp = createIdp({ settings, logger, allowHttp: deps.allowHttp, ...(deps.faults && { faults: deps.faults }) });
   const idpBrokerOf = (recheck?: (claims: Record<string, unknown>, scope: string | undefined) => void) =>
     createTokenBroker({
       api: createIdpTokenApi({ idp, now, ...(recheck && { recheck }) }),

@@ -260,7 +260,9 @@ class UndiciRelay implements Relay {
   private fail(kind: UpstreamErrorKind, err: unknown, requestId: string): UpstreamErrorKind {
     this.opts.metrics?.upstreamErrors.inc({ kind });
     const code = (err as { code?: unknown } | null)?.code;
-    this.opts.logger?.warn({ requestId, kind, code }, 'relay upstream failure');
+    // Debug only: the answer's error goes through the fault log, one line per cause per interval with the
+    // address and TG_RESTPP_URL (error-handler.ts), and the access line has its code.
+    this.opts.logger?.debug({ requestId, kind, code }, 'relay upstream failure');
     return kind;
   }
 }

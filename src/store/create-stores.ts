@@ -1,3 +1,4 @@
+import type { DependencyFaults } from '../observability/dependency-faults.js';
 import type { Logger } from '../observability/logger.js';
 import type { RedisConfig as RedisSettings } from '../config/redis-mode.js';
 import { redisKeys } from './keys.js';
@@ -217,12 +218,13 @@ export function createMemoryStores(options: { cipher: Cipher; sessionFallbackTtl
  */
 export async function createStores(
   settings: { redis: Readonly<RedisSettings>; idleTimeoutSeconds: number },
-  deps: { cipher: Cipher; metrics?: StoreMetrics; logger: Logger },
+  deps: { cipher: Cipher; metrics?: StoreMetrics; logger: Logger; faults?: DependencyFaults },
 ): Promise<Stores> {
   const { redis: config } = settings;
   if (config.mode === 'memory')
     return createMemoryStores({ cipher: deps.cipher, sessionFallbackTtlSeconds: settings.idleTimeoutSeconds });
-  const redis = createRedisClient(config, { logger: deps.logger });
+  const faults = deps.faults;
+  const redis = createRedisClient(config, { logger: deps.logger, ...(faults && { faults }) });
   const silence = replyBeforeTimeout(redis, { logger: deps.logger, connection: 'main' });
   const waiting = { waitMs: config.failoverWaitMs, maxWaiters: config.failoverWaiters };
   const failover = rideOutFailover(redis, waiting);
@@ -230,9 +232,14 @@ export async function createStores(
   failFastWhileSilent(redis, silence);
   // A standalone Redis has no automatic failover to lose a tombstone in. Both connect at once.
   const [, replicaAcks] = await Promise.all([
-    connectOrGoOn(redis, deps.logger),
+    connectOrGoOn(redis, deps.logger, faults),
     config.mode !== 'standalone' && config.logoutReplicaWaitMs > 0
-      ? openAckConnection(config, { waitMs: config.logoutReplicaWaitMs, failover: waiting, logger: deps.logger })
+      ? openAckConnection(config, {
+          waitMs: config.logoutReplicaWaitMs,
+          failover: waiting,
+          logger: deps.logger,
+          ...(faults && { faults }),
+        })
       : undefined,
   ]);
   return createRedisStores({

@@ -24,6 +24,7 @@ export const storeUnavailable = (cause: unknown): AppError =>
   new AppError('store_unavailable', 'Session store unavailable', {
     cause,
     headers: { 'Retry-After': '1' },
+    dependency: 'redis',
   });
 
 export type Guard = <T>(op: () => Promise<T>) => Promise<T>;

@@ -110,6 +110,8 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     ...(options.leaseTtlMs !== undefined && { leaseTtlMs: options.leaseTtlMs }),
     ...(options.secretSweep && { secretSweep: options.secretSweep }),
   });
+  // The start-up probe of TigerGraph (GET /version) is in the simulator's record before any test looks at it.
+  await service.startupProbe;
   const servers: Server[] = [];
   const clients: Redis[] = [];
 

@@ -109,6 +109,8 @@ function trackAccess(
       method: req.method,
       route: ctx.route ?? ctx.path,
       status: res.statusCode,
+      // The error code the service answered with (docs/api.md), so a refused request's line says why.
+      error: ctx.errorCode,
       durationMs: Math.round(elapsed / 1e4) / 100,
       bytes: bytes(),
       aborted: aborted || undefined,

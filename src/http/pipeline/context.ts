@@ -33,6 +33,8 @@ export interface RequestContext {
   route: string | undefined;
   /** The session of the request's cookie, read at most once; set by the session step. */
   session: RequestSession;
+  /** The code of the error this request was answered with (error-handler.ts sets it; the access line logs it). */
+  errorCode: string | undefined;
   /** The request's server span when tracing is on; the access line ends it. */
   readonly span: TraceSpan | undefined;
 }

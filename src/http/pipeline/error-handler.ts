@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, ERROR_CODES, isAppError, type ErrorCode } from '../../errors.js';
+import type { DependencyFaults } from '../../observability/dependency-faults.js';
 import type { Logger } from '../../observability/logger.js';
 import { contextOf } from './context.js';
 
@@ -39,25 +40,33 @@ function toAppError(err: unknown): AppError {
   return new AppError('internal_error', { cause: err });
 }
 
+/** Where answered errors are logged: the logger, and the dependency faults (one line per cause per interval). */
+export interface ErrorLog {
+  logger: Logger;
+  faults?: DependencyFaults;
+}
+
 /**
  * The one error middleware, registered last. Clients get `{"error":{"code","message"}}` only; causes,
  * stacks and detail go to the log with the request id.
  */
-export function errorHandler(deps: { logger: Logger }): ErrorRequestHandler {
-  const { logger } = deps;
+export function errorHandler(log: ErrorLog): ErrorRequestHandler {
   return (err, req, res, _next) =>
-    answerError(logger, err, req, res, { requestId: contextOf(req)?.requestId, path: req.path });
+    answerError(log, err, req, res, contextOf(req) ?? { requestId: undefined, path: req.path });
 }
 
 /** What errorHandler does, on plain node objects: the pipeline's steps and the /api lane answer errors with it. */
 export function answerError(
-  logger: Logger,
+  log: ErrorLog,
   err: unknown,
   req: IncomingMessage,
   res: ServerResponse,
-  where: { requestId: string | undefined; path: string },
+  where: { requestId: string | undefined; path: string; errorCode?: string | undefined },
 ): void {
   const appError = toAppError(err);
+  // The access line names the code of every refused request (its context is `where` when there is one).
+  where.errorCode = appError.code;
+  const { logger } = log;
   const context = { requestId: where.requestId, method: req.method, path: where.path, code: appError.code };
   if (res.headersSent) {
     // A half-sent response cannot be turned into an error; cutting the connection tells the client it failed.
@@ -65,8 +74,18 @@ export function answerError(
     req.socket.destroy();
     return;
   }
-  if (appError.status >= 500) logger.error({ ...context, err: appError.cause ?? err }, appError.message);
-  else logger.debug({ ...context, status: appError.status }, appError.message);
+  // A dependency's expected fault (refused, timed out, TLS, DNS) is one line per cause per interval naming the
+  // setting, and the access line has the code; anything else at 5xx is a bug, logged with its stack.
+  if (appError.status >= 500) {
+    const dependency = appError.dependency;
+    const reported =
+      dependency !== undefined &&
+      log.faults?.report(dependency, appError.cause, {
+        requestId: where.requestId,
+        ...(appError.code === 'upstream_timeout' && { kind: 'timeout' as const }),
+      }) === true;
+    if (!reported) logger.error({ ...context, err: appError.cause ?? err }, appError.message);
+  } else logger.debug({ ...context, status: appError.status }, appError.message);
   send(req, res, appError);
 }
 

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DependencyFaults } from '../../observability/dependency-faults.js';
+import type { FaultLog } from '../../observability/fault-log.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { RequestSession } from '../session/request-session.js';
@@ -32,6 +34,10 @@ export interface PipelineDeps {
   describe?: DescribePrincipal;
   /** OpenTelemetry: a server span per request, active while its handler runs. Absent: tracing is off. */
   tracing?: Tracing;
+  /** Expected faults, one line per cause per interval (the CSRF guard's refusals among them). */
+  faults?: FaultLog;
+  /** A dependency's fault behind an error answer, as one line naming its setting (error-handler.ts). */
+  dependencies?: DependencyFaults;
   /** Exact paths servers POST to without a browser (OIDC back-channel logout): no CSRF header asked. */
   serverToServerPosts?: readonly string[];
 }
@@ -49,6 +55,7 @@ export interface Pipeline {
  */
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { logger } = deps;
+  const errorLog = { logger, ...(deps.dependencies && { faults: deps.dependencies }) };
   const forwarded = forwardedFor(deps.trustProxy);
   const cookie = { cookieName: deps.cookieName, cookieSecure: deps.cookieSecure };
   const steps: readonly Step[] = [
@@ -76,13 +83,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         lane: laneOf(path),
         forwarded: seen,
         route: undefined,
+        errorCode: undefined,
         session: new RequestSession(req, res, deps.sessions, deps.gate, cookie, tracing),
         span: tracing?.startRequest(req.method ?? 'GET', req.headers),
       };
       try {
         for (const step of steps) if (step(req, res, ctx) === true) return null;
       } catch (err) {
-        answerError(logger, err, req, res, ctx);
+        answerError(errorLog, err, req, res, ctx);
         return null;
       }
       return ctx;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../errors.js';
+import type { DependencyFaults } from '../../observability/dependency-faults.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Relay, RelayAuth } from '../../relay/relay.js';
 import { endsSession } from '../../tokens/map-upstream-error.js';
@@ -17,6 +18,8 @@ import type { Audit } from '../../observability/audit.js';
 
 export interface ApiLaneDeps {
   logger: Logger;
+  /** A dependency's fault behind an error answer, as one line naming its setting (error-handler.ts). */
+  dependencies?: DependencyFaults;
   /** Which broker keeps a session's token, and how a session the upstream refused ends (src/sessions/). */
   lifecycle: SessionLifecycle;
   relay: Relay;
@@ -45,6 +48,7 @@ const notAuthenticated = () => new AppError('not_authenticated', 'Not logged in'
  */
 export function createApiLane(deps: ApiLaneDeps): ApiLane {
   const { logger, lifecycle, relay, concurrency, credentialConcurrency } = deps;
+  const errorLog = { logger, ...(deps.dependencies && { faults: deps.dependencies }) };
 
   const relayFor = async (req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> => {
     const sid = ctx.session.sid();
@@ -112,6 +116,6 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
 
   return (req, res, ctx) => {
     ctx.route = ROUTE;
-    relayFor(req, res, ctx).catch((err: unknown) => answerError(logger, err, req, res, ctx));
+    relayFor(req, res, ctx).catch((err: unknown) => answerError(errorLog, err, req, res, ctx));
   };
 }

@@ -9,7 +9,7 @@ import type { OidcSessions } from '../../oidc/oidc-sessions.js';
 import type { MappedSessions } from '../../oidc/mapped-sessions.js';
 import type { SessionLifecycle } from '../../sessions/lifecycle.js';
 import type { CredentialIds } from '../../crypto/credential-id.js';
-import { requestContext } from '../pipeline/context.js';
+import { contextOf, requestContext } from '../pipeline/context.js';
 import { countsAsSecure } from '../pipeline/loopback-secure.js';
 import { cookieClearOptions } from '../session/session.js';
 import { cookieValue } from '../session/signed-cookie.js';
@@ -239,6 +239,8 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
   ): void {
     const appError = isAppError(err) ? err : new AppError('internal_error', { cause: err });
     if (wantsJson(req)) return next(appError);
+    const ctx = contextOf(req);
+    if (ctx !== undefined) ctx.errorCode = appError.code;
     deps.logger[appError.status >= 500 ? 'error' : 'info'](
       {
         code: appError.code,

@@ -28,7 +28,7 @@ export function metricsListener(
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    const fail = (err: unknown) => answerError(logger, err, req, res, { requestId: undefined, path });
+    const fail = (err: unknown) => answerError({ logger }, err, req, res, { requestId: undefined, path });
     if (path !== METRICS_PATH) return fail(new AppError('not_found', 'Not found'));
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return fail(new AppError('method_not_allowed', 'Method not allowed', { headers: { Allow: 'GET, HEAD' } }));

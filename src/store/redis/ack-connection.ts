@@ -1,4 +1,5 @@
 import { Cluster } from 'ioredis';
+import type { DependencyFaults } from '../../observability/dependency-faults.js';
 import type { Logger } from '../../observability/logger.js';
 import { createRedisClient, DEFAULT_COMMAND_TIMEOUT_MS, type RedisClient, type RedisConfig } from './client.js';
 import { failFastWhileSilent, replyBeforeTimeout } from './command-timeout.js';
@@ -28,6 +29,8 @@ export interface AckConnectionOptions {
   waitMs: number;
   failover: FailoverWaitOptions;
   logger: Logger;
+  /** Outages as fault lines naming the Redis setting (shared with the main connection: one line per cause). */
+  faults?: DependencyFaults;
 }
 
 /**
@@ -38,7 +41,8 @@ export interface AckConnectionOptions {
  */
 export async function openAckConnection(config: RedisConfig, options: AckConnectionOptions): Promise<AckConnection> {
   const logger = options.logger.child({ redisConnection: 'replica-acks' });
-  const redis = createRedisClient(config, { logger });
+  const faults = options.faults;
+  const redis = createRedisClient(config, { logger, ...(faults && { faults }) });
   const commandTimeoutMs = config.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   // The parent logger: the silence lines name the connection themselves (the child's binding would repeat it).
   const silence = replyBeforeTimeout(redis, { logger: options.logger, connection: 'replica-acks' });
@@ -48,7 +52,7 @@ export async function openAckConnection(config: RedisConfig, options: AckConnect
   redis.once('ready', () => {
     everReady = true;
   });
-  await connectOrGoOn(redis, logger);
+  await connectOrGoOn(redis, logger, faults);
   if (redis instanceof Cluster) await warmNodes(redis);
   const acknowledge = replicaAck(redis, options.waitMs, options.failover.waitMs);
   // One wait shared by the acknowledgements that come before the first connection (one listener, not one each).

@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { DependencyFaults } from '../../observability/dependency-faults.js';
 import type { Logger } from '../../observability/logger.js';
 import { trustAlso } from '../../tls-trust.js';
 
@@ -50,7 +51,10 @@ const DISCONNECT_TIMEOUT_MS = 100;
  * The client is lazy: the composition root calls `connect()` (it rejects while Redis is down, yet the
  * client keeps reconnecting in the background).
  */
-export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = {}): RedisClient {
+export function createRedisClient(
+  cfg: RedisConfig,
+  deps: { logger?: Logger; faults?: DependencyFaults } = {},
+): RedisClient {
   const maxDelay = cfg.maxReconnectDelayMs ?? 1000;
   const backoff = (times: number): number => Math.min(50 * 2 ** Math.min(times, 10), maxDelay);
   const common: RedisOptions = {
@@ -132,7 +136,7 @@ export function createRedisClient(cfg: RedisConfig, deps: { logger?: Logger } = 
   }
   if (cfg.mode === 'sentinel') forgetSwitchWatchOnClose(client as Redis);
   // Always listen: an 'error' event without a listener makes ioredis print to stderr on every retry.
-  logOutages(client, deps.logger);
+  logOutages(client, deps.logger, deps.faults);
   return client;
 }
 
@@ -172,15 +176,20 @@ function forgetSwitchWatchOnClose(client: Redis): void {
   };
 }
 
-/** One warning per outage and one notice on recovery, not a line per failed command or reconnect. */
-function logOutages(client: RedisClient, logger: Logger | undefined): void {
+/**
+ * One warning per outage (not a line per failed command or reconnect), naming the fault, the address tried,
+ * the Redis setting and a hint (`faults`), never a stack; one notice on recovery.
+ */
+function logOutages(client: RedisClient, logger: Logger | undefined, faults: DependencyFaults | undefined): void {
   let down = false;
   client.on('error', (err: Error & { code?: string }) => {
+    const fault = faults?.note('redis', err);
     if (down) return;
     down = true;
-    logger?.warn({ redisError: { message: err.message, code: err.code } }, 'redis unavailable; reconnecting');
+    logger?.warn({ ...fault, redisError: { message: err.message, code: err.code } }, 'redis unavailable; reconnecting');
   });
   client.on('ready', () => {
+    faults?.answered('redis');
     if (!down) return;
     down = false;
     logger?.info('redis connection restored');

@@ -1,3 +1,4 @@
+import type { DependencyFaults } from '../../observability/dependency-faults.js';
 import type { Logger } from '../../observability/logger.js';
 import type { RedisClient } from './client.js';
 
@@ -8,7 +9,7 @@ import type { RedisClient } from './client.js';
  */
 const REDIS_STARTUP_WAIT_MS = 3000;
 
-export async function connectOrGoOn(redis: RedisClient, logger: Logger): Promise<void> {
+export async function connectOrGoOn(redis: RedisClient, logger: Logger, faults?: DependencyFaults): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const gaveUp = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), REDIS_STARTUP_WAIT_MS);
@@ -21,6 +22,16 @@ export async function connectOrGoOn(redis: RedisClient, logger: Logger): Promise
   const outcome = await Promise.race([connected, gaveUp]);
   clearTimeout(timer);
   if (outcome === 'connected') return;
-  const err = outcome === 'timeout' ? { message: `no answer within ${REDIS_STARTUP_WAIT_MS} ms` } : outcome;
-  logger.warn({ err }, 'redis not reachable at start-up; retrying');
+  const err =
+    outcome === 'timeout'
+      ? Object.assign(new Error(`no answer within ${REDIS_STARTUP_WAIT_MS} ms`), { code: 'ETIMEDOUT' })
+      : outcome;
+  // An expected fault is named (code, address, setting, hint) without its stack; anything else keeps it.
+  const fault = faults?.note('redis', err);
+  if (fault !== undefined)
+    logger.warn(
+      { ...fault, redisError: { message: (err as Error).message } },
+      'redis not reachable at start-up; retrying',
+    );
+  else logger.warn({ err }, 'redis not reachable at start-up; retrying');
 }

@@ -16,6 +16,16 @@ export function logLines(text: string): LogLine[] {
     });
 }
 
+/** The JSON lines of a service process's output (outside production its start-up banner is plain text). */
+export function processLogLines(output: string): LogLine[] {
+  return logLines(
+    output
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .join('\n'),
+  );
+}
+
 /**
  * The picked lines once there are at least `count` of them: access lines are written on 'finish'/'close',
  * which can trail the client's view of the response.

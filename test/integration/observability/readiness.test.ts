@@ -18,6 +18,8 @@ describe('readiness when the data server goes away', () => {
         status: 'not_ready',
         reason: 'upstream unavailable',
         checks: { store: 'ok', upstream: 'unavailable' },
+        // Which dependency and why (issue 43): the probe's own 1 s deadline, a timeout.
+        details: { upstream: { fault: 'tigergraph_timeout', setting: 'TG_RESTPP_URL', reason: 'no answer in time' } },
       });
       expect(slow.ms).toBeLessThan(7000);
     } finally {
@@ -35,6 +37,7 @@ describe('readiness when the data server goes away', () => {
       status: 'not_ready',
       reason: 'upstream unavailable',
       checks: { store: 'ok', upstream: 'unavailable' },
+      details: { upstream: { fault: 'tigergraph_refused', setting: 'TG_RESTPP_URL', reason: 'connection refused' } },
     });
   });
 });

@@ -8,7 +8,7 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../h
 import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
 import { elapse, until } from '../../helpers/wait.js';
-import { logLines } from './log-lines.js';
+import { processLogLines } from './log-lines.js';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -65,13 +65,7 @@ describe('OpenTelemetry traces from a service process', () => {
   const spansOf = (traceId: string) => receiver.spans().filter((s) => s.traceId === traceId);
   const accessLine = (svc: ServiceProcess, id: string) =>
     // stdout's JSON lines (stderr's start-up banner for humans is mixed into output()).
-    logLines(
-      svc
-        .output()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .join('\n'),
-    ).find((l) => l.msg === 'request' && l.requestId === id);
+    processLogLines(svc.output()).find((l) => l.msg === 'request' && l.requestId === id);
 
   /** The trace of the request whose access line has this id, once its spans (at least `count`) arrived. */
   async function traceOf(svc: ServiceProcess, id: string, count: number): Promise<ReceivedSpan[]> {

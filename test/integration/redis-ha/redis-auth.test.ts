@@ -106,6 +106,11 @@ describe('Redis password and ACL user', () => {
     const logs = rig.logs();
     expect(logs).toMatch(/"msg":"redis unavailable; reconnecting"/);
     expect(logs).toMatch(/WRONGPASS/);
+    // Issue 43: the line names the fault and the settings that fix it, and /readyz says which.
+    expect(logs).toMatch(
+      /"fault":"redis_auth"[^\n]*"setting":"REDIS_USERNAME, REDIS_PASSWORD \(or the URL's user:password\)"/,
+    );
+    expect(ready.body.details?.store).toMatchObject({ fault: 'redis_auth', reason: 'credentials refused' });
     expect(logs).not.toContain(wrong);
     expect(logs).not.toContain(wrong.slice(6, 30));
     expect(login.text).not.toContain(wrong);

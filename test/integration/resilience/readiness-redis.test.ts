@@ -98,6 +98,8 @@ describe('readiness when Redis goes away', () => {
       status: 'not_ready',
       reason: 'store unavailable',
       checks: { store: 'unavailable', upstream: 'ok' },
+      // Which dependency and why (issue 43): the fault, the setting, a reason; no address.
+      details: { store: { fault: 'redis_refused', setting: 'REDIS_URL', reason: 'connection refused' } },
     });
     expect((await rig.agent().get('/healthz')).status).toBe(200);
 

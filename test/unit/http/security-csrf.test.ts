@@ -20,9 +20,10 @@ describe('CSRF guard', () => {
       const { app, hits } = securityApp();
       const res = await request(app)[method.toLowerCase() as 'get'](path);
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({
-        error: { code: 'csrf_rejected', message: 'Missing required header x-requested-with' },
-      });
+      expect(res.body.error.code).toBe('csrf_rejected');
+      expect(res.body.error.message).toMatch(
+        /^Missing required header x-requested-with: send it with every \/api request/,
+      );
       expect(hits).toEqual([]);
     },
   );
@@ -69,14 +70,67 @@ describe('CSRF guard', () => {
     ['a foreign site', 'https://evil.example.com'],
     ['a listed host on another scheme', 'http://app.example.com'],
     ['a listed host on another port', 'https://app.example.com:8443'],
-    ['the opaque null origin', 'null'],
     ['our host on the wrong scheme', `https://${HOST}`],
-  ])('when the Origin is %s, then the request is refused with 403 csrf_rejected', async (_what, origin) => {
+  ])(
+    'when the Origin is %s, then it is refused with 403 csrf_rejected naming the origin, ours and ALLOWED_ORIGINS',
+    async (_what, origin) => {
+      const { app, hits } = securityApp();
+      const res = await request(app).post('/auth/login').set('Host', HOST).set(XRW, '1').set('Origin', origin);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({
+        error: {
+          code: 'csrf_rejected',
+          message: `Origin "${origin}" is not allowed: it is not this service's own origin ("http://${HOST}") and not in ALLOWED_ORIGINS`,
+        },
+      });
+      expect(hits).toEqual([]);
+    },
+  );
+
+  it('when the Origin is the opaque null origin, then the refusal says it is not an http(s) origin', async () => {
     const { app, hits } = securityApp();
+    const res = await request(app).post('/auth/login').set('Host', HOST).set(XRW, '1').set('Origin', 'null');
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toMatch(/^Origin "null" is not an http\(s\) origin/);
+    expect(hits).toEqual([]);
+  });
+
+  it('when the browser calls a foreign Origin same-origin, then the refusal names a proxy that rewrote it', async () => {
+    const { app } = securityApp();
+    const res = await request(app)
+      .post('/auth/login')
+      .set('Host', HOST)
+      .set(XRW, '1')
+      .set('Origin', 'http://localhost:5173')
+      .set('Sec-Fetch-Site', 'same-origin');
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toContain(
+      `Origin "http://localhost:5173" is not this service's own origin ("http://${HOST}"), yet the browser sent it as a same-origin request`,
+    );
+    expect(res.body.error.message).toContain('changeOrigin');
+  });
+
+  it('when the Referer names another origin than the Origin, then the refusal names a rewritten Origin', async () => {
+    const { app } = securityApp();
+    const res = await request(app)
+      .post('/auth/login')
+      .set('Host', HOST)
+      .set(XRW, '1')
+      .set('Origin', 'http://elsewhere.example')
+      .set('Referer', 'http://localhost:5173/page?x=1');
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toContain(`yet the page's Referer is from "http://localhost:5173"`);
+  });
+
+  it('when the Origin is long and holds odd bytes, then the refusal repeats 100 characters of it, escaped', async () => {
+    const { app } = securityApp();
+    const origin = `https://e\u0085"vil.example/${'a'.repeat(5000)}`;
     const res = await request(app).post('/auth/login').set('Host', HOST).set(XRW, '1').set('Origin', origin);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: { code: 'csrf_rejected', message: 'Origin not allowed' } });
-    expect(hits).toEqual([]);
+    const message = res.body.error.message as string;
+    expect(message).toContain('"https://e\\u0085\\u0022vil.example/aaa');
+    expect(message).not.toMatch(/[\u0080-\uffff]/);
+    expect(message.length).toBeLessThan(400);
   });
 
   it('when a custom CSRF header is configured, then that header is the one required', async () => {
