@@ -7,6 +7,7 @@ import type { Audit } from './observability/audit.js';
 import type { Relay } from './relay/relay.js';
 import type { Cipher, Stores } from './store/types.js';
 import type { SessionLifecycle } from './sessions/lifecycle.js';
+import type { PrincipalSessions } from './sessions/principal-sessions.js';
 import type { SessionSecrets } from './admin/session-secrets.js';
 import { adminRoutes, type AdminRoutesDeps } from './http/routes/admin-routes.js';
 import { createApiLane } from './http/routes/api-lane.js';
@@ -69,6 +70,10 @@ export interface AppDeps {
   broker: import('./tokens/token-broker.js').TokenBroker;
   /** How sessions start and end (src/sessions/), built by the composition root. */
   lifecycle: SessionLifecycle;
+  /** A principal's sessions, listed and ended (GET/DELETE /auth/sessions, the admin's switch). */
+  sessions: PrincipalSessions;
+  /** The opaque handle of a session id: the keyed hash the access line and audit trail name it by. */
+  sessionHandle: (sid: string) => string;
   relay: Relay;
   readinessChecks: ReadinessCheck[];
   isDraining: () => boolean;
@@ -162,6 +167,8 @@ export function createApp(deps: AppDeps): FrontDoor {
     budget,
     credentialIds: credentialIdsOf,
     lifecycle: deps.lifecycle,
+    sessions: deps.sessions,
+    sessionHandle: deps.sessionHandle,
     logger,
     metrics,
     cookieName: settings.cookieName,
