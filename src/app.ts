@@ -201,7 +201,15 @@ export function createApp(deps: AppDeps): FrontDoor {
   }
   // Mounted, not a route: Express routes never match while an error is pending (the logout route's).
   app.use('/auth/logout', logoutClearsCookie({ cookieName: settings.cookieName, cookieSecure: settings.cookieSecure }));
-  if (deps.admin) app.use('/admin', adminRoutes({ ...deps.admin, guesses }));
+  if (deps.admin) {
+    const userIds = logIds(settings.sessionSecrets[0] ?? '');
+    const operatorName =
+      settings.hashUserNames === true ? (name: string) => userIds('user', name) : (name: string) => name;
+    app.use(
+      '/admin',
+      adminRoutes({ ...deps.admin, guesses, sessions: deps.sessions, credentialIds: credentialIdsOf, operatorName }),
+    );
+  }
   if (settings.openapiFile) app.use(openapiRoute(settings.openapiFile));
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
   if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));

@@ -284,7 +284,11 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'features',
     doc: 'Allow login with username/password: the service creates a per-session secret as that user.',
   },
-  ADMIN_ROUTES: { section: 'features', doc: 'Enable the /admin/secrets routes.' },
+  ADMIN_ROUTES: { section: 'features', doc: 'Enable the /admin/secrets and /admin/sessions routes.' },
+  SESSION_OPERATORS: {
+    section: 'features',
+    doc: "TigerGraph users (comma-separated, exact names) who may list and end any principal's sessions through /admin/sessions and tgbff sessions, authenticated against the admin server as the other /admin routes are; anyone else is 403 forbidden.",
+  },
   OPENAPI_ROUTE: {
     section: 'features',
     doc: "Serve docs/openapi.yaml as GET /openapi.json (from the build's JSON copy, dist/openapi.json, written by npm run build); true also stops the start when the file is missing.",
