@@ -318,7 +318,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   SESSIONS_PER_CREDENTIAL: {
     section: 'features',
-    doc: "Live sessions one credential may have (a secret, the TigerGraph user of a password login, the IdP subject of a single sign-on), across all instances; a login beyond it ends that credential's oldest session (401 there; its token deleted, a password login's secret dropped). The default serves a team of about 50 sharing one read-only secret with two browsers each.",
+    doc: "Live sessions one credential may have (a secret, the TigerGraph user of a password login, the IdP subject of a single sign-on), across all instances; a login beyond it ends that credential's oldest session (401 session_ended there; its token deleted, a password login's secret dropped). 1 is one session per person: each new login ends the others. The default serves a team of about 50 sharing one read-only secret with two browsers each.",
   },
   TOKEN_SWEEP_INTERVAL_MS: {
     section: 'features',

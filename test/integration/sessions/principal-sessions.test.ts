@@ -138,3 +138,23 @@ describe.each(['redis', 'memory'] as const)('a person sees and ends their sessio
     expect((await agent.get('/auth/session')).body.error.code).toBe('not_authenticated');
   });
 });
+
+/** Issue 40, item 4: one session per person is SESSIONS_PER_CREDENTIAL=1; the ended one is told why. */
+describe('one session per person (SESSIONS_PER_CREDENTIAL=1)', () => {
+  let rig: Rig;
+  beforeAll(async () => {
+    rig = await startRig({ env: { SESSIONS_PER_CREDENTIAL: '1' }, label: 'single-session' });
+  });
+  afterAll(() => rig?.close());
+
+  test('when a person logs in again, then the other session answers 401 session_ended naming the newer login, and only the new one is listed', async () => {
+    const first = await rig.login();
+    const second = await rig.login();
+    for (const path of ['/auth/session', '/api/echo']) {
+      const res = await first.get(path);
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatchObject({ code: 'session_ended', message: expect.stringMatching(/newer login/) });
+    }
+    expect((await second.get('/auth/sessions')).body.sessions).toHaveLength(1);
+  });
+});
