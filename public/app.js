@@ -2,6 +2,7 @@
 import { BffError, bff, parseBody } from './bff.js';
 import { bodyTemplate, loadEndpoints, renderEndpoints } from './endpoint-list.js';
 import { nextTickMs, renderSession } from './session-bar.js';
+import { renderSessions, wireEndOthers } from './session-list.js';
 
 const $ = (id) => document.getElementById(id);
 let session = null;
@@ -40,7 +41,10 @@ async function refresh() {
     listedFor = session.graph;
     renderEndpoints(await loadEndpoints(session.graph), pick);
   }
+  if (session) await renderSessions(refresh);
 }
+
+wireEndOthers(refresh);
 
 function syncBodyField() {
   $('body-field').hidden = $('method').value === 'GET';

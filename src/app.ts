@@ -9,6 +9,7 @@ import type { Audit } from './observability/audit.js';
 import type { Relay } from './relay/relay.js';
 import type { Cipher, Stores } from './store/types.js';
 import type { SessionLifecycle } from './sessions/lifecycle.js';
+import type { PrincipalSessions } from './sessions/principal-sessions.js';
 import type { SessionSecrets } from './admin/session-secrets.js';
 import { adminRoutes, type AdminRoutesDeps } from './http/routes/admin-routes.js';
 import { createApiLane } from './http/routes/api-lane.js';
@@ -71,6 +72,10 @@ export interface AppDeps {
   broker: import('./tokens/token-broker.js').TokenBroker;
   /** How sessions start and end (src/sessions/), built by the composition root. */
   lifecycle: SessionLifecycle;
+  /** A principal's sessions, listed and ended (GET/DELETE /auth/sessions, the admin's switch). */
+  sessions: PrincipalSessions;
+  /** The opaque handle of a session id: the keyed hash the access line and audit trail name it by. */
+  sessionHandle: (sid: string) => string;
   relay: Relay;
   readinessChecks: ReadinessCheck[];
   isDraining: () => boolean;
@@ -177,6 +182,8 @@ export function createApp(deps: AppDeps): FrontDoor {
     budget,
     credentialIds: credentialIdsOf,
     lifecycle: deps.lifecycle,
+    sessions: deps.sessions,
+    sessionHandle: deps.sessionHandle,
     logger,
     metrics,
     cookieName: settings.cookieName,
@@ -209,7 +216,15 @@ export function createApp(deps: AppDeps): FrontDoor {
   }
   // Mounted, not a route: Express routes never match while an error is pending (the logout route's).
   app.use('/auth/logout', logoutClearsCookie({ cookieName: settings.cookieName, cookieSecure: settings.cookieSecure }));
-  if (deps.admin) app.use('/admin', adminRoutes({ ...deps.admin, guesses }));
+  if (deps.admin) {
+    const userIds = logIds(settings.sessionSecrets[0] ?? '');
+    const operatorName =
+      settings.hashUserNames === true ? (name: string) => userIds('user', name) : (name: string) => name;
+    app.use(
+      '/admin',
+      adminRoutes({ ...deps.admin, guesses, sessions: deps.sessions, credentialIds: credentialIdsOf, operatorName }),
+    );
+  }
   if (settings.openapiFile) app.use(openapiRoute(settings.openapiFile));
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
   if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));

@@ -105,6 +105,7 @@ const FIELDS = {
   REQUEST_TIMEOUT_MS: withDefault(integer(1000, 3_600_000), 30_000),
   PASSWORD_LOGIN: withDefault(boolean, false),
   ADMIN_ROUTES: withDefault(boolean, false),
+  SESSION_OPERATORS: withDefault(list(text), ['tigergraph']),
   OPENAPI_ROUTE: optional(boolean),
   TRUST_PROXY: withDefault(trustProxy, false),
   CLIENT_IPV6_PREFIX: withDefault(integer(1, 128), 64),
@@ -225,6 +226,8 @@ export interface Config {
   readonly clientTimeouts: Readonly<{ headersMs: number; requestMs: number }>;
   readonly passwordLogin: boolean;
   readonly adminRoutes: boolean;
+  /** TigerGraph users who may list and end any principal's sessions through /admin/sessions (SESSION_OPERATORS). */
+  readonly sessionOperators: readonly string[];
   /**
    * GET /openapi.json. `required` (OPENAPI_ROUTE=true): a missing document stops the start; `if-present`
    * (the default outside production): served when the package has docs/openapi.yaml; `off` (the default in
@@ -383,6 +386,7 @@ function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | und
     clientTimeouts: { headersMs: v.HEADERS_TIMEOUT_MS, requestMs: v.REQUEST_TIMEOUT_MS },
     passwordLogin: v.PASSWORD_LOGIN,
     adminRoutes: v.ADMIN_ROUTES,
+    sessionOperators: v.SESSION_OPERATORS,
     openapiRoute:
       v.OPENAPI_ROUTE === undefined ? (production ? 'off' : 'if-present') : v.OPENAPI_ROUTE ? 'required' : 'off',
     logLevel: v.LOG_LEVEL,

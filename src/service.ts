@@ -36,6 +36,7 @@ import { policyLimits } from './quota/quota-policy.js';
 import { createQuotaMetrics } from './quota/quota-metrics.js';
 import { createUserQuota, type UserQuota } from './quota/user-quota.js';
 import { createSessionLifecycle } from './sessions/lifecycle.js';
+import { principalSessions } from './sessions/principal-sessions.js';
 import { oidcStrategy } from './sessions/kinds/oidc.js';
 import { passwordStrategy } from './sessions/kinds/password.js';
 import { secretStrategy } from './sessions/kinds/secret.js';
@@ -250,6 +251,20 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     logger,
     audit: { audit, describe, sessionHash: (sid) => sessionIds('session', sid) },
   });
+  // A principal's sessions, by the per-credential record the cap keeps; handles are the sessions' log ids.
+  const sessionHandle = (sid: string): string => sessionIds('session', sid);
+  const sessions = principalSessions({
+    credentialSessions: stores.credentialSessions,
+    sessionRemainingMs: stores.sessionRemainingMs,
+    sessionStore: stores.sessionStore,
+    tombstones: stores.tombstones,
+    end: (sid, reason, tg, by) => lifecycle.end(sid, reason, tg, by),
+    handle: sessionHandle,
+    cap: config.sessionsPerCredential,
+    idleTimeoutSec: config.session.idleTimeoutSeconds,
+    absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,
+    now,
+  });
   const sweepMs = config.tigergraph.sweepIntervalMs;
   const tokenSweeper = createSessionEndSweeper({
     queue: stores.sessionEnds,
@@ -331,6 +346,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     cipher,
     broker,
     lifecycle,
+    sessions,
+    sessionHandle,
     relay,
     readinessChecks: [
       ...(config.redis.mode === 'memory'

@@ -21,6 +21,8 @@ export interface AdminSurface {
   secrets: SecretClient;
   /** 3.x secrets belong to a graph, so every call there must name one. */
   graphRequired: boolean;
+  /** TigerGraph users who may list and end any principal's sessions (SESSION_OPERATORS). */
+  sessionOperators: readonly string[];
 }
 
 export interface AdminParts {
@@ -61,7 +63,14 @@ export function createAdminParts(deps: AdminPartsDeps): AdminParts {
   // Secrets belong to a graph before 4.1, so a password login must name one there.
   const graphRequired = capabilitiesOf(upstream.version).secretsApi === 'gsql';
   const parts: AdminParts = config.adminRoutes
-    ? { admin: { secrets, graphRequired, ...(deps.audit && { audit: deps.audit }) } }
+    ? {
+        admin: {
+          secrets,
+          graphRequired,
+          sessionOperators: config.sessionOperators,
+          ...(deps.audit && { audit: deps.audit }),
+        },
+      }
     : {};
   if (!config.passwordLogin) return parts;
 

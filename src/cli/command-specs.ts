@@ -86,6 +86,38 @@ const tokenInput =
   `${secretInput}\nThe token is --token, else TG_TOKEN: prefer TG_TOKEN on shared hosts, since other\n` +
   'local users can read a command line (ps, /proc) while it runs.';
 
+// The person whose sessions: the operator is --admin, since --user names the principal here.
+const principal: Record<string, OptionSpec> = {
+  user: { type: 'string', value: 'NAME', description: 'a TigerGraph user (the principal of password logins)' },
+  subject: {
+    type: 'string',
+    value: 'SUB',
+    description: 'an IdP subject (single sign-on, with or without the credential map)',
+  },
+  secret: {
+    type: 'boolean',
+    description: 'the principal of a secret: the secret from TG_SECRET, standard input or a prompt, never a flag',
+  },
+};
+const operator: Record<string, OptionSpec> = {
+  service: { type: 'string', value: 'URL', description: 'the running tigergraph-bff (env TGBFF_URL)' },
+  admin: {
+    type: 'string',
+    value: 'NAME',
+    description:
+      'operator: a TigerGraph user SESSION_OPERATORS names; the password from TG_PASSWORD, netrc, the config file or a prompt',
+  },
+  'netrc-default': admin['netrc-default']!,
+  'timeout-ms': connection['timeout-ms']!,
+  dotenv: connection.dotenv!,
+  verbose: connection.verbose!,
+};
+const sessionsDetails =
+  'Calls POST /admin/sessions/list or /end on the service (ADMIN_ROUTES=true) as the operator, whose TigerGraph\n' +
+  'credentials the service checks with the admin server. Every end goes through the session lifecycle: token\n' +
+  'deleted upstream, caches of every instance invalidated, audited as session.ended reason operator.\n' +
+  'A secret login is named by the secret itself: the service never learns which alias it has.';
+
 export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'secrets list',
@@ -135,6 +167,20 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: { token, strict, ...connection, ...output },
   },
   {
+    name: 'sessions list',
+    summary: "list a person's live sessions through a running tigergraph-bff (/admin/sessions)",
+    usage: 'tgbff sessions list (--user NAME | --subject SUB | --secret) --service URL [options]',
+    details: sessionsDetails,
+    options: { ...principal, ...operator, ...output },
+  },
+  {
+    name: 'sessions end',
+    summary: 'end every session of a person (and their logins in flight) through a running tigergraph-bff',
+    usage: 'tgbff sessions end (--user NAME | --subject SUB | --secret) --service URL [options]',
+    details: sessionsDetails,
+    options: { ...principal, ...operator, ...output },
+  },
+  {
     name: 'codegen',
     summary: 'write a TypeScript module with one typed function per installed query of a graph',
     usage: 'tgbff codegen --graph NAME [--out FILE] [--service URL | --token TOKEN] [options]',
@@ -172,4 +218,4 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
 ];
 
-export const GROUPS = ['secrets', 'token'] as const;
+export const GROUPS = ['secrets', 'token', 'sessions'] as const;

@@ -18,6 +18,8 @@ const RUNNERS: Record<string, () => Promise<CommandRunner>> = {
   'token get': async () => (await import('./commands/token.js')).getToken,
   'token refresh': async () => (await import('./commands/token.js')).refreshToken,
   'token delete': async () => (await import('./commands/token.js')).deleteToken,
+  'sessions list': async () => (await import('./commands/sessions.js')).listSessions,
+  'sessions end': async () => (await import('./commands/sessions.js')).endSessions,
   codegen: async () => (await import('./commands/codegen.js')).runCodegen,
   sim: async () => (await import('./commands/sim.js')).runSim,
   serve: async () => (await import('./commands/serve.js')).runServe,

@@ -288,7 +288,11 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'features',
     doc: 'Allow login with username/password: the service creates a per-session secret as that user.',
   },
-  ADMIN_ROUTES: { section: 'features', doc: 'Enable the /admin/secrets routes.' },
+  ADMIN_ROUTES: { section: 'features', doc: 'Enable the /admin/secrets and /admin/sessions routes.' },
+  SESSION_OPERATORS: {
+    section: 'features',
+    doc: "TigerGraph users (comma-separated, exact names) who may list and end any principal's sessions through /admin/sessions and tgbff sessions, authenticated against the admin server as the other /admin routes are; anyone else is 403 forbidden.",
+  },
   OPENAPI_ROUTE: {
     section: 'features',
     doc: "Serve docs/openapi.yaml as GET /openapi.json (from the build's JSON copy, dist/openapi.json, written by npm run build); true also stops the start when the file is missing.",
@@ -318,7 +322,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   SESSIONS_PER_CREDENTIAL: {
     section: 'features',
-    doc: "Live sessions one credential may have (a secret, the TigerGraph user of a password login, the IdP subject of a single sign-on), across all instances; a login beyond it ends that credential's oldest session (401 there; its token deleted, a password login's secret dropped). The default serves a team of about 50 sharing one read-only secret with two browsers each.",
+    doc: "Live sessions one credential may have (a secret, the TigerGraph user of a password login, the IdP subject of a single sign-on), across all instances; a login beyond it ends that credential's oldest session (401 session_ended there; its token deleted, a password login's secret dropped). 1 is one session per person: each new login ends the others. The default serves a team of about 50 sharing one read-only secret with two browsers each.",
   },
   TOKEN_SWEEP_INTERVAL_MS: {
     section: 'features',

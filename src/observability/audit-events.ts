@@ -18,7 +18,8 @@ export interface AuditPrincipal {
 }
 
 /** Why a session ended. */
-export type SessionEndReason = 'logout' | 'replaced' | 'expired' | 'backchannel' | 'idp_refused' | 'evicted';
+export type SessionEndReason =
+  'logout' | 'replaced' | 'expired' | 'backchannel' | 'idp_refused' | 'evicted' | 'ended' | 'operator';
 
 export type AuditEvent =
   | { event: 'config.loaded'; settings: string[]; tracing: boolean; audit: 'stdout' | 'file' }
@@ -32,7 +33,12 @@ export type AuditEvent =
     }
   | { event: 'login.limited'; login: LoginKind; address?: string; repeated?: number }
   | ({ event: 'logout' } & AuditPrincipal)
-  | ({ event: 'session.ended'; reason: SessionEndReason } & Partial<AuditPrincipal> & { session: string })
+  | ({
+      event: 'session.ended';
+      reason: SessionEndReason;
+      /** Who asked (`ended`, `operator`): another session of the person by its keyed hash, or the operator's name. */
+      by?: { session: string } | { operator: string };
+    } & Partial<AuditPrincipal> & { session: string })
   | { event: 'token.minted' | 'token.refreshed' | 'token.deleted'; result: 'ok' | 'error'; session?: string }
   | { event: 'token.reminted'; session: string }
   | { event: 'secret.created' | 'secret.dropped'; alias: string; by: 'password_login' | 'admin'; user?: string }

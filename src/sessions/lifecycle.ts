@@ -32,6 +32,9 @@ export interface SessionWriter {
   save(sid: string, tg: TgSession): Promise<void>;
 }
 
+/** Who ended a session, when not the session itself or a timeout: another of the person's sessions, or an operator. */
+export type EndedBy = { session: string } | { operator: string };
+
 export interface SessionLifecycleDeps {
   tokens: TokenStore;
   tombstones: TombstoneStore;
@@ -80,11 +83,13 @@ export interface SessionLifecycle {
    */
   establish(login: Login, writer: SessionWriter): Promise<string>;
   /**
-   * Ends a session everywhere: tombstone first (requests in flight cannot bring it back), then what it held
-   * upstream (the kind's strategy), its session-end entry, its credential list entry and its record. `tg`:
-   * the session as the caller loaded it; without it, it is read from the store (false when it was gone).
+   * Ends a session everywhere: tombstone first (requests in flight cannot bring it back; its value is the
+   * reason, so the browser's next request learns it), then what it held upstream (the kind's strategy), its
+   * session-end entry, its credential list entry and its record. `tg`: the session as the caller loaded it;
+   * without it, it is read from the store (false when it was gone). `by`: who asked, for the audit trail (the
+   * asking session's keyed hash, or an operator's name).
    */
-  end(sid: string, reason: EndReason, tg?: TgSession): Promise<boolean>;
+  end(sid: string, reason: EndReason, tg?: TgSession, by?: EndedBy): Promise<boolean>;
   /** The sweeper's part for a session found over: what it held upstream ended (rejects to be retried). */
   sweep(entry: SessionEnd, credential: string): Promise<boolean>;
   /** What GET /auth/session shows of a session's kind. */
@@ -116,16 +121,21 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
     };
   }
 
-  async function end(sid: string, reason: EndReason, known?: TgSession): Promise<boolean> {
+  async function end(sid: string, reason: EndReason, known?: TgSession, by?: EndedBy): Promise<boolean> {
     const tg = known ?? ((await deps.sessionStore.get(sid)) as StoredSession | null)?.tg;
     if (!tg) return false;
     if (deps.audit) {
       const who = deps.audit.describe(sid, tg);
       if (reason === 'logout') deps.audit.audit.emit({ event: 'logout', ...who });
-      deps.audit.audit.emit({ event: 'session.ended', reason: reason === 'swept' ? 'expired' : reason, ...who });
+      deps.audit.audit.emit({
+        event: 'session.ended',
+        reason: reason === 'swept' ? 'expired' : reason,
+        ...who,
+        ...(by && { by: 'session' in by ? { session: by.session } : { operator: by.operator } }),
+      });
     }
     const entry = entryOf(sid, tg);
-    await deps.tombstones.mark(sid, tombstoneMs);
+    await deps.tombstones.mark(sid, tombstoneMs, reason);
     // Not the request's own session: if anything after the tombstone fails (a crash, the data server),
     // the sweeper on any instance finishes the job.
     if (!known) await deps.sessionEnds.watch(entry, deps.now());
@@ -182,7 +192,9 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
     cap: deps.sessionsPerCredential,
     ttlMs: tombstoneMs,
     remainingMs: deps.sessionRemainingMs,
-    evict: (sid) => end(sid, 'evicted'),
+    // A login still in flight has no record yet: barred all the same, its session is over once saved.
+    evict: async (sid) =>
+      (await end(sid, 'evicted')) || (await deps.tombstones.mark(sid, tombstoneMs, 'evicted'), false),
     metrics: deps.metrics,
     logger,
   });
@@ -226,9 +238,14 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
       await broker.adopt(sid, login.grant, tombstoneMs);
       await strategy.index(sid, tg);
       // Counted before it exists, so no saved session is ever missing from its credential's count.
-      const capped = await cap.admit(login.cred, sid, createdAt);
+      const capped = await cap.admit(login.cred, sid, createdAt, {
+        login: login.kind,
+        graph: login.graph,
+        ...(login.from?.client !== undefined && { client: login.from.client }),
+        ...(login.from?.address !== undefined && { address: login.from.address }),
+      });
       await writer.save(sid, tg);
-      await capped.enforce(login.kind);
+      await capped.enforce();
       return sid;
     } catch (err) {
       await abandon(sid, tg, login);

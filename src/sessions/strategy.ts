@@ -14,6 +14,10 @@ export type EndReason =
   | 'replaced'
   /** A login beyond SESSIONS_PER_CREDENTIAL ended the credential's oldest. */
   | 'evicted'
+  /** The person ended it from another of their sessions (DELETE /auth/sessions…, logout everywhere). */
+  | 'ended'
+  /** An operator ended it (the admin route, `tgbff sessions end`). */
+  | 'operator'
   /** The IdP ended its session (POST /auth/oidc/backchannel-logout). */
   | 'backchannel'
   /** The IdP refused to refresh the session's access token. */
@@ -30,6 +34,8 @@ export type Login = {
   grant: TokenGrant;
   /** Epoch ms the login began: the absolute timeout counts from here. */
   at: number;
+  /** Where the login came from, as the person's session list shows it (http/route-helpers/login-origin.ts). */
+  from?: { client?: string; address?: string };
 } & (
   | { kind: 'secret'; secret: string }
   | { kind: 'password'; secret: string; username: string; drop: SecretDrop }

@@ -28,6 +28,7 @@ import { createSessionClient } from './redis/session-client.js';
 import { memorySessionRemainingMs, redisSessionRemainingMs } from './session-presence.js';
 import {
   createAliveMarks,
+  createEndedMarks,
   DEFAULT_SESSION_HOT_PATH,
   readSessionPair,
   withSessionHotPath,
@@ -89,6 +90,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     ...(acks ? [connectAgainWhenEnded(acks.redis, isClosing, logger, 'replica-acks')] : []),
   ];
   const alive = hot ? createAliveMarks(hot.clock) : undefined;
+  const ended = hot ? createEndedMarks(hot.clock) : undefined;
   // The cache needs the hot path's one read of session + tombstone, and one server to track on.
   const cache: SessionCache | undefined =
     hot && options.sessionCache && !(redis instanceof Cluster)
@@ -104,7 +106,15 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
       : undefined;
   const client =
     hot && alive
-      ? withSessionHotPath(direct, { redis, keys, guard, alive, options: hot, ...(cache && { cache }) })
+      ? withSessionHotPath(direct, {
+          redis,
+          keys,
+          guard,
+          alive,
+          ...(ended && { ended }),
+          options: hot,
+          ...(cache && { cache }),
+        })
       : direct;
   return {
     tokens: createRedisTokenStore({ redis, keys, cipher, guard, ...(logger ? { logger } : {}) }),
@@ -114,6 +124,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
       keys,
       guard,
       ...(alive ? { alive } : {}),
+      ...(ended && { ended }),
       ...(cache && { cache }),
       ...(acks && { replicated: acks.ack }),
     }),

@@ -12,6 +12,8 @@ export interface RedisKeys {
   rateLimit(key: string): string;
   /** A credential's sessions: one key per credential id, so its own `{…}` hash tag. */
   credentialSessions(credential: string): string;
+  /** What is kept beside each of a credential's sessions (login kind, graph, client, address): same `{…}` tag. */
+  credentialSessionInfo(credential: string): string;
   /** The session-end index the session-end sweeper works through (one sorted set). */
   sessionEnds(): string;
   /** Password-login secrets waiting to be dropped (one sorted set). */
@@ -45,6 +47,7 @@ export function redisKeys(prefix: string): RedisKeys {
     tombstone: (sid) => `${prefix}dead:{${sid}}`,
     rateLimit: (key) => `${prefix}rl:${key}`,
     credentialSessions: (credential) => `${prefix}creds:{${credential}}`,
+    credentialSessionInfo: (credential) => `${prefix}creds-info:{${credential}}`,
     sessionEnds: () => `${prefix}session-ends`,
     secretDrops: () => `${prefix}secret-drops`,
     oidcIndex: (key) => `${prefix}oidc-idx:{${key}}`,

@@ -56,8 +56,14 @@ export interface LeaseStore {
 
 /** Tombstones: a logged-out sid stays dead, so in-flight requests cannot resurrect it. */
 export interface TombstoneStore {
-  mark(sid: string, ttlMs: number): Promise<void>;
+  /** `why`: what ended it (an end reason, kept as the tombstone's value); '1' when not given, as before. */
+  mark(sid: string, ttlMs: number, why?: string): Promise<void>;
   isDead(sid: string): Promise<boolean>;
+  /**
+   * What ended a session, as `mark` was told ('1' for tombstones written without a reason); null when there is
+   * no tombstone. Answered from the request's own session load when it just read the tombstone (no second read).
+   */
+  endedAs(sid: string): Promise<string | null>;
 }
 
 export interface RateLimitResult {
@@ -86,24 +92,39 @@ export interface RateLimiter {
   reset(key: string): Promise<void>;
 }
 
+/** One session on its credential's record: its id, its login time (epoch ms) and what the caller stored beside it. */
+export interface CredentialSessionEntry {
+  sid: string;
+  at: number;
+  /** The caller's own text (sessions/principal-sessions.ts: the listing and whether the login finished); null when none. */
+  info: string | null;
+}
+
 /**
- * The live sessions of each credential (docs/architecture.md, "Bounded per principal and per address"), by login time: what caps the sessions one secret,
- * user or IdP subject can hold. Only ids are kept; whether a session still lives is asked elsewhere.
+ * The live sessions of each credential (docs/architecture.md, "Bounded per principal and per address"), by login
+ * time: what caps the sessions one secret, user or IdP subject can hold, and what lists them (GET
+ * /auth/sessions). Ids and the caller's short text per id are kept; whether a session still lives is asked
+ * elsewhere.
  */
 export interface CredentialSessions {
   /**
-   * Records `sid`, logged in at `at` (epoch ms), under `credential`; the record lives `ttlMs` after the
-   * credential's newest login. With more than `cap` sessions on record it answers all of them, oldest
-   * first, for the caller to end the oldest live ones beyond the cap; otherwise nothing. Never keeps more
-   * than `ceiling` (the oldest beyond go first), whatever the caller manages.
+   * Records `sid`, logged in at `at` (epoch ms), under `credential`, with `info` beside it; the record lives
+   * `ttlMs` after the credential's newest login. With more than `cap` sessions on record it answers all of
+   * them, oldest first, for the caller to end the oldest live ones beyond the cap; otherwise nothing. Never
+   * keeps more than `ceiling` (the oldest beyond go first), whatever the caller manages.
    */
   add(
     credential: string,
     sid: string,
     at: number,
     limits: { ttlMs: number; cap: number; ceiling: number },
-  ): Promise<string[]>;
+    info?: string,
+  ): Promise<CredentialSessionEntry[]>;
+  /** Replaces the text beside `sid`, only while `sid` is on record (a removed id stays removed). */
+  update(credential: string, sid: string, info: string): Promise<void>;
   remove(credential: string, sids: readonly string[]): Promise<void>;
+  /** Every session on record, oldest login first (at most the ceiling `add` keeps). */
+  list(credential: string): Promise<CredentialSessionEntry[]>;
 }
 
 /** Time a session record has left (its idle TTL), or null when it is gone or tombstoned. */

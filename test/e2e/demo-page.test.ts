@@ -366,4 +366,25 @@ describeInBrowser('demo page in headless Chromium', () => {
     expect(((await replay.json()) as { error: { code: string } }).error.code).toBe('not_authenticated');
     expect(await problems()).toEqual([]);
   });
+
+  test('when the person has another session, then "Your sessions" lists both and its End button ends the other one (issue 40)', async () => {
+    const { value } = rig.sim.createSecret({ alias: 'page_sessions' });
+    const other = await rig.login(value);
+    const { page, problems } = await open();
+    await logIn(page, value);
+    await page.locator('#app-view').waitFor({ state: 'visible' });
+    await page.locator('#session-list li').nth(1).waitFor({ state: 'visible' });
+    const items = await page.locator('#session-list li').allTextContents();
+    expect(items).toHaveLength(2);
+    expect(items[0]).toMatch(/^This session/);
+    expect(await page.isVisible('#end-others-button')).toBe(true);
+
+    await page.locator('#session-list li').nth(1).locator('button').click();
+    await page.locator('#session-list li').nth(1).waitFor({ state: 'detached' });
+    const res = await other.get('/auth/session');
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('session_ended');
+    expect(await page.isVisible('#app-view')).toBe(true);
+    expect(await problems()).toEqual([]);
+  });
 });

@@ -49,6 +49,19 @@ export interface Session {
   sessionExpiresAt?: string;
 }
 
+/** One entry of `GET /auth/sessions`: never a session id, only its opaque handle. */
+export interface ListedSession {
+  id: string;
+  current: boolean;
+  login: 'secret' | 'password' | 'oidc';
+  graph: string | null;
+  createdAt: string;
+  /** Last use, to within the service's touch window (1 % of the idle timeout, at most 60 s). */
+  lastSeenAt: string;
+  client: string | null;
+  address: string | null;
+}
+
 /** `GET /auth/methods`: which logins the service offers. */
 export interface Methods {
   secret: boolean;
@@ -136,21 +149,55 @@ export class TgbffClient extends EventTarget {
   /**
    * Ends the session. A single sign-on session leaves the page for the service's `oidcLogoutUrl`, which ends
    * the identity provider's session too (returns `'navigated'`); any other is `POST /auth/logout` (`'ended'`).
+   * `{ everywhere: true }` ends every session of the person first, on every device (then, for single
+   * sign-on, leaves for the IdP's logout as well).
    */
-  async logout(options: CallOptions = {}): Promise<'ended' | 'navigated'> {
+  async logout(options: CallOptions & { everywhere?: boolean } = {}): Promise<'ended' | 'navigated'> {
+    const everywhere = options.everywhere === true;
     if (this.#session?.login === 'oidc') {
       const { oidcLogoutUrl } = await this.methods(options);
       if (oidcLogoutUrl) {
+        // The IdP's logout is a navigation, which cannot carry a body: the others end first.
+        if (everywhere) await this.endOtherSessions(options);
         this.#end('logout');
         this.#navigate(new URL(oidcLogoutUrl, this.#base || pageLocation()?.href).href);
         return 'navigated';
       }
     }
-    const res = await this.#send('POST', '/auth/logout', { signal: options.signal });
+    const res = await this.#send('POST', '/auth/logout', {
+      signal: options.signal,
+      ...(everywhere && { body: { everywhere: true } }),
+    });
     if (res.status !== 204 && !res.ok) throw await this.#refusal(res);
     await res.body?.cancel();
     this.#end('logout');
     return 'ended';
+  }
+
+  /** `GET /auth/sessions`: every live session of the person (their principal), newest first; `current` is this one. */
+  async sessions(options: CallOptions = {}): Promise<ListedSession[]> {
+    const res = await this.#send('GET', '/auth/sessions', { signal: options.signal });
+    if (!res.ok) throw await this.#refusal(res);
+    return ((await res.json()) as { sessions: ListedSession[] }).sessions;
+  }
+
+  /**
+   * `DELETE /auth/sessions/{id}`: ends one of the person's sessions (an `id` from `sessions()`); another
+   * person's or an unknown id throws `BffError` `session_not_found`. This session's own id logs it out.
+   */
+  async endSession(id: string, options: CallOptions = {}): Promise<void> {
+    const res = await this.#send('DELETE', `/auth/sessions/${encodeURIComponent(id)}`, { signal: options.signal });
+    if (res.status !== 204 && !res.ok) throw await this.#refusal(res);
+    await res.body?.cancel();
+    // This session's own id logged it out: reading the session again tells `sessionend` listeners.
+    if (this.#session !== null) await this.session(options);
+  }
+
+  /** `DELETE /auth/sessions`: ends every session of the person but this one; how many were ended. */
+  async endOtherSessions(options: CallOptions = {}): Promise<number> {
+    const res = await this.#send('DELETE', '/auth/sessions', { signal: options.signal });
+    if (!res.ok) throw await this.#refusal(res);
+    return ((await res.json()) as { ended: number }).ended;
   }
 
   /** The session, or null when there is none (a 401); arms `sessionexpiring` and `sessionend` at its end. */
@@ -158,7 +205,7 @@ export class TgbffClient extends EventTarget {
     const res = await this.#send('GET', '/auth/session', { signal: options.signal, quiet: true });
     if (res.status === 401) {
       const error = await this.#refusal(res);
-      this.#end(error.code === 'session_expired' ? 'session_expired' : 'not_authenticated');
+      this.#end(error.code === 'session_expired' || error.code === 'session_ended' ? error.code : 'not_authenticated');
       return null;
     }
     if (!res.ok) throw await this.#refusal(res);
@@ -271,7 +318,13 @@ export class TgbffClient extends EventTarget {
       }
       if (res.status === 401 && !init.quiet) {
         const code = await serviceError(res.clone());
-        if (code === 'not_authenticated' || code === 'session_expired' || code === 'token_rejected') this.#end(code);
+        if (
+          code === 'not_authenticated' ||
+          code === 'session_expired' ||
+          code === 'session_ended' ||
+          code === 'token_rejected'
+        )
+          this.#end(code);
       }
       return res;
     }

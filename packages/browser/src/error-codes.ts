@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   not_authenticated: 401,
   invalid_credentials: 401,
   session_expired: 401,
+  session_ended: 401,
   token_rejected: 401,
   sso_failed: 400,
   csrf_rejected: 403,
@@ -22,6 +23,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   secret_not_found: 404,
+  session_not_found: 404,
   method_not_allowed: 405,
   secret_exists: 409,
   payload_too_large: 413,
@@ -59,5 +61,6 @@ export const isServiceErrorCode = (value: unknown): value is ServiceErrorCode =>
 export const SESSION_ENDING_CODES: readonly ServiceErrorCode[] = [
   'not_authenticated',
   'session_expired',
+  'session_ended',
   'token_rejected',
 ];

@@ -1,8 +1,11 @@
 import type { ServiceErrorCode } from './error-codes.js';
 
-/** Why the session ended: a logout, the service's 401 code, or the end time passed (`session_expired`). */
+/**
+ * Why the session ended: a logout, the service's 401 code (`session_ended`: someone else ended it: a newer login,
+ * the person from another session, an operator), or the end time passed (`session_expired`).
+ */
 export type SessionEndReason =
-  'logout' | Extract<ServiceErrorCode, 'not_authenticated' | 'session_expired' | 'token_rejected'>;
+  'logout' | Extract<ServiceErrorCode, 'not_authenticated' | 'session_expired' | 'session_ended' | 'token_rejected'>;
 
 export interface SessionEventMap {
   /** The session ended: log in again. */

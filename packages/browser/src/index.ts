@@ -4,6 +4,7 @@ export type {
   CallOptions,
   ClientOptions,
   Credentials,
+  ListedSession,
   LoginResult,
   Methods,
   QueryOptions,

@@ -8,7 +8,9 @@ import { ADMIN_CHALLENGE, basicCredentials } from '../route-helpers/basic-creden
 import { strictRoutes } from '../route-helpers/routing.js';
 import { contextOf } from '../pipeline/context.js';
 import { outcomeOf, type GuessLimiter } from '../limits/guess-limiter.js';
-import { parseAliasPath, parseCreateSecret, parseGraphQuery } from '../schemas/admin.js';
+import { parseAliasPath, parseCreateSecret, parseGraphQuery, parsePrincipalBody } from '../schemas/admin.js';
+import type { CredentialIds } from '../../crypto/credential-id.js';
+import type { PrincipalSessions } from '../../sessions/principal-sessions.js';
 import { jsonBody } from '../schemas/json-body.js';
 import type { Audit } from '../../observability/audit.js';
 
@@ -17,6 +19,14 @@ export type AdminRoutesDeps = AdminSurface & {
   /** The audit trail: secret.created and secret.dropped by an admin. */
   audit?: Audit;
 };
+
+/** What /admin/sessions needs besides the admin surface: the principals' sessions, and how to name them. */
+export interface AdminSessionDeps {
+  sessions: PrincipalSessions;
+  credentialIds: CredentialIds;
+  /** How the audit trail names an operator: the name, or its keyed hash with LOG_USER_NAMES=hashed. */
+  operatorName: (username: string) => string;
+}
 
 /** Admin-server errors as AppErrors; a rejected login also carries the basic-auth challenge. */
 function adminError(err: unknown): unknown {
@@ -33,7 +43,7 @@ function adminError(err: unknown): unknown {
  * CSRF guard in front of the app covers the state-changing calls. Wrong credentials count against the
  * same guess limits as password login (the same admin-server passwords), so they cannot be tried at speed.
  */
-export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): Router {
+export function adminRoutes(deps: AdminRoutesDeps & AdminSessionDeps & { guesses: GuessLimiter }): Router {
   const routes = strictRoutes('/admin');
   const json = jsonBody();
   const { secrets } = deps;
@@ -87,6 +97,49 @@ export function adminRoutes(deps: AdminRoutesDeps & { guesses: GuessLimiter }): 
     await asCaller(req, creds, graph, () => secrets.dropSecret(creds, graph ?? '', alias));
     deps.audit?.emit({ event: 'secret.dropped', alias, by: 'admin' });
     res.status(204).end();
+  });
+
+  /**
+   * An operator: credentials the admin server accepts (a `USE GLOBAL` any user may run, so a wrong password is
+   * 401 and counts against the guess limits as on every /admin route), of a user SESSION_OPERATORS names.
+   */
+  async function asOperator(req: Request): Promise<string> {
+    const creds = basicCredentials(req);
+    await asCaller(req, creds, null, () => secrets.gsql.runGsql(creds, 'USE GLOBAL'));
+    if (!deps.sessionOperators.includes(creds.username))
+      throw new AppError('forbidden', "Only a user SESSION_OPERATORS names may list or end another person's sessions");
+    return creds.username;
+  }
+
+  const principalOf = (body: unknown): string => {
+    const named = parsePrincipalBody(body);
+    return deps.credentialIds(named.kind, named.value);
+  };
+
+  // POST, not GET: a secret names its principal, and a secret goes in a body, never in a URL.
+  routes.post('/sessions/list', json, async (req: Request, res: Response) => {
+    const principal = principalOf(req.body);
+    await asOperator(req);
+    const sessions = await deps.sessions.list(principal);
+    res.set('Cache-Control', 'no-store').json({
+      sessions: sessions.map((s) => ({
+        id: s.id,
+        login: s.login,
+        graph: s.graph,
+        createdAt: new Date(s.createdAt).toISOString(),
+        lastSeenAt: new Date(s.lastSeenAt).toISOString(),
+        client: s.client,
+        address: s.address,
+      })),
+    });
+  });
+
+  // The operator's switch: every session of the principal, and its logins in flight, through the lifecycle.
+  routes.post('/sessions/end', json, async (req: Request, res: Response) => {
+    const principal = principalOf(req.body);
+    const operator = await asOperator(req);
+    const ended = await deps.sessions.endAll(principal, 'operator', { operator: deps.operatorName(operator) });
+    res.set('Cache-Control', 'no-store').json({ ended });
   });
 
   return routes.router;

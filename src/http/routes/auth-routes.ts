@@ -17,7 +17,12 @@ import { outcomeOf, type GuessLimiter, type GuessOutcome, type GuessTicket } fro
 import type { LoginBudget } from '../limits/login-budget.js';
 import { requireSession, sessionContext } from '../session/require-session.js';
 import type { RequireSessionDeps } from '../session/session-gate.js';
-import { jsonBody } from '../schemas/json-body.js';
+import { jsonBody, optionalJsonBody } from '../schemas/json-body.js';
+import { isSessionHandle, parseLogoutBody } from '../schemas/sessions.js';
+import { loginOrigin } from '../route-helpers/login-origin.js';
+import type { ListedSession, PrincipalSessions } from '../../sessions/principal-sessions.js';
+import { credentialOf } from '../../sessions/session-data.js';
+import type { SessionContext } from '../session/session-gate.js';
 import { parseLoginBody, parsePasswordLogin, wantsPasswordLogin } from '../schemas/login.js';
 import type { SessionSecrets } from '../../admin/session-secrets.js';
 
@@ -52,7 +57,27 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   /** The audit trail: logins succeeded, refused, limited (session ends are the lifecycle's). */
   audit?: Audit;
   describe?: DescribePrincipal;
+  /** The caller's sessions, listed and ended (GET/DELETE /auth/sessions, logout everywhere). */
+  sessions: PrincipalSessions;
+  /** The opaque handle of a session id (the keyed hash the access line and audit trail name it by). */
+  sessionHandle: (sid: string) => string;
 }
+
+/** A listed session as GET /auth/sessions answers it: never its id, only its handle. */
+function shown(session: ListedSession, current: string) {
+  return {
+    id: session.id,
+    current: session.sid === current,
+    login: session.login,
+    graph: session.graph,
+    createdAt: new Date(session.createdAt).toISOString(),
+    lastSeenAt: new Date(session.lastSeenAt).toISOString(),
+    client: session.client,
+    address: session.address,
+  };
+}
+
+const sessionNotFound = () => new AppError('session_not_found', 'No session of yours has that id');
 
 /** A login that made a session, for the audit trail: who (as the access line names them) and from where. */
 export function auditLogin(deps: { audit?: Audit; describe?: DescribePrincipal }, req: Request): void {
@@ -169,8 +194,9 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
             cred: credential,
             grant,
             at,
+            from: loginOrigin(req),
           }
-        : { kind: 'secret', secret: secretLogin, graph, cred: credential, grant, at };
+        : { kind: 'secret', secret: secretLogin, graph, cred: credential, grant, at, from: loginOrigin(req) };
     await lifecycle.establish(login, session);
     deps.metrics.logins.inc({ result: 'ok' });
     auditLogin(deps, req);
@@ -180,7 +206,11 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
   // Ends this service's session of any kind (an SSO session's IdP tokens revoked too). To end the IdP's own
   // session as well, a page navigates to GET /auth/oidc/logout instead (oidc-routes.ts): the IdP's logout URL
   // carries the id token, and no answer a script can read ever does.
-  routes.post('/logout', async (req: Request, res: Response) => {
+  /** The principal a logged-in session counts under: the TigerGraph user, the IdP subject, or the secret. */
+  const principalOf = (ctx: SessionContext): string => credentialOf(deps.credentialIds, ctx.tg, ctx.credential);
+
+  /** Ends the request's own session: the logout of it, whatever route asked. */
+  async function logOut(req: Request): Promise<void> {
     const { session } = requestContext(req);
     const current = await session.load();
     const sid = session.sid();
@@ -188,7 +218,52 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       session.ending(current.tg);
       await lifecycle.end(sid, 'logout', current.tg);
     }
+  }
+
+  // `{"everywhere": true}` ends every session of the caller's principal first, then this one.
+  routes.post('/logout', optionalJsonBody(), async (req: Request, res: Response) => {
+    const { everywhere } = parseLogoutBody(req.body);
+    if (everywhere) {
+      const live = await requestContext(req)
+        .session.live()
+        .catch(() => null);
+      if (live !== null)
+        await deps.sessions.endAll(principalOf(live), 'ended', { session: deps.sessionHandle(live.sid) }, live.sid);
+    }
+    await logOut(req);
     res.clearCookie(deps.cookieName, cookieClearOptions(deps));
+    res.status(204).end();
+  });
+
+  routes.get('/sessions', requireSession(), async (_req: Request, res: Response) => {
+    const ctx = sessionContext(res);
+    const sessions = await deps.sessions.list(principalOf(ctx));
+    res.set('Cache-Control', 'no-store').json({ sessions: sessions.map((s) => shown(s, ctx.sid)) });
+  });
+
+  // Every session of the caller but this one.
+  routes.delete('/sessions', requireSession(), async (_req: Request, res: Response) => {
+    const ctx = sessionContext(res);
+    const ended = await deps.sessions.endAll(
+      principalOf(ctx),
+      'ended',
+      { session: deps.sessionHandle(ctx.sid) },
+      ctx.sid,
+    );
+    res.set('Cache-Control', 'no-store').json({ ended });
+  });
+
+  // One of the caller's sessions by its handle; another person's handle is not found, as a made-up one is.
+  routes.delete('/sessions/:id', requireSession(), async (req: Request, res: Response) => {
+    const ctx = sessionContext(res);
+    const id = req.params['id'];
+    if (!isSessionHandle(id)) throw sessionNotFound();
+    const outcome = await deps.sessions.endOne(principalOf(ctx), id, { session: deps.sessionHandle(ctx.sid) }, ctx.sid);
+    if (outcome === 'none') throw sessionNotFound();
+    if (outcome === 'current') {
+      await logOut(req);
+      res.clearCookie(deps.cookieName, cookieClearOptions(deps));
+    }
     res.status(204).end();
   });
 

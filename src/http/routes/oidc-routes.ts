@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { loginOrigin } from '../route-helpers/login-origin.js';
 import { AppError, isAppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
@@ -133,6 +134,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
       cred: deps.credentialIds('oidc', signOn.sub),
       grant: { token: signOn.accessToken, expiresAt: signOn.expiresAt },
       at: deps.now(),
+      from: loginOrigin(req),
     };
     let personal: GuessTicket;
     try {

@@ -1,5 +1,5 @@
 import { invalidRequest, parseInput } from './parse.js';
-import { aliasName, exactly, graphName, optionalName } from './fields.js';
+import { aliasName, exactly, graphName, optionalName, secret, text } from './fields.js';
 
 const graphOnly = exactly({ graph: optionalName(graphName) });
 const createSecret = exactly({ graph: optionalName(graphName), alias: optionalName(aliasName) });
@@ -29,3 +29,26 @@ export function parseCreateSecret(
 
 /** `DELETE /admin/secrets/:alias`. */
 export const parseAliasPath = (params: unknown): string => parseInput(aliasPath, params, 'path').alias;
+
+const principalBody = exactly({
+  user: text(128).optional(),
+  subject: text(1024).optional(),
+  secret: secret.optional(),
+});
+
+/** Whose sessions: a TigerGraph user (password logins), an IdP subject (single sign-on) or a secret (its logins). */
+export type NamedPrincipal =
+  { kind: 'user'; value: string } | { kind: 'oidc'; value: string } | { kind: 'secret'; value: string };
+
+/**
+ * `POST /admin/sessions/list|end` `{"user"}`, `{"subject"}` or `{"secret"}`, exactly one: the secret in a body,
+ * never in a URL a proxy or an access line keeps.
+ */
+export function parsePrincipalBody(body: unknown): NamedPrincipal {
+  const { user, subject, secret: value } = parseInput(principalBody, body, 'body');
+  const given = [user, subject, value].filter((v) => v !== undefined).length;
+  if (given !== 1) throw invalidRequest('body: name exactly one of "user", "subject" or "secret"');
+  if (user !== undefined) return { kind: 'user', value: user };
+  if (subject !== undefined) return { kind: 'oidc', value: subject };
+  return { kind: 'secret', value: value! };
+}

@@ -26,3 +26,11 @@ export function jsonBody(limit = '16kb'): RequestHandler[] {
   });
   return [requireJson, parse];
 }
+
+/**
+ * The body of a route whose body is optional and was never required (POST /auth/logout): JSON is parsed,
+ * anything else is left unread, as before the route took one.
+ */
+export function optionalJsonBody(limit = '1kb'): RequestHandler {
+  return express.json({ limit, strict: false });
+}

@@ -23,6 +23,25 @@ export interface RequireSessionDeps {
 
 export const notAuthenticated = () => new AppError('not_authenticated', 'Not logged in');
 
+/** What the browser of a session someone else ended is told, by the reason its tombstone keeps. */
+const ENDED_BY: Record<string, string> = {
+  evicted: 'A newer login of the same user ended this session (SESSIONS_PER_CREDENTIAL); log in again',
+  ended: 'This session was ended from another of your sessions; log in again',
+  operator: 'An operator ended this session; log in again',
+};
+
+/**
+ * The 401 for a cookie whose session is not live: `session_ended` when someone else ended it (a newer login
+ * over the cap, the person from another session, an operator), else `not_authenticated`. The tombstone's
+ * value is read from the request's own session load where there was one (no second read).
+ */
+async function refusal(tombstones: TombstoneStore, sid: string): Promise<AppError> {
+  if (sid === '') return notAuthenticated();
+  const why = await tombstones.endedAs(sid).catch(() => null);
+  const message = why !== null && Object.hasOwn(ENDED_BY, why) ? ENDED_BY[why] : undefined;
+  return message === undefined ? notAuthenticated() : new AppError('session_ended', message);
+}
+
 /**
  * How long a decrypted secret is remembered, keyed by session id and sealed form. One sealed value
  * always opens to the same secret for its own session, and a tampered or copied one is another key, so
@@ -55,13 +74,13 @@ export function sessionGate(deps: RequireSessionDeps): SessionGate {
     return secret;
   };
   return async (sid, tg, destroy) => {
-    if (!tg) throw notAuthenticated();
+    if (!tg) throw await refusal(deps.tombstones, sid);
     const remainingMs = tg.createdAt + absoluteMs - deps.now();
     if (remainingMs <= 0) {
       await destroy();
       throw new AppError('session_expired', 'Session expired; log in again');
     }
-    if (await deps.tombstones.isDead(sid)) throw notAuthenticated();
+    if (await deps.tombstones.isDead(sid)) throw await refusal(deps.tombstones, sid);
     let credential: string;
     try {
       credential = open(sid, tg.secret);

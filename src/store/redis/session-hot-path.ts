@@ -38,6 +38,16 @@ export function createAliveMarks(clock?: () => number): AliveMarks {
 }
 
 /**
+ * Sessions whose load found no live session: the tombstone's value it read ('' for none), so the gate's
+ * question of what ended it (a documented code for the browser) costs no second read.
+ */
+export type EndedMarks = ShortCache<string>;
+
+export function createEndedMarks(clock?: () => number): EndedMarks {
+  return new ShortCache<string>(ALIVE_MARK_MS, 10_000, clock);
+}
+
+/**
  * The session store's hot path in one Redis command per request. A load is one MGET of the session
  * and its tombstone (same `{sid}` slot, so legal on Cluster): a logged-out session loads as absent, and
  * the request's own tombstone check is answered from the mark the load left. Touches from one instance
@@ -50,12 +60,13 @@ export function withSessionHotPath(
     keys: SessionKeys;
     guard: Guard;
     alive: AliveMarks;
+    ended?: EndedMarks;
     options: SessionHotPathOptions;
     /** Warm sessions from process memory, kept true by Redis's invalidations (session-cache.ts). */
     cache?: SessionCache;
   },
 ): SessionClient {
-  const { redis, keys, guard, alive, options, cache } = deps;
+  const { redis, keys, guard, alive, ended, options, cache } = deps;
   const clock = options.clock ?? (() => performance.now());
   const touches = new ShortCache<number>(options.maxTouchSkipMs, 50_000, clock);
   /** Before a write: this instance's marks of the session go (`writing` drops the cached record). */
@@ -80,6 +91,7 @@ export function withSessionHotPath(
       const [blob, dead] = cache ? await cache.read(sid) : await load(sid);
       if (dead != null || blob == null) {
         alive.delete(sid);
+        ended?.set(sid, dead ?? '');
         return null;
       }
       alive.renew(sid, true);

@@ -257,3 +257,32 @@ describe('browser SDK session expiry events', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(session.sessionExpiresAt!));
   });
 });
+
+describe('a person’s sessions through the SDK (issue 40)', () => {
+  test('when one secret has three clients, then sessions() lists them, endSession ends one (sessionend session_ended there), another id is session_not_found, endOtherSessions and logout({everywhere}) end the rest', async () => {
+    const { value } = rig.sim.createSecret({ alias: 'sdk_sessions' });
+    const [a, b, c] = [client(), client(), client()];
+    for (const { sdk } of [a, b, c]) await sdk.login({ secret: value, graph: 'social' });
+    const listed = await a.sdk.sessions();
+    expect(listed).toHaveLength(3);
+    expect(listed.filter((s) => s.current)).toHaveLength(1);
+    const ofB = listed[1]!;
+    const ended = events(b.sdk, 'sessionend');
+    await a.sdk.endSession(ofB.id);
+    expect(await b.sdk.session()).toBeNull();
+    expect(ended.map((e) => e.reason)).toEqual(['session_ended']);
+    const unknown = await caught(a.sdk.endSession(ofB.id));
+    expect(unknown).toBeInstanceOf(BffError);
+    expect((unknown as BffError).code).toBe('session_not_found');
+
+    const d = client();
+    await d.sdk.login({ secret: value, graph: 'social' });
+    expect(await a.sdk.endOtherSessions()).toBe(2);
+    expect(await c.sdk.session()).toBeNull();
+    const e = client();
+    await e.sdk.login({ secret: value, graph: 'social' });
+    expect(await a.sdk.logout({ everywhere: true })).toBe('ended');
+    expect(await e.sdk.session()).toBeNull();
+    expect(await a.sdk.session()).toBeNull();
+  });
+});

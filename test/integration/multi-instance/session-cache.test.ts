@@ -166,7 +166,8 @@ describe('the session cache over three instances, when a session ends other than
     recordFigure(
       `cap eviction at A: B and C caches empty ${tookMs.toFixed(1)} ms after the login's answer (polled every 5 ms)`,
     );
-    await refusedEverywhere(cluster, cookie, ended);
+    // The ended session is told why (issue 40): a newer login of its credential ended it.
+    await refusedEverywhere(cluster, cookie, ended, ['session_ended']);
   });
 
   test('when a new login at A replaces the session of the same browser, then B and C drop the old one and refuse it', async () => {

@@ -61,6 +61,8 @@ export async function startSsoService(options: {
   prefix: string;
   env?: Record<string, string>;
   now?: () => number;
+  /** An admin server (ADMIN_ROUTES), e.g. a simulator's. */
+  gsqlUrl?: string;
 }): Promise<SsoService> {
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -85,7 +87,11 @@ export async function startSsoService(options: {
   let auditText = '';
   const service = await createService({
     config,
-    upstream: { restppUrl: options.upstream, version: config.tigergraph.version },
+    upstream: {
+      restppUrl: options.upstream,
+      ...(options.gsqlUrl && { gsqlUrl: options.gsqlUrl }),
+      version: config.tigergraph.version,
+    },
     logger: createLogger({ level: 'debug', destination: sink }),
     audit: createAudit({ destination: { write: (line: string) => void (auditText += line) } }),
     instanceId: randomUUID(),

@@ -38,6 +38,7 @@ const FAMILIES = [
   'dead:*',
   'rl:*',
   'creds:*',
+  'creds-info:*',
   'session-ends',
   'secret-drops',
   'oidc-idx:*',

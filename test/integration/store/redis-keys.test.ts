@@ -83,16 +83,20 @@ test('when every kind of key is written, then each carries the TTL it was given'
   expectTtl(await redis.pttl(`${prefix}rl:ip:${sid}`), 15_000);
 });
 
-test('when sessions are recorded under a credential, then it is one sorted set with its own hash tag, a TTL and no more members than the ceiling', async () => {
+test('when sessions are recorded under a credential, then it is one sorted set and one hash with its own hash tag, a TTL and no more members than the ceiling', async () => {
   const credential = randomBytes(16).toString('base64url').slice(0, 22);
   for (let i = 0; i < 12; i++)
-    await stores.credentialSessions.add(credential, randomUUID(), 1000 + i, { ttlMs: 25_000, cap: 4, ceiling: 8 });
+    await stores.credentialSessions.add(credential, randomUUID(), 1000 + i, { ttlMs: 25_000, cap: 4, ceiling: 8 }, 'i');
   const key = `${prefix}creds:{${credential}}`;
-  expect(await keysOf(`${prefix}creds:*`)).toEqual([key]);
+  const info = `${prefix}creds-info:{${credential}}`;
+  expect(await keysOf(`${prefix}creds*`)).toEqual([info, key]);
   expect(keySlot(key)).toBe(keySlot(credential));
+  expect(keySlot(info)).toBe(keySlot(credential));
   expect(await redis.type(key)).toBe('zset');
   expect(await redis.zcard(key)).toBe(8);
+  expect(await redis.hlen(info)).toBe(8);
   expectTtl(await redis.pttl(key), 25_000);
+  expectTtl(await redis.pttl(info), 25_000);
 });
 
 test('when the key that sealed a token is retired, then get treats the state as absent', async () => {
