@@ -35,6 +35,7 @@ import type { TracingSettings } from './observability/tracing.js';
 import { policyFile, quotaFrom, quotaRules, type QuotaConfig } from './config/quota.js';
 import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
 import { relayAllowSpec } from './config/relay-allow.js';
+import { appDir } from './config/app-dir.js';
 import { credentialMapFile, credentialMapOf, type CredentialMap } from './config/credential-map.js';
 import { capabilitiesOf } from '@tigergraph-bff/client';
 
@@ -105,6 +106,8 @@ const FIELDS = {
   PASSWORD_LOGIN: withDefault(boolean, false),
   ADMIN_ROUTES: withDefault(boolean, false),
   OPENAPI_ROUTE: optional(boolean),
+  APP_DIR: optional(appDir),
+  DEMO_CONSOLE: optional(boolean),
   TRUST_PROXY: withDefault(trustProxy, false),
   CLIENT_IPV6_PREFIX: withDefault(integer(1, 128), 64),
   LOG_LEVEL: withDefault(oneOf(LOG_LEVELS), 'info'),
@@ -229,6 +232,10 @@ export interface Config {
    * production, or OPENAPI_ROUTE=false).
    */
   readonly openapiRoute: 'required' | 'if-present' | 'off';
+  /** APP_DIR: a built single-page app served at `/` (absolute path); undefined serves none. */
+  readonly appDir?: string;
+  /** The demo console at `/` (DEMO_CONSOLE; off by default when APP_DIR is set). */
+  readonly demoConsole: boolean;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** Log lines are written in batches, at the latest this often; 0 writes each line at once. */
   readonly logFlushMs: number;
@@ -381,6 +388,8 @@ function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | und
     adminRoutes: v.ADMIN_ROUTES,
     openapiRoute:
       v.OPENAPI_ROUTE === undefined ? (production ? 'off' : 'if-present') : v.OPENAPI_ROUTE ? 'required' : 'off',
+    ...(v.APP_DIR !== undefined && { appDir: v.APP_DIR }),
+    demoConsole: v.DEMO_CONSOLE ?? v.APP_DIR === undefined,
     logLevel: v.LOG_LEVEL,
     logFlushMs: v.LOG_FLUSH_MS,
     logUserNames: v.LOG_USER_NAMES,
