@@ -18,7 +18,7 @@ import { addressKeyer } from './http/pipeline/address-key.js';
 import { credentialIds } from './crypto/credential-id.js';
 import { errorHandler, notFoundHandler } from './http/pipeline/error-handler.js';
 import { opsRoutes, type ReadinessCheck } from './http/routes/ops-routes.js';
-import { appFiles } from './http/routes/app-files.js';
+import { appFiles } from './http/routes/app-files-route.js';
 import { openapiRoute } from './http/routes/openapi-route.js';
 import { createPipeline } from './http/pipeline/pipeline.js';
 import { applyRouting } from './http/route-helpers/routing.js';

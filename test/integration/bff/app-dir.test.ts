@@ -23,7 +23,7 @@ beforeAll(async () => {
     startRig({ env: { APP_DIR: dir }, label: 'app-dir' }),
     startRig({ env: { DEMO_CONSOLE: 'false' }, label: 'app-dir-off' }),
   ]);
-}, 60_000);
+});
 afterAll(async () => {
   await Promise.all([rig?.close(), off?.close()]);
   await rm(dir, { recursive: true, force: true });
