@@ -5,7 +5,7 @@ import supertest from 'supertest';
 import { loadConfig } from '../../../src/config.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
 
-// Issue 41: APP_DIR serves a team's built single-page app at / (the demo console off), with the page
+// Issue 41 (a new route, so here with the hostile ones): APP_DIR serves a team's built single-page app at / (the demo console off), with the page
 // fallback for its routes, a year's cache for hashed assets, and the service's CSP; DEMO_CONSOLE=false
 // serves nothing at /. Each request here is one a browser or an attacker could send.
 const ASSET = 'assets/index-Ab1_-xY9.js';
