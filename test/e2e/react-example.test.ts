@@ -28,6 +28,8 @@ describeInBrowser('the React + Vite example app in Chromium', () => {
   let work: string;
   let prod: Rig;
   let dev: Rig;
+  /** Sessions of 5 s: the app's expiry events within a test. */
+  let short: Rig;
   let browser: HeadlessChromium;
   let vite: ChildProcess | undefined;
   let viteOut = '';
@@ -39,9 +41,14 @@ describeInBrowser('the React + Vite example app in Chromium', () => {
     await run(process.execPath, [VITE, 'build', '--outDir', path.join(work, 'dist'), '--emptyOutDir'], {
       cwd: EXAMPLE,
     });
-    [prod, dev] = await Promise.all([
-      startRig({ env: { APP_DIR: path.join(work, 'dist'), LOGIN_RATE_LIMIT: '1000' }, label: 'react-prod' }),
+    const appDir = path.join(work, 'dist');
+    [prod, dev, short] = await Promise.all([
+      startRig({ env: { APP_DIR: appDir, LOGIN_RATE_LIMIT: '1000' }, label: 'react-prod' }),
       startRig({ env: { LOGIN_RATE_LIMIT: '1000' }, label: 'react-dev' }),
+      startRig({
+        env: { APP_DIR: appDir, LOGIN_RATE_LIMIT: '1000', SESSION_IDLE_TIMEOUT: '5', SESSION_ABSOLUTE_TIMEOUT: '5' },
+        label: 'react-short',
+      }),
     ]);
     const devUrl = await dev.listen();
     vite = spawn(process.execPath, [VITE], {
@@ -56,7 +63,7 @@ describeInBrowser('the React + Vite example app in Chromium', () => {
   afterAll(async () => {
     vite?.kill('SIGTERM');
     await browser?.close();
-    await Promise.all([prod?.close(), dev?.close()]);
+    await Promise.all([prod?.close(), dev?.close(), short?.close()]);
     if (work) await rm(work, { recursive: true, force: true });
   });
 
@@ -114,6 +121,18 @@ describeInBrowser('the React + Vite example app in Chromium', () => {
       timeoutMs: 60_000,
     });
     expect(await walkThrough(devServer!, dev.secret)).toEqual([]);
+  });
+
+  test('when the session nears its end and ends, then the app says so from the SDK events and shows the login', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(await short.listen());
+    await page.getByLabel('Secret', { exact: true }).fill(short.secret);
+    await page.getByRole('button', { name: 'Log in with the secret' }).click();
+    // Under a minute left at once: sessionexpiring fires on login; sessionend when the service says it is over.
+    await page.getByText(/^Your session ends at /).waitFor();
+    await page.getByText('Your session has ended; log in again.').waitFor();
+    await page.getByRole('button', { name: 'Log in with the secret' }).waitFor();
+    await page.close();
   });
 
   test('when the generator runs against the service, then it writes the committed src/queries.ts', async () => {

@@ -10,9 +10,11 @@ export interface SessionState {
   notice: string | undefined;
 }
 
-const ENDED: Record<SessionEndReason, string | undefined> = {
+// The SDK fires `sessionend` only for a session it knew of (or a logout): each reason is news to show. A
+// session the service has already forgotten at its end answers not_authenticated, not session_expired.
+const ENDED: Record<SessionEndReason, string> = {
   logout: 'You logged out.',
-  not_authenticated: undefined,
+  not_authenticated: 'Your session has ended; log in again.',
   session_expired: 'Your session has ended; log in again.',
   token_rejected: 'TigerGraph no longer accepts this session; log in again.',
 };
