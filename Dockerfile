@@ -9,18 +9,25 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 # Compiles TypeScript; needs the dev dependencies, none of which reach the final image.
 # The client library is an npm workspace (packages/client, @tigergraph-bff/client): its package.json goes in
 # before `npm ci`, which links it into node_modules; the build compiles it first, then the service. The browser
-# SDK (packages/browser) is the other workspace: the build copies its JavaScript into public/sdk/ for the page.
+# SDK (packages/browser) is another workspace: the build copies its JavaScript into public/sdk/ for the page.
+# The generator (packages/codegen) is bundled into the CLI. The example app (examples/react-vite) is a
+# workspace too: only its package.json comes in, so npm ci sees every workspace the lock file names; its
+# dependencies are all dev ones, never in the final image.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/client/package.json ./packages/client/
 COPY packages/browser/package.json ./packages/browser/
+COPY packages/codegen/package.json ./packages/codegen/
+COPY examples/react-vite/package.json ./examples/react-vite/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY packages/client/tsconfig.build.json ./packages/client/
 COPY packages/client/src ./packages/client/src
 COPY packages/browser/tsconfig.build.json ./packages/browser/
 COPY packages/browser/src ./packages/browser/src
+COPY packages/codegen/tsconfig.build.json ./packages/codegen/
+COPY packages/codegen/src ./packages/codegen/src
 COPY scripts/build.mjs scripts/bundle.mjs ./scripts/
 # Converted to dist/openapi.json by the build (GET /openapi.json).
 COPY docs/openapi.yaml ./docs/openapi.yaml
@@ -34,6 +41,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/client/package.json ./packages/client/
 COPY packages/browser/package.json ./packages/browser/
+COPY packages/codegen/package.json ./packages/codegen/
+COPY examples/react-vite/package.json ./examples/react-vite/
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime

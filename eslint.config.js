@@ -11,6 +11,8 @@ export default tseslint.config(
     ignores: [
       'dist/',
       'packages/*/dist/',
+      // The example app is type-checked by its own build (tsc -p examples/react-vite), not this project's.
+      'examples/',
       'public/sdk/',
       'dist-bench/',
       'coverage/',

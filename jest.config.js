@@ -16,6 +16,7 @@ const project = (name, extra = {}) => ({
   moduleNameMapper: {
     '^@tigergraph-bff/client$': '<rootDir>/packages/client/src/index.ts',
     '^@tigergraph-bff/browser$': '<rootDir>/packages/browser/src/index.ts',
+    '^@tigergraph-bff/codegen$': '<rootDir>/packages/codegen/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   // Types stripped file by file with esbuild (test/jest/esbuild-transform.js); `npm run lint` type-checks.

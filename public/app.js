@@ -3,6 +3,7 @@ import { BffError, bff, parseBody } from './bff.js';
 import { bodyTemplate, loadEndpoints, renderEndpoints } from './endpoint-list.js';
 import { nextTickMs, renderSession } from './session-bar.js';
 import { renderSessions, wireEndOthers } from './session-list.js';
+import { callerParams, hideParamForm, renderParamForm } from './param-form.js';
 
 const $ = (id) => document.getElementById(id);
 let session = null;
@@ -13,11 +14,18 @@ function show(view) {
   $('app-view').hidden = view !== 'app';
 }
 
-/** `kind`: 'error' or 'info'; a logout or a hint is not a failure and must not look like one. */
-function status(message, kind = 'error') {
-  $('status').textContent = message || '';
-  $('status').className = message ? kind : '';
+/**
+ * `kind`: 'error' or 'info'; a logout or a hint is not a failure and must not look like one. `where`: the
+ * line beside the form that caused it (`login-status`, `query-hint`), or the page's own (`status`).
+ */
+function status(message, kind = 'error', where = 'status') {
+  $(where).textContent = message || '';
+  $(where).className = message ? kind : '';
 }
+
+/** The values the parameter form gives, for the query it was drawn for; undefined when none is open. */
+let readParams;
+let paramsFor;
 
 function clearAnswer() {
   $('output').textContent = '';
@@ -37,6 +45,7 @@ async function refresh() {
   if (!session) {
     listedFor = undefined;
     renderEndpoints(null);
+    hideParamForm();
   } else if (listedFor !== session.graph) {
     listedFor = session.graph;
     renderEndpoints(await loadEndpoints(session.graph), pick);
@@ -54,15 +63,29 @@ function pick(endpoint) {
   $('method').value = endpoint.method;
   $('path').value = endpoint.path;
   syncBodyField();
+  status('', 'info', 'query-hint');
+  hideParamForm();
+  readParams = undefined;
+  const name = endpoint.path.split('/').pop();
+  const params = endpoint.kind === 'query' ? callerParams(name, endpoint.params) : [];
+  if (params.length > 0) {
+    // A query with parameters: a form for them, run on submit (not at once, empty).
+    if (endpoint.method !== 'GET') $('body').value = bodyTemplate(Object.fromEntries(params));
+    readParams = renderParamForm(`${endpoint.method} ${name}: parameters`, params);
+    paramsFor = endpoint;
+    $('param-run').textContent = `Run ${name}`;
+    return;
+  }
   if (endpoint.method === 'GET' && !endpoint.path.includes('{')) return run();
   if (endpoint.method !== 'GET') $('body').value = bodyTemplate(endpoint.params);
   const placeholder = endpoint.path.indexOf('{');
-  const name = placeholder >= 0 ? endpoint.path.slice(placeholder, endpoint.path.indexOf('}', placeholder) + 1) : '';
+  const slot = placeholder >= 0 ? endpoint.path.slice(placeholder, endpoint.path.indexOf('}', placeholder) + 1) : '';
   status(
     placeholder >= 0
-      ? `Filled in ${endpoint.method} ${endpoint.path}: replace ${name} in the path, then press Run.`
+      ? `Filled in ${endpoint.method} ${endpoint.path}: replace ${slot} in the path, then press Run.`
       : `Filled in ${endpoint.method} ${endpoint.path}: edit the body, then press Run.`,
     'info',
+    'query-hint',
   );
   const field = placeholder >= 0 || endpoint.method === 'GET' ? $('path') : $('body');
   field.focus();
@@ -71,6 +94,7 @@ function pick(endpoint) {
 
 async function run() {
   status('');
+  status('', 'info', 'query-hint');
   const method = $('method').value;
   const raw = $('path').value.trim();
   const path = raw.startsWith('/') ? raw : `/${raw}`;
@@ -105,14 +129,26 @@ $('login-form').addEventListener('submit', async (event) => {
   try {
     await bff.login({ secret, ...(graph ? { graph } : {}) });
   } catch (err) {
-    status(err instanceof BffError ? err.message : `Login failed (${err})`);
+    status(err instanceof BffError ? err.message : `Login failed (${err})`, 'error', 'login-status');
     return;
   }
+  status('', 'info', 'login-status');
   clearAnswer();
   await refresh();
 });
 
 $('method').addEventListener('change', syncBodyField);
+
+$('param-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  if (!readParams || !paramsFor) return;
+  const values = readParams();
+  if (paramsFor.method === 'GET') {
+    const query = new URLSearchParams(Object.entries(values).map(([k, v]) => [k, String(v)])).toString();
+    $('path').value = query ? `${paramsFor.path}?${query}` : paramsFor.path;
+  } else $('body').value = JSON.stringify(values);
+  void run();
+});
 
 $('query-form').addEventListener('submit', (event) => {
   event.preventDefault();

@@ -58,7 +58,11 @@ function group(title, items, onPick) {
     verb.className = `verb verb-${item.method.toLowerCase()}`;
     verb.textContent = item.method;
     const path = document.createElement('code');
-    path.textContent = item.path;
+    // A long path wraps after a slash, never inside a segment or a {placeholder}.
+    item.path.split(/(?<=\/)/).forEach((segment, i) => {
+      if (i > 0) path.append(document.createElement('wbr'));
+      path.append(segment);
+    });
     button.append(verb, path);
     button.addEventListener('click', () => onPick(item));
     const li = document.createElement('li');

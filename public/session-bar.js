@@ -65,8 +65,9 @@ export function renderSession(session, now = Date.now()) {
   who.replaceChildren(
     state,
     ...openGraphs(session),
-    expiry('Token', session.tokenExpiresAt, now),
-    expiry('Session', session.sessionExpiresAt, now),
+    // The session's end is the one that logs you out; the token is TigerGraph's, renewed by the service.
+    expiry('Token (renewed by the service)', session.tokenExpiresAt, now),
+    expiry('Session (ends your login)', session.sessionExpiresAt, now),
   );
 }
 

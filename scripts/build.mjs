@@ -1,7 +1,8 @@
 // `npm run build`: compiles the client package (packages/client, which the service imports as
 // @tigergraph-bff/client) and then the service, each into a fresh directory that is swapped in for its dist/.
 // `node scripts/build.mjs client` builds the client package alone (its own `npm run build`), `browser` the
-// browser SDK (packages/browser) alone. A full build also copies the SDK's ESM files into public/sdk/, where
+// browser SDK (packages/browser) alone, `codegen` the query-function generator (packages/codegen, which the
+// service's `tgbff codegen` runs) alone. A full build also copies the SDK's ESM files into public/sdk/, where
 // the demo page imports them from the service's own origin (the CSP allows scripts from 'self' only).
 //
 // Never in place: a service, simulator or CLI running from this checkout keeps its files until the new tree
@@ -64,6 +65,10 @@ const only = process.argv[2];
 // cores, about 6 s less than one after the other); the service needs the client package's declarations.
 const client = () => build(join(ROOT, 'packages/client/tsconfig.build.json'), join(ROOT, 'packages/client/dist'));
 const browser = () => build(join(ROOT, 'packages/browser/tsconfig.build.json'), join(ROOT, 'packages/browser/dist'));
+const codegen = () =>
+  build(join(ROOT, 'packages/codegen/tsconfig.build.json'), join(ROOT, 'packages/codegen/dist'), (fresh) =>
+    chmodSync(join(fresh, 'cli.js'), 0o755),
+  );
 const service = () =>
   build(join(ROOT, 'tsconfig.build.json'), join(ROOT, 'dist'), async (fresh) => {
     await bundle(ROOT, fresh);
@@ -88,8 +93,15 @@ async function all(...builds) {
 
 if (only === 'client') await all(client());
 else if (only === 'browser') await all(browser());
+else if (only === 'codegen') await all(codegen());
 else {
-  await all(client().then(service), browser());
+  // Both settled before the service (not Promise.all): a failed one must not exit the process while the other
+  // is still filling its fresh tree.
+  const packages = Promise.allSettled([client(), codegen()]).then((results) => {
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+  });
+  await all(packages.then(service), browser());
   // The page needs the SDK's JavaScript only, copied from the build just made (declarations stay in the
   // package). Fresh directory, swapped in.
   const sdk = join(ROOT, 'packages/browser/dist');

@@ -21,6 +21,7 @@ import { addressKeyer } from './http/pipeline/address-key.js';
 import { credentialIds } from './crypto/credential-id.js';
 import { errorHandler, notFoundHandler } from './http/pipeline/error-handler.js';
 import { opsRoutes, type ReadinessCheck } from './http/routes/ops-routes.js';
+import { appFiles } from './http/routes/app-files-route.js';
 import { openapiRoute } from './http/routes/openapi-route.js';
 import { createPipeline } from './http/pipeline/pipeline.js';
 import { applyRouting } from './http/route-helpers/routing.js';
@@ -58,6 +59,8 @@ export interface AppSettings {
   hashUserNames?: boolean;
   /** Folder of the demo page; null serves none. */
   publicDir?: string | null;
+  /** APP_DIR: a built single-page app served at `/` with its page fallback; absent serves none. */
+  appDir?: string;
   /** The OpenAPI YAML served as GET /openapi.json (OPENAPI_ROUTE); absent or null serves none. */
   openapiFile?: string | null;
 }
@@ -227,7 +230,8 @@ export function createApp(deps: AppDeps): FrontDoor {
   }
   if (settings.openapiFile) app.use(openapiRoute(settings.openapiFile));
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
-  if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));
+  if (settings.appDir) app.use(appFiles(settings.appDir));
+  else if (publicDir) app.use(express.static(publicDir, { index: 'index.html', fallthrough: true }));
   app.use(notFoundHandler);
   app.use(errorHandler({ logger, ...(deps.dependencies && { faults: deps.dependencies }) }));
 

@@ -36,6 +36,7 @@ import { DEFAULT_FAULT_LOG_INTERVAL_MS } from './observability/fault-log.js';
 import { policyFile, quotaFrom, quotaRules, type QuotaConfig } from './config/quota.js';
 import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
 import { relayAllowSpec } from './config/relay-allow.js';
+import { appDir } from './config/app-dir.js';
 import { credentialMapFile, credentialMapOf, type CredentialMap } from './config/credential-map.js';
 import { capabilitiesOf } from '@tigergraph-bff/client';
 
@@ -107,6 +108,8 @@ const FIELDS = {
   ADMIN_ROUTES: withDefault(boolean, false),
   SESSION_OPERATORS: withDefault(list(text), ['tigergraph']),
   OPENAPI_ROUTE: optional(boolean),
+  APP_DIR: optional(appDir),
+  DEMO_CONSOLE: optional(boolean),
   TRUST_PROXY: withDefault(trustProxy, false),
   CLIENT_IPV6_PREFIX: withDefault(integer(1, 128), 64),
   LOG_LEVEL: withDefault(oneOf(LOG_LEVELS), 'info'),
@@ -234,6 +237,10 @@ export interface Config {
    * production, or OPENAPI_ROUTE=false).
    */
   readonly openapiRoute: 'required' | 'if-present' | 'off';
+  /** APP_DIR: a built single-page app served at `/` (absolute path); undefined serves none. */
+  readonly appDir?: string;
+  /** The demo console at `/` (DEMO_CONSOLE; off by default when APP_DIR is set). */
+  readonly demoConsole: boolean;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** Log lines are written in batches, at the latest this often; 0 writes each line at once. */
   readonly logFlushMs: number;
@@ -389,6 +396,8 @@ function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | und
     sessionOperators: v.SESSION_OPERATORS,
     openapiRoute:
       v.OPENAPI_ROUTE === undefined ? (production ? 'off' : 'if-present') : v.OPENAPI_ROUTE ? 'required' : 'off',
+    ...(v.APP_DIR !== undefined && { appDir: v.APP_DIR }),
+    demoConsole: v.DEMO_CONSOLE ?? v.APP_DIR === undefined,
     logLevel: v.LOG_LEVEL,
     logFlushMs: v.LOG_FLUSH_MS,
     logUserNames: v.LOG_USER_NAMES,

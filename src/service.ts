@@ -338,6 +338,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       clientIpv6Prefix: config.clientIpv6Prefix,
       loginBudget: config.loginBudget,
       openapiFile: openapiFileFor(config.openapiRoute),
+      // The demo console unless it is off (DEMO_CONSOLE=false, or APP_DIR serves the team's own app).
+      ...(!config.demoConsole && { publicDir: null }),
+      ...(config.appDir !== undefined && { appDir: config.appDir }),
       hashUserNames: config.logUserNames === 'hashed',
     },
     logger,

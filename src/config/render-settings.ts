@@ -71,6 +71,8 @@ export function renderSettingsMarkdown(): string {
     '',
     '<!-- Generated from src/config.ts and src/config/setting-docs.ts by `npm run docs:config`; do not edit by hand. -->',
     '',
+    'At the end of this page you know every setting, its default, and what a bad value does at start-up.',
+    '',
     'Every setting is an environment variable (or a line in `.env` in the working directory; the real environment',
     'wins). Each is validated once at start-up, and a bad or missing value stops the start with a message naming',
     'the key. In production (`NODE_ENV=production`) `TG_RESTPP_URL`, a Redis mode, `SESSION_SECRET` and',

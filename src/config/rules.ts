@@ -33,6 +33,8 @@ export interface RuleValues {
   OIDC_SCOPES: string;
   OIDC_AUDIENCE: string | undefined;
   TRUST_PROXY: unknown;
+  APP_DIR: string | undefined;
+  DEMO_CONSOLE: boolean | undefined;
 }
 
 /** A check across keys; it runs only when every key it reads parsed, so it never sees a bad value. */
@@ -48,6 +50,16 @@ function inProduction(keys: (keyof RuleValues)[], check: Rule['check']): Rule {
 const when = (cond: boolean, key: string, message: string): KeyIssue[] => (cond ? [{ key, message }] : []);
 
 export const RULES: readonly Rule[] = [
+  {
+    // Both would answer `/`: the app's index.html and the console's.
+    keys: ['APP_DIR', 'DEMO_CONSOLE'],
+    check: (v) =>
+      when(
+        v.APP_DIR !== undefined && v.DEMO_CONSOLE === true,
+        'DEMO_CONSOLE',
+        'cannot be on with APP_DIR: both are served at /',
+      ),
+  },
   {
     keys: ['PORT', 'METRICS_PORT'],
     check: (v) =>

@@ -298,6 +298,15 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     doc: "Serve docs/openapi.yaml as GET /openapi.json (from the build's JSON copy, dist/openapi.json, written by npm run build); true also stops the start when the file is missing.",
     defaultText: 'on outside production when the file exists, off in production',
   },
+  APP_DIR: {
+    section: 'features',
+    doc: "A built single-page app (e.g. Vite's dist/, with index.html) served at / from the service's own origin, instead of the demo console: files as they are, index.html for any other page path a browser navigates to (not /auth, /api, /admin, nor a path with a file extension), files under assets/ with an 8-character content hash in their name cached for a year (immutable), the rest revalidated (no-cache). The service's CSP applies: scripts and styles from the app's own files (Vite's default build), no inline ones. docs/frontend.md.",
+  },
+  DEMO_CONSOLE: {
+    section: 'features',
+    doc: 'Serve the demo console (public/) at /; false serves nothing there (a deployment whose app is elsewhere). Cannot be on with APP_DIR.',
+    defaultText: 'on, off when APP_DIR is set',
+  },
   LOGIN_RATE_LIMIT: {
     section: 'features',
     doc: 'Failed credential checks (logins and /admin Basic auth; a login whose graph TigerGraph refuses counts too) allowed per client address per window, whatever the username. Beyond it: 429 rate_limited with Retry-After. Successful logins are not guesses: they count against LOGIN_ADDRESS_BUDGET and LOGIN_CREDENTIAL_BUDGET. A check counts from its start until its verdict (so parallel guesses cannot overrun the limit): more parallel logins than this from one address get 429 even when they would all succeed.',

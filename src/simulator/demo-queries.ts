@@ -9,14 +9,19 @@ type QueryResult = { results: unknown[] } | { code: string; message: string };
 
 /**
  * The installed demo queries and their parameters with GSQL types: the one list that routing, `/endpoints`
- * and so the demo page's query list read.
+ * and so the demo page's query list read. A parameter with a default (GSQL `INT ms = 0`) may be left out;
+ * one without is required, and `/endpoints` says which as RESTPP does (`min_count` 1, or 0 and a `default`).
  */
 export const DEMO_QUERY_PARAMS = {
-  hello: { name: 'STRING' },
-  friends: { person: 'VERTEX<Person>' },
-  stream: { chunks: 'INT', delayMs: 'INT', chunkBytes: 'INT' },
-  sleep: { ms: 'INT' },
-} as const satisfies Record<string, Record<string, string>>;
+  hello: { name: { type: 'STRING', default: 'World' } },
+  friends: { person: { type: 'VERTEX<Person>' } },
+  stream: {
+    chunks: { type: 'INT', default: '10' },
+    delayMs: { type: 'INT', default: '20' },
+    chunkBytes: { type: 'INT', default: '16384' },
+  },
+  sleep: { ms: { type: 'INT', default: '0' } },
+} as const satisfies Record<string, Record<string, { type: string; default?: string }>>;
 
 export type DemoQuery = keyof typeof DEMO_QUERY_PARAMS;
 export const DEMO_QUERIES = Object.keys(DEMO_QUERY_PARAMS) as readonly DemoQuery[];

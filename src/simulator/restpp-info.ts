@@ -8,7 +8,15 @@ export function versionMessage(version: string): string {
   return `TigerGraph RESTPP:\n --- Version --- \nTigerGraph version: ${version}\n${lines.join('\n')}\n`;
 }
 
-type Listing = Record<string, { parameters: Record<string, { type: string }> }>;
+/** A parameter as RESTPP lists it: its type, how many values it takes, and its default when it has one. */
+interface ParamEntry {
+  type: string;
+  min_count?: number;
+  max_count?: number;
+  default?: string;
+}
+
+type Listing = Record<string, { parameters: Record<string, ParamEntry> }>;
 
 const BUILTIN: Record<string, string[]> = {
   'GET /echo': ['sleep'],
@@ -44,6 +52,8 @@ export function endpointKinds(query: URLSearchParams): EndpointKinds {
  * `/endpoints[/{graph}]`: built-in endpoints keep the `{graph_name}` placeholder; installed queries are
  * listed per graph with the graph's name in the path, which is what pyTigerGraph's getInstalledQueries
  * filters on (`^GET /query/<graph>`). The POST entries for queries are inferred. No static endpoints.
+ * A query's parameter says whether it is required as RESTPP does: `min_count` 1 without a default, else
+ * `min_count` 0 and the `default` (the type stays the GSQL declaration, the simulator's own spelling).
  */
 export function endpointsListing(graphs: readonly string[], kinds: EndpointKinds): Listing {
   const listing: Listing = {};
@@ -54,7 +64,12 @@ export function endpointsListing(graphs: readonly string[], kinds: EndpointKinds
   if (kinds.dynamic) {
     for (const graph of graphs) {
       for (const name of DEMO_QUERIES) {
-        const parameters = typed(Object.entries(DEMO_QUERY_PARAMS[name]));
+        const parameters: Record<string, ParamEntry> = {};
+        for (const [param, spec] of Object.entries(DEMO_QUERY_PARAMS[name]) as Array<[string, ParamEntry]>)
+          parameters[param] =
+            spec.default === undefined
+              ? { type: spec.type, min_count: 1, max_count: 1 }
+              : { type: spec.type, min_count: 0, max_count: 1, default: spec.default };
         for (const method of ['GET', 'POST']) listing[`${method} /query/${graph}/${name}`] = { parameters };
       }
     }
@@ -62,6 +77,6 @@ export function endpointsListing(graphs: readonly string[], kinds: EndpointKinds
   return listing;
 }
 
-function typed(params: ReadonlyArray<readonly [string, string]>): Record<string, { type: string }> {
+function typed(params: ReadonlyArray<readonly [string, string]>): Record<string, ParamEntry> {
   return Object.fromEntries(params.map(([name, type]) => [name, { type }]));
 }

@@ -38,7 +38,7 @@ describeInBrowser('the demo page over plain http by a LAN name, in development',
     await page.locator('#login-view').waitFor({ state: 'visible', timeout: 10_000 });
     await page.fill('#secret', rig.secret);
     await page.click('#login-button');
-    await page.locator('#status', { hasText: 'COOKIE_SECURE=false' }).waitFor({ timeout: 10_000 });
+    await page.locator('#login-status', { hasText: 'COOKIE_SECURE=false' }).waitFor({ timeout: 10_000 }); // beside the form
     expect(await page.isHidden('#app-view')).toBe(true);
     expect(problems).toEqual([]);
   });

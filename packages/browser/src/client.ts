@@ -14,22 +14,24 @@ import { SessionEvent, type SessionEndReason } from './events.js';
 
 export interface ClientOptions {
   /** The service's origin, e.g. `https://bff.example.com`; empty (the default) for the page's own origin. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** The CSRF header (the service's `CSRF_HEADER`; default `X-Requested-With: XMLHttpRequest`). */
-  csrfHeader?: string;
-  csrfValue?: string;
+  csrfHeader?: string | undefined;
+  csrfValue?: string | undefined;
   /** Retries of idempotent requests on 429 and 503; `{ retries: 0 }` turns them off. */
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<RetryPolicy> | undefined;
   /** How long before the session's end `sessionexpiring` fires (default 60 s). */
-  expiringLeadMs?: number;
+  expiringLeadMs?: number | undefined;
   /** The fetch to use (default the global one); tests in Node pass one that keeps cookies. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** How a single sign-on logout leaves the page (default `location.assign`). */
-  navigate?: (url: string) => void;
+  navigate?: ((url: string) => void) | undefined;
 }
 
+// Every optional field also takes `undefined`: under `exactOptionalPropertyTypes` an app may pass a value it
+// may not have (`{ signal }` from an optional argument) without spreading it in conditionally.
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** `GET /auth/session`. */
@@ -88,17 +90,17 @@ export interface LoginResult {
 
 export interface RelayInit extends CallOptions {
   /** An object is sent as JSON; a string as it is (with `Content-Type: application/json`). */
-  body?: string | object;
+  body?: string | object | undefined;
   /** Query parameters appended to the path. */
-  query?: QueryParams;
+  query?: QueryParams | undefined;
   /** Request headers; the relay forwards only those on its allowlist (`GSQL-TIMEOUT`, `RESPONSE-LIMIT`, …). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 export interface QueryOptions extends CallOptions {
   /** GET (parameters in the query string, the default) or POST (parameters as a JSON body). */
-  method?: 'GET' | 'POST';
-  headers?: Record<string, string>;
+  method?: 'GET' | 'POST' | undefined;
+  headers?: Record<string, string> | undefined;
 }
 
 const MAX_TIMER_MS = 2_147_483_647;

@@ -54,7 +54,13 @@ describe('simulator data endpoints (3.9.3)', () => {
     const res = await call(`${base}/endpoints/social?dynamic=true`, { headers: auth });
     const expected = DEMO_QUERIES.flatMap((q) => [`GET /query/social/${q}`, `POST /query/social/${q}`]);
     expect(Object.keys(res.json).sort()).toEqual(expected.sort());
-    expect(res.json['GET /query/social/hello']).toEqual({ parameters: { name: { type: 'STRING' } } });
+    // Required-ness as RESTPP says it: min_count 1 without a default, else min_count 0 and the default.
+    expect(res.json['GET /query/social/hello']).toEqual({
+      parameters: { name: { type: 'STRING', min_count: 0, max_count: 1, default: 'World' } },
+    });
+    expect(res.json['GET /query/social/friends']).toEqual({
+      parameters: { person: { type: 'VERTEX<Person>', min_count: 1, max_count: 1 } },
+    });
     const none = await call(`${base}/endpoints/nograph?dynamic=true`, { headers: auth });
     expect(none.json).toMatchObject({ error: true, code: 'REST-1004' });
   });

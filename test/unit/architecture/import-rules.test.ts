@@ -156,6 +156,19 @@ describe('import rules (docs/architecture.md)', () => {
     expect(outside.map(({ file, spec }) => `${file} -> ${spec}`)).toEqual([]);
   });
 
+  it('when the code generator (packages/codegen) imports, then only its own files and node: built-ins', () => {
+    // A frontend project installs it as a dev tool: it brings no dependency along.
+    const CODEGEN = fileURLToPath(new URL('../../../packages/codegen/src/', import.meta.url));
+    const imports = sourceFiles(CODEGEN).flatMap((file) =>
+      [
+        ...readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?'([^']+)'/gm),
+      ].map((m) => ({ file: path.relative(CODEGEN, file), spec: m[1]! })),
+    );
+    expect(imports.length).toBeGreaterThan(5);
+    const outside = imports.filter(({ spec }) => !/^(\.\/[\w-]+\.js|node:[\w/]+)$/.test(spec));
+    expect(outside.map(({ file, spec }) => `${file} -> ${spec}`)).toEqual([]);
+  });
+
   it('when src/ uses the client library, then by its package name, never by a path into packages/', () => {
     expect(show(all.filter((i) => i.target.includes('packages/') || i.target.startsWith('tigergraph/')))).toEqual([]);
     expect(all.some((i) => i.target === '@tigergraph-bff/client')).toBe(true);

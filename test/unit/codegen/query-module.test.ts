@@ -1,5 +1,4 @@
-import { generateQueryModule, type EndpointListing } from '../../../src/codegen/query-module.js';
-import { mapParam } from '../../../src/codegen/param-types.js';
+import { generateQueryModule, mapParam, type EndpointListing } from '@tigergraph-bff/codegen';
 import { endpointsListing } from '../../../src/simulator/restpp-info.js';
 
 // The two spellings of `GET /endpoints` a generator meets: the simulator's (GSQL declarations) and
@@ -64,13 +63,13 @@ describe('codegen: the module', () => {
     expect(text).toContain("import type { CallOptions, TgbffClient, VertexRef } from '@tigergraph-bff/browser';");
     for (const line of [
       'age: number;',
-      'score?: number;',
-      'ids?: readonly number[];',
-      'active?: boolean;',
-      'since?: string;',
+      'score?: number | undefined;',
+      'ids?: readonly number[] | undefined;',
+      'active?: boolean | undefined;',
+      'since?: string | undefined;',
       'who: string;',
-      'anyone?: VertexRef;',
-      'crowd?: readonly string[];',
+      'anyone?: VertexRef | undefined;',
+      'crowd?: readonly string[] | undefined;',
     ])
       expect([line, text.includes(line)]).toEqual([line, true]);
     // RESTPP's own `query` parameter and the `.type` beside an untyped vertex are not the caller's to give.
@@ -93,8 +92,11 @@ describe('codegen: the module', () => {
       'sleep GET',
       'stream GET',
     ]);
-    expect(text).toContain('/** VERTEX<Person> */\n  person?: string;');
-    expect(text).toContain('/** INT */\n  chunks?: number;');
+    // The simulator says required-ness as RESTPP does: `person` has no default, the others have one.
+    expect(text).toContain('/** VERTEX<Person>, required */\n  person: string;');
+    expect(text).toContain('/** INT */\n  chunks?: number | undefined;');
+    expect(text).toContain('/** STRING */\n  name?: string | undefined;');
+    expect(text).toContain('params: FriendsParams,\n');
   });
 
   it('when the data server lists hostile names, then none reaches the code and comments cannot be closed', () => {
@@ -114,11 +116,11 @@ describe('codegen: the module', () => {
     expect(queries).toEqual([{ name: 'delete', method: 'GET' }]);
     expect(skipped).toHaveLength(2);
     // A reserved word gets a suffix; the type text only ever lands in a comment, defused.
-    expect(text).toContain('export function deleteQuery<T = unknown>(');
+    expect(text).toContain('export function deleteQuery<T = DeleteResult>(');
     expect(text).toContain('/** INT * / alert(1); /* */');
     expect(text).not.toMatch(/\*\/ alert/);
     expect(text).not.toContain('a */ listing');
-    expect(text).toContain('ok?: ParamValue;');
+    expect(text).toContain('ok?: ParamValue | undefined;');
   });
 
   it('when two queries would take one name, or a name the module uses, then the later one is skipped and said', () => {
@@ -137,10 +139,10 @@ describe('codegen: the module', () => {
     // Sorted by code point: upper case first, so the outcome does not depend on the listing's order.
     expect(queries.map((q) => q.name)).toEqual(['Foo', 'GRAPH', 'TgbffClient', 'delete', 'deleteQuery']);
     expect(skipped).toEqual(['foo: its name FooParams is taken by query Foo']);
-    expect(text).toContain('export function deleteQuery<T = unknown>(');
-    expect(text).toContain('export function deleteQueryQuery<T = unknown>(');
-    expect(text).toContain('export function GRAPHQuery<T = unknown>(');
-    expect(text).toContain('export function TgbffClientQuery<T = unknown>(');
+    expect(text).toContain('export function deleteQuery<T = DeleteResult>(');
+    expect(text).toContain('export function deleteQueryQuery<T = DeleteQueryResult>(');
+    expect(text).toContain('export function GRAPHQuery<T = GRAPHResult>(');
+    expect(text).toContain('export function TgbffClientQuery<T = TgbffClientResult>(');
     expect(text.match(/^export (function|type|const) (\w+)/gm)?.length).toBe(
       new Set(text.match(/^export (function|type|const) (\w+)/gm)).size,
     );
@@ -151,7 +153,35 @@ describe('codegen: the module', () => {
       '{"GET /query/social/q": {"parameters": {"__proto__": {"type": "INT", "min_count": 1}, "b": {"type": "STRING"}}}}',
     ) as EndpointListing;
     const { text } = generateQueryModule('social', listing, 'listing');
-    expect(text).toContain('/** INT */\n  __proto__: number;');
-    expect(text).toContain('/** STRING */\n  b?: string;');
+    expect(text).toContain('/** INT, required */\n  __proto__: number;');
+    expect(text).toContain('/** STRING */\n  b?: string | undefined;');
+  });
+});
+
+describe('codegen: declared result types', () => {
+  const listing: EndpointListing = {
+    'GET /query/social/hello': { parameters: { name: { type: 'STRING', min_count: 0, default: 'World' } } },
+    'GET /query/social/friends': { parameters: { person: { type: 'VERTEX<Person>', min_count: 1 } } },
+  };
+
+  it("when a query's row type is declared once, then its function returns it, and the others unknown", () => {
+    const { text, skipped } = generateQueryModule('social', listing, 'listing', {
+      results: { hello: '{ greeting: string }', nosuch: 'number' },
+      imports: ["import type { Person } from './model.js';"],
+    });
+    expect(text).toContain('export type HelloResult = { greeting: string };');
+    expect(text).toContain('export function hello<T = HelloResult>(');
+    expect(text).toContain('export type FriendsResult = unknown;');
+    expect(text).toContain("import type { Person } from './model.js';");
+    expect(skipped).toEqual(['results.nosuch: the graph lists no such query']);
+  });
+
+  it('when a declared type or import would break out of its line, then the generator refuses it', () => {
+    expect(() => generateQueryModule('social', listing, 'l', { results: { hello: 'string;\nalert(1)' } })).toThrow(
+      /results.hello/,
+    );
+    expect(() => generateQueryModule('social', listing, 'l', { imports: ["import './side-effect.js';"] })).toThrow(
+      /imports/,
+    );
   });
 });

@@ -42,6 +42,14 @@ describe('one version everywhere', () => {
     expect(browser.version).toBe(rootVersion);
   });
 
+  it('when the code generator package is read, then it has the same version, and the CLI is built with exactly it', () => {
+    // A dev dependency: esbuild bundles it into the CLI, so an install of the service does not need it.
+    const codegen = JSON.parse(read('packages/codegen/package.json')) as { version: string };
+    const root = JSON.parse(read('package.json')) as { devDependencies: Record<string, string> };
+    expect(codegen.version).toBe(rootVersion);
+    expect(root.devDependencies['@tigergraph-bff/codegen']).toBe(rootVersion);
+  });
+
   it('when the OpenAPI document is read, then info.version is the package version', () => {
     const doc = parseYaml(read('docs/openapi.yaml')) as { info: { version: string } };
     expect(doc.info.version).toBe(rootVersion);

@@ -3,6 +3,17 @@ import { commentSafe, mapParam, type ParamSpec } from './param-types.js';
 /** `GET /endpoints/<graph>?dynamic=true`: `"<METHOD> <path>"` to `{ parameters }` (RESTPP and the simulator). */
 export type EndpointListing = Record<string, { parameters?: Record<string, ParamSpec> | null } | null>;
 
+/** What a project declares once (the config file's `results` and `imports`), for the generated module. */
+export interface ModuleOptions {
+  /**
+   * A query's result row type, as TypeScript text (`"{ greeting: string }"`, `"Person"`): its function
+   * returns `Promise<Row[]>` with no type argument at the call. Unnamed queries return `unknown[]`.
+   */
+  results?: Readonly<Record<string, string>> | undefined;
+  /** Lines put after the SDK's import, for the types `results` names (`import type { Person } from './model.js';`). */
+  imports?: readonly string[] | undefined;
+}
+
 export interface GeneratedModule {
   text: string;
   /** The queries written, by name, and the method each function uses. */
@@ -26,12 +37,25 @@ const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.sli
 /** Names the module itself declares or imports: a query's function or type must not take one. */
 const MODULE_NAMES = ['GRAPH', 'CallOptions', 'TgbffClient', 'VertexRef', 'ParamValue'];
 
+/** A declared result type is the project's own TypeScript; one line of it, bounded, and no comment closer. */
+function resultType(name: string, text: string | undefined): string {
+  if (text === undefined) return 'unknown';
+  if (typeof text !== 'string' || !text.trim() || text.length > 4096 || /[\r\n\u2028\u2029]/.test(text))
+    throw new TypeError(`results.${name} must be one line of TypeScript naming the query's row type`);
+  return text.trim();
+}
+
 /**
  * A TypeScript module with one function per installed query of `graph`: parameters typed from the listing,
  * GET when the listing offers it (parameters in the query string), else POST (a JSON body). Names come from
  * the data server, so only GSQL identifiers are used as they are; anything else is skipped and said.
  */
-export function generateQueryModule(graph: string, listing: EndpointListing, source: string): GeneratedModule {
+export function generateQueryModule(
+  graph: string,
+  listing: EndpointListing,
+  source: string,
+  options: ModuleOptions = {},
+): GeneratedModule {
   const skipped: string[] = [];
   const byName = new Map<string, { methods: Set<string>; parameters: Map<string, ParamSpec> }>();
   const prefix = `/query/${graph}/`;
@@ -60,12 +84,13 @@ export function generateQueryModule(graph: string, listing: EndpointListing, sou
   for (const [name, { methods, parameters }] of [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const fn = RESERVED.has(name) || taken.has(name) ? `${name}Query` : name;
     const type = `${pascal(name)}Params`;
-    const clash = [fn, type].find((n) => taken.has(n));
+    const row = `${pascal(name)}Result`;
+    const clash = [fn, type, row].find((n) => taken.has(n));
     if (clash !== undefined) {
       skipped.push(`${name}: its name ${clash} is taken by ${taken.get(clash)}`);
       continue;
     }
-    taken.set(fn, `query ${name}`).set(type, `query ${name}`);
+    taken.set(fn, `query ${name}`).set(type, `query ${name}`).set(row, `query ${name}`);
     const method = methods.has('GET') ? 'GET' : 'POST';
     const fields: Array<{ text: string; optional: boolean }> = [];
     for (const [param, spec] of [...parameters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -78,16 +103,22 @@ export function generateQueryModule(graph: string, listing: EndpointListing, sou
       }
       const mapped = mapParam(spec);
       mapped.uses.forEach((u) => uses.add(u));
-      const text = `  /** ${mapped.source} */\n  ${param}${mapped.optional ? '?' : ''}: ${mapped.ts};`;
+      // `| undefined` beside `?`: a caller under exactOptionalPropertyTypes may pass a value it may not have.
+      const ts = mapped.optional ? `?: ${mapped.ts} | undefined` : `: ${mapped.ts}`;
+      const text = `  /** ${mapped.source}${mapped.optional ? '' : ', required'} */\n  ${param}${ts};`;
       fields.push({ text, optional: mapped.optional });
     }
     const anyRequired = fields.some((f) => !f.optional);
+    const declared = Object.hasOwn(options.results ?? {}, name) ? options.results?.[name] : undefined;
     blocks.push(
       [
         `export type ${type} = {${fields.length ? `\n${fields.map((f) => f.text).join('\n')}\n` : ''}};`,
         '',
+        `/** A row of the query's \`results\`${declared === undefined ? ' (declare it in the config\'s "results")' : ''}. */`,
+        `export type ${row} = ${resultType(name, declared)};`,
+        '',
         `/** ${method} /query/${commentSafe(graph)}/${name}: the query's \`results\`. */`,
-        `export function ${fn}<T = unknown>(`,
+        `export function ${fn}<T = ${row}>(`,
         `  client: TgbffClient,`,
         `  params: ${type}${anyRequired ? '' : ' = {}'},`,
         `  options: CallOptions = {},`,
@@ -98,11 +129,21 @@ export function generateQueryModule(graph: string, listing: EndpointListing, sou
     );
     queries.push({ name, method });
   }
+  for (const name of Object.keys(options.results ?? {}))
+    if (!queries.some((q) => q.name === name))
+      skipped.push(`results.${commentSafe(name)}: the graph lists no such query`);
 
   const header = [
-    `// Generated by \`tgbff codegen --graph ${commentSafe(graph)}\` from ${commentSafe(source)}. Do not edit: run it again.`,
+    `// Generated by @tigergraph-bff/codegen (--graph ${commentSafe(graph)}) from ${commentSafe(source)}. Do not edit: run it again.`,
     `// One function per installed query of graph ${commentSafe(graph)}, calling @tigergraph-bff/browser.`,
     `import type { ${[...uses].sort().join(', ')} } from '@tigergraph-bff/browser';`,
+    ...(options.imports ?? []).map((line) => {
+      if (!/^import type \{[\w\s,]+\} from '[^'\r\n]+';$/.test(line.trim()))
+        throw new TypeError(
+          `imports: each must be one \`import type { A, B } from '…';\` line, got ${JSON.stringify(line)}`,
+        );
+      return line.trim();
+    }),
     '',
     `export const GRAPH = ${JSON.stringify(graph)};`,
   ];
