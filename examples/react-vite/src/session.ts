@@ -16,6 +16,7 @@ const ENDED: Record<SessionEndReason, string> = {
   logout: 'You logged out.',
   not_authenticated: 'Your session has ended; log in again.',
   session_expired: 'Your session has ended; log in again.',
+  session_ended: 'This session was ended elsewhere (a newer login, you, or an operator); log in again.',
   token_rejected: 'TigerGraph no longer accepts this session; log in again.',
 };
 

@@ -37,7 +37,7 @@ describe('the per-credential session cap under concurrent logins', () => {
       label: 'session-cap-race',
       env: { ...OPEN_LOGIN_LIMITS, SESSIONS_PER_CREDENTIAL: String(CAP) },
     });
-  }, 90_000);
+  });
   afterAll(() => cluster?.close());
 
   test(`when ${ROUNDS} bursts of ${BURST} logins of one secret run at once over two instances, then no burst leaves more than the cap live`, async () => {

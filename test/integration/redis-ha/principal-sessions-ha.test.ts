@@ -31,7 +31,7 @@ describe('a person’s sessions on Redis Cluster', () => {
   beforeAll(async () => {
     cluster = await startRedisCluster();
     rig = await startRig({ store: { env: { REDIS_CLUSTER_NODES: cluster.nodeList } } });
-  }, 60_000);
+  });
   afterAll(async () => {
     await rig?.close();
     await cluster?.stop();

@@ -30,7 +30,7 @@ describe('a person’s sessions over three instances', () => {
         REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
       },
     });
-  }, 90_000);
+  });
   afterAll(() => cluster?.close());
 
   /** Every instance refuses the cookie with session_ended (each warm first, so its cache is what is tried). */
