@@ -203,6 +203,18 @@ describe('single sign-on: every failure is a clear answer and never a half-logge
       const ready = await supertest(app).get('/readyz');
       expect(ready.status).toBe(200);
       expect(ready.body.checks.idp).toBe('unavailable');
+      // The fault is named (issue 43): one line with its code, the address tried and the setting (this rig logs at
+      // debug, where the line keeps its error; at info it has none: fault-lines.test.ts); and /readyz says which
+      // setting, without the address.
+      const line = await until('the IdP fault line', () =>
+        svc
+          .logs()
+          .split('\n')
+          .find((l) => l.includes('"fault":"idp_refused"')),
+      );
+      expect(JSON.parse(line)).toMatchObject({ setting: 'OIDC_ISSUER', address: new URL(idp.issuer).host });
+      expect(ready.body.details?.idp).toMatchObject({ fault: 'idp_refused', setting: 'OIDC_ISSUER' });
+      expect(JSON.stringify(ready.body)).not.toContain(new URL(idp.issuer).host);
     } finally {
       await idp.restart();
     }
