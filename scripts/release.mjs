@@ -66,7 +66,9 @@ else if (spawnSync('docker', ['info'], { stdio: 'ignore' }).status !== 0)
   say('image: skipped: no container engine answers `docker info` (docs/deploying.md says how to build it)');
 else {
   const tag = `tigergraph-bff:${version}`;
-  execFileSync('docker', ['build', '-t', tag, '.'], { cwd: ROOT, stdio: 'inherit' });
+  // NODE_IMAGE: another Node.js base image (the Dockerfile's ARG), e.g. one built locally where no registry is reachable.
+  const base = process.env.NODE_IMAGE ? ['--build-arg', `NODE_IMAGE=${process.env.NODE_IMAGE}`] : [];
+  execFileSync('docker', ['build', ...base, '-t', tag, '.'], { cwd: ROOT, stdio: 'inherit' });
   execFileSync('docker', ['save', '-o', join(out, `tigergraph-bff-${version}-image.tar`), tag], { stdio: 'inherit' });
   say(`image: tigergraph-bff-${version}-image.tar (docker load -i it)`);
 }
