@@ -54,8 +54,8 @@ const IDLE_S = 2;
  * into the session its second token is minted: that token's own expiry then comes MINT_AFTER_MS after the
  * session's end, far enough past a late delete (LATE_MS) to tell the two apart.
  */
-const ABSOLUTE_S = 6;
-const MINT_AFTER_MS = 3000;
+const ABSOLUTE_S = 8;
+const MINT_AFTER_MS = 4000;
 
 /** A rig's settings: each case's session timeouts and token refresh margin (seconds), and the sweep. */
 const timeouts = (idle: number, absolute: number, refreshBefore: number) => ({
