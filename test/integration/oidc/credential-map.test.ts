@@ -5,23 +5,32 @@ import path from 'node:path';
 import supertest from 'supertest';
 import { startTestIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { startRedisCluster, type RedisClusterRig } from '../../helpers/redis-cluster.js';
 import { untilMatch } from '../../helpers/wait.js';
 import { CSRF, REDIRECT_URI, idpLogin, ssoLogin, startLogin } from './sso-rig.js';
 
 /**
  * OIDC_CREDENTIAL_MAP against the real pieces: panva's oidc-provider issuing group claims (per person, asked
  * again at every refresh), the simulator as TigerGraph 3.4, 3.9 and 4.1, the service in process on the
- * machine's Redis. The service's clock is moved by hand to reach an IdP refresh; the IdP keeps real time.
+ * machine's Redis, and once more (as 4.1) on a Redis Cluster of its own: the version decides the credential's
+ * wire, the store where a person's keys live (slots). The service's clock is moved by hand to reach an IdP
+ * refresh; the IdP keeps real time.
  */
-const VERSIONS = ['3.4.0', '3.9.3', '4.1.0'] as const;
+const CASES = [
+  ['3.4.0', 'standalone'],
+  ['3.9.3', 'standalone'],
+  ['4.1.0', 'standalone'],
+  ['4.1.0', 'cluster'],
+] as const;
 const ADMIN_ENV = 'TGBFF_TEST_MAP_ADMIN_PASSWORD';
 
 /** LOGIN_CREDENTIAL_BUDGET here: successful logins of one person per window. */
 const PERSONAL_BUDGET = 3;
 
-describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
+describe.each(CASES)('credential map on TigerGraph %s, %s Redis', (version, store) => {
   let idp: TestIdp;
   let rig: Rig;
+  let cluster: RedisClusterRig | undefined;
   let dir: string;
   let analystsFile: string;
   let financeFile: string;
@@ -72,9 +81,11 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
           : []),
       ].join('\n'),
     );
+    if (store === 'cluster') cluster = await startRedisCluster();
     rig = await startRig({
       now,
       label: 'map',
+      ...(cluster && { store: { env: { REDIS_CLUSTER_NODES: cluster.nodeList } } }),
       sim: { version, graphs: ['finance'] },
       env: {
         OIDC_ISSUER: idp.issuer,
@@ -91,6 +102,8 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
         // Each person's own login budget, small enough to spend in a test; no other test signs one person in
         // more than twice.
         LOGIN_CREDENTIAL_BUDGET: String(PERSONAL_BUDGET),
+        // Not a timeout test: six processes' worth of Cluster on a busy machine must not meet the 800 ms default.
+        ...(cluster && { REDIS_COMMAND_TIMEOUT_MS: '4000' }),
       },
     });
     writeFileSync(analystsFile, `${rig.secret}\n`);
@@ -99,6 +112,7 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
 
   afterAll(async () => {
     await rig?.close();
+    await cluster?.stop();
     await idp?.close();
     rmSync(dir, { recursive: true, force: true });
     delete process.env[ADMIN_ENV];
@@ -115,7 +129,13 @@ describe.each(VERSIONS)('credential map on TigerGraph %s', (version) => {
       .set('Cookie', preCookie)
       .set('Accept', 'application/json');
   }
-  const redisKeys = async (kind: string) => rig.redis().keys(`${rig.prefix}${kind}*`);
+  /** The keys under the rig's prefix starting with `kind`: from the one Redis, or from every Cluster master. */
+  const redisKeys = async (kind: string): Promise<string[]> => {
+    const pattern = `${rig.prefix}${kind}*`;
+    if (!cluster) return rig.redis().keys(pattern);
+    const each = await Promise.all(cluster.nodes.map((node) => cluster!.client(node.port).keys(pattern)));
+    return each.flat();
+  };
   /** What a login may leave: everything but the per-address login budget's counter (the bound on callbacks). */
   const stored = async () => (await redisKeys('')).filter((k) => !k.startsWith(`${rig.prefix}rl:`)).sort();
   const tokensOf = (alias: string) => rig.sim.tokens().filter((t) => t.secretAlias === alias);
