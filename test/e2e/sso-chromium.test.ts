@@ -1,17 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
 import type { Page } from 'playwright-core';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { createService, type Service } from '../../src/service.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../src/simulator/types.js';
-import { chromiumAvailability, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
-import { startTestIdp, type TestIdp } from '../helpers/oidc-provider.js';
-import { deleteKeysWithPrefix, uniquePrefix } from '../helpers/redis-prefix.js';
-import { Redis } from 'ioredis';
-import { freePort } from '../helpers/ports.js';
+import { chromiumAvailability, type HeadlessChromium } from '../helpers/chromium.js';
+import type { TestIdp } from '../helpers/oidc-provider.js';
+import { signInAtIdp as signInAt, startBrowserSso, type BrowserSso } from './sso-browser-rig.js';
 
 /**
  * Single sign-on in a real browser, once, end to end: the demo page offers SSO, Chromium follows the
@@ -44,76 +38,32 @@ async function startPage(html: string): Promise<{ url: string; close(): Promise<
 }
 
 describeInBrowser('single sign-on in headless Chromium', () => {
-  const prefix = uniquePrefix('sso-e2e');
+  let rig: BrowserSso;
+  let url: string;
   let idp: TestIdp;
   let sim: SimulatorHandle;
-  let service: Service;
-  let server: Server;
   let browser: HeadlessChromium;
-  let url: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    idp = await startTestIdp({
-      redirectUris: [`${url}/auth/oidc/callback`],
-      postLogoutRedirectUris: [`${url}/`],
-      accessClaims: { graph: 'social' },
+    rig = await startBrowserSso({
+      label: 'sso-e2e',
+      idp: { accessClaims: { graph: 'social' } },
+      sim: (made) =>
+        startSimulator({
+          version: '3.11.0',
+          users: [{ name: 'alice', password: 'not-used-by-sso', graphs: ['social'] }],
+          jwt: { rsaPublicKey: JSON.stringify(made.publicJwks), audience: made.audience },
+        } as Parameters<typeof startSimulator>[0]),
+      env: (made) => ({ OIDC_AUDIENCE: made.audience }),
     });
-    sim = await startSimulator({
-      version: '3.11.0',
-      users: [{ name: 'alice', password: 'not-used-by-sso', graphs: ['social'] }],
-      jwt: { rsaPublicKey: JSON.stringify(idp.publicJwks), audience: idp.audience },
-    } as Parameters<typeof startSimulator>[0]);
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      TG_RESTPP_URL: sim.restppUrl,
-      TG_GSQL_URL: sim.gsqlUrl,
-      TG_VERSION: sim.version,
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      REDIS_PREFIX: prefix,
-      SESSION_SECRET: 'a-session-secret-for-the-sso-browser-test-0123456789',
-      SESSION_ENCRYPTION_KEYS: 'k1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
-      LOG_LEVEL: 'silent',
-      OIDC_ISSUER: idp.issuer,
-      OIDC_CLIENT_ID: idp.clientId,
-      OIDC_CLIENT_SECRET: idp.clientSecret,
-      OIDC_REDIRECT_URI: `${url}/auth/oidc/callback`,
-      OIDC_AUDIENCE: idp.audience,
-    });
-    service = await createService({
-      config,
-      upstream: { restppUrl: sim.restppUrl, gsqlUrl: sim.gsqlUrl, version: config.tigergraph.version },
-      logger: createLogger({ level: 'silent' }),
-      instanceId: randomUUID(),
-    });
-    server = service.app.listen(port, '127.0.0.1');
-    await once(server, 'listening');
-    browser = await launchChromium();
+    ({ url, idp, sim, browser } = rig);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-    await service?.close();
-    await sim?.close();
-    await idp?.close();
-    const redis = new Redis('redis://127.0.0.1:6379');
-    await deleteKeysWithPrefix(redis, prefix).finally(() => redis.disconnect());
+    await rig?.close();
   });
 
-  async function signInAtIdp(page: Page, user: string): Promise<void> {
-    // oidc-provider's development login page, then its consent page.
-    await page.locator('input[name="login"]').waitFor();
-    expect(page.url().startsWith(idp.issuer)).toBe(true);
-    await page.fill('input[name="login"]', user);
-    await page.fill('input[name="password"]', 'any');
-    await page.click('button[type="submit"]');
-    await page.locator('button[type="submit"]').waitFor();
-    if (page.url().startsWith(idp.issuer)) await page.click('button[type="submit"]');
-  }
+  const signInAtIdp = (page: Page, user: string) => signInAt(page, idp, user);
 
   test('when a user clicks SSO, signs in at the IdP and runs a query, then the simulator answers to the IdP user and the page never holds a token', async () => {
     const page = await browser.context.newPage();
