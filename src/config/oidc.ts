@@ -11,7 +11,10 @@ export interface OidcConfig {
   redirectUri: string;
   /** Space-separated, includes openid. */
   scopes: string;
-  /** Resource (RFC 8707) requested for the access token, which TigerGraph checks as `aud` (required). */
+  /**
+   * Resource (RFC 8707) requested for the access token, which TigerGraph checks as `aud`; required to relay
+   * the IdP's JWT, optional with a credential map ('' when unset: no resource is asked for).
+   */
   audience: string;
   postLoginPath: string;
   /** Refresh the IdP access token this many seconds before it expires. */

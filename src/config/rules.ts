@@ -32,6 +32,7 @@ export interface RuleValues {
   OIDC_REDIRECT_URI: string | undefined;
   OIDC_SCOPES: string;
   OIDC_AUDIENCE: string | undefined;
+  OIDC_CREDENTIAL_MAP: unknown;
   TRUST_PROXY: unknown;
   APP_DIR: string | undefined;
   DEMO_CONSOLE: boolean | undefined;
@@ -190,14 +191,15 @@ export const RULES: readonly Rule[] = [
           ),
   },
   {
-    // Without an audience TigerGraph cannot tell an access token for it from any other JWT of the IdP (an ID
-    // token, a token for another API), and a 3.10+ server without Security.JWT.Audience accepts them all.
-    keys: ['OIDC_ISSUER', 'OIDC_AUDIENCE'],
+    // Relaying the IdP's JWT: without an audience TigerGraph cannot tell an access token for it from any other
+    // JWT of the IdP (an ID token, a token for another API), and a 3.10+ server without Security.JWT.Audience
+    // accepts them all. With a credential map the IdP's access token never leaves the service: none is needed.
+    keys: ['OIDC_ISSUER', 'OIDC_AUDIENCE', 'OIDC_CREDENTIAL_MAP'],
     check: (v) =>
       when(
-        v.OIDC_ISSUER !== undefined && v.OIDC_AUDIENCE === undefined,
+        v.OIDC_ISSUER !== undefined && v.OIDC_AUDIENCE === undefined && v.OIDC_CREDENTIAL_MAP === undefined,
         'OIDC_AUDIENCE',
-        "is required when OIDC_ISSUER is set: the resource TigerGraph's Security.JWT.Audience names (set both, the same)",
+        "is required when OIDC_ISSUER is set without OIDC_CREDENTIAL_MAP: the resource TigerGraph's Security.JWT.Audience names (set both, the same)",
       ),
   },
   {

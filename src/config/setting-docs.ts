@@ -379,7 +379,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   OIDC_AUDIENCE: {
     section: 'single-sign-on',
-    doc: "Resource indicator (RFC 8707) requested for the access token, which must carry it as aud; required with OIDC_ISSUER. Set TigerGraph's Security.JWT.Audience to the same value (required too): without it TigerGraph accepts any JWT of the IdP, an ID token included, as a bearer.",
+    doc: "Resource indicator (RFC 8707) requested for the access token, which must carry it as aud; required with OIDC_ISSUER unless OIDC_CREDENTIAL_MAP is set (the map never relays the IdP's token, which may then be opaque). Set TigerGraph's Security.JWT.Audience to the same value (required too): without it TigerGraph accepts any JWT of the IdP, an ID token included, as a bearer.",
   },
   OIDC_POST_LOGIN_PATH: {
     section: 'single-sign-on',

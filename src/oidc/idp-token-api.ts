@@ -13,6 +13,9 @@ export function answerClaims(answer: client.TokenEndpointResponse & client.Token
   return { ...(jwtPayload(answer.access_token) ?? {}), ...(answer.claims() ?? {}) } as Record<string, unknown>;
 }
 
+/** The RFC 8707 `resource` parameter for OIDC_AUDIENCE; none when it is unset (a credential map's opaque tokens). */
+export const resourceOf = (audience: string): { resource?: string } => (audience === '' ? {} : { resource: audience });
+
 /** When the IdP says neither expires_in nor exp, assume a short life: a refresh is cheaper than a 401. */
 const DEFAULT_LIFETIME_SEC = 300;
 
@@ -37,10 +40,9 @@ export function createIdpTokenApi(deps: {
     // A login without offline_access has nothing to renew with: the session ends with its access token.
     if (refreshToken === '') throw new AppError('session_expired', 'The sign-on has expired; log in again');
     const config = await idp.configuration();
-    const audience = idp.settings.audience;
     let answer: Awaited<ReturnType<typeof client.refreshTokenGrant>>;
     try {
-      answer = await client.refreshTokenGrant(config, refreshToken, { resource: audience });
+      answer = await client.refreshTokenGrant(config, refreshToken, resourceOf(idp.settings.audience));
     } catch (err) {
       if (isIdpOutage(err)) throw idpUnavailable(err);
       throw new AppError('session_expired', 'The identity provider ended the sign-on; log in again', { cause: err });

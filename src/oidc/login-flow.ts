@@ -5,12 +5,11 @@ import { isSameOriginPath } from '../config/same-origin-path.js';
 import { sealedAs } from '../crypto/crypto.js';
 import type { OidcStores } from '../store/oidc-stores.js';
 import type { Cipher } from '../store/types.js';
-import { grantOf } from './idp-token-api.js';
 import { idpUnavailable, isIdpOutage, type Idp } from './idp.js';
 import { accessClaims } from './jwt-claims.js';
 import type { CredentialMap } from '../config/credential-map.js';
 import { firstMatch, graphFor, notPermitted } from './credential-rules.js';
-import { answerClaims, revokeAtIdp } from './idp-token-api.js';
+import { answerClaims, grantOf, resourceOf, revokeAtIdp } from './idp-token-api.js';
 
 /** A login has this long from the redirect to the IdP until the callback. */
 export const PRE_LOGIN_TTL_MS = 10 * 60 * 1000;
@@ -106,7 +105,7 @@ export function createLoginFlow(deps: {
         code_challenge: await client.calculatePKCECodeChallenge(pre.verifier),
         code_challenge_method: 'S256',
         ...(settings.scopes.split(' ').includes('offline_access') && { prompt: 'consent' }),
-        resource: settings.audience,
+        ...resourceOf(settings.audience),
       };
       const preLogin = `${id}.${cipher.encrypt(JSON.stringify(pre), sealedAs.preLogin(id))}`;
       return { preLogin, url: client.buildAuthorizationUrl(config, params).href };
@@ -142,24 +141,31 @@ export function createLoginFlow(deps: {
           config,
           current,
           { pkceCodeVerifier: pre.verifier, expectedState: pre.state, expectedNonce: pre.nonce, idTokenExpected: true },
-          { resource: settings.audience },
+          resourceOf(settings.audience),
         );
       } catch (err) {
         if (isIdpOutage(err)) throw idpUnavailable(err);
         throw failed('The identity provider did not confirm the login', err);
       }
       const claims = answer.claims();
-      const access = accessClaims(answer.access_token);
-      if (!claims || !access) throw failed('The identity provider did not issue a JWT access token with a subject');
-      if (!access.aud.includes(settings.audience)) {
-        throw failed('The access token is not for the configured audience (OIDC_AUDIENCE)');
+      if (!claims) throw failed('The identity provider did not issue an ID token');
+      // Relayed, the access token is what TigerGraph verifies: a JWT for OIDC_AUDIENCE, whose subject is the
+      // person. With a credential map it never leaves the service and may be opaque: the person is the ID
+      // token's subject (verified by openid-client, and the one back-channel logout tokens name).
+      const access = deps.map ? null : accessClaims(answer.access_token);
+      if (!deps.map) {
+        if (!access) throw failed('The identity provider did not issue a JWT access token with a subject');
+        if (!access.aud.includes(settings.audience)) {
+          throw failed('The access token is not for the configured audience (OIDC_AUDIENCE)');
+        }
       }
+      const sub = access ? access.sub : claims.sub;
       // Decided before anything is written: a person the map refuses leaves nothing behind here, and the
       // refresh token the IdP just issued for them is revoked (best effort).
       let admitted: { rule: string; graph: string | null } | undefined;
       if (deps.map) {
         try {
-          const rule = firstMatch(deps.map, { ...answerClaims(answer), sub: access.sub });
+          const rule = firstMatch(deps.map, { ...answerClaims(answer), sub });
           if (rule === null) throw notPermitted();
           admitted = { rule: rule.name, graph: graphFor(rule, pre.graph ?? null) };
         } catch (err) {
@@ -182,10 +188,10 @@ export function createLoginFlow(deps: {
         expiresAt: grant.expiresAt,
         refreshToken: answer.refresh_token ?? '',
         ...(answer.id_token !== undefined && { idToken: answer.id_token }),
-        sub: access.sub,
+        sub,
         ...(name !== undefined && { name }),
         ...(typeof claims.sid === 'string' && { idpSid: claims.sid }),
-        graph: admitted ? admitted.graph : (access.graph ?? null),
+        graph: admitted ? admitted.graph : (access?.graph ?? null),
         ...(admitted && { rule: admitted.rule }),
         returnTo: pre.returnTo,
       };

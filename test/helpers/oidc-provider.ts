@@ -23,6 +23,8 @@ export interface TestIdp {
   refreshGrants(): number;
   /** Token-endpoint requests of any kind so far. */
   tokenRequests(): number;
+  /** Opaque access tokens issued so far (kept by the provider; a JWT access token is not). */
+  opaqueAccessTokens(): number;
   /** Refresh tokens the provider destroyed (revoked, consumed by rotation, or by destroyAllRefreshTokens). */
   destroyedRefreshTokens(): number;
   /** The provider's session id (`sid` of the id token) of the latest login of the test client. */
@@ -54,6 +56,12 @@ export interface TestIdpOptions {
   accessClaims?: Record<string, unknown>;
   /** Extra claims of one account's access tokens, asked at every issue (a login, each refresh): e.g. its groups. */
   accessClaimsOf?: (accountId: string) => Record<string, unknown> | undefined;
+  /**
+   * Opaque access tokens, as an IdP issues them when no resource (audience) is asked for (Entra ID without an
+   * API, Auth0 without an audience, Google): nothing readable in them, so `accessClaimsOf`'s claims go into
+   * every ID token instead (profile scope), as a groups claim configured for ID tokens does.
+   */
+  opaqueAccessTokens?: boolean;
 }
 
 export const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -113,8 +121,17 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
       fetch: (url, init) => fetch(url, { ...init, dispatcher: undefined } as RequestInit),
       cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
       pkce: { required: () => true },
-      findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, name: `User ${id}` }) }),
-      claims: { openid: ['sub'], profile: ['name'] },
+      findAccount: (_ctx, id) => ({
+        accountId: id,
+        claims: () => ({
+          sub: id,
+          name: `User ${id}`,
+          ...(options.opaqueAccessTokens && options.accessClaimsOf?.(id)),
+        }),
+      }),
+      claims: { openid: ['sub'], profile: options.opaqueAccessTokens ? ['name', 'groups'] : ['name'] },
+      // Opaque access tokens: the profile claims go into the ID token, not only to the userinfo endpoint.
+      ...(options.opaqueAccessTokens && { conformIdTokenClaims: false }),
       features: {
         devInteractions: { enabled: true },
         revocation: { enabled: true, allowedPolicy: () => true },
@@ -127,7 +144,8 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
         backchannelLogout: { enabled: true },
         resourceIndicators: {
           enabled: true,
-          defaultResource: () => audience,
+          // Opaque: no resource unless one is asked for, so the access token is for userinfo only.
+          defaultResource: () => (options.opaqueAccessTokens ? undefined : audience),
           useGrantedResource: () => true,
           getResourceServerInfo: (_ctx, resource) => {
             if (resource !== audience) throw new providerErrors.InvalidTarget();
@@ -174,6 +192,8 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
     if (sid) lastSid = sid;
   });
   provider.on('refresh_token.destroyed', () => destroyed++);
+  let opaque = 0;
+  provider.on('access_token.saved', () => opaque++);
   const handler = provider.callback();
   server.on('request', (req, res) => {
     if (req.url?.startsWith('/token')) tokenRequests++;
@@ -201,6 +221,7 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
     publicPem,
     refreshGrants: () => refreshGrants,
     tokenRequests: () => tokenRequests,
+    opaqueAccessTokens: () => opaque,
     destroyedRefreshTokens: () => destroyed,
     lastSid: () => lastSid,
     async destroyAllRefreshTokens() {

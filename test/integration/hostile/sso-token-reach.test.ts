@@ -146,7 +146,7 @@ describe('single sign-on: the IdP tokens stay out of page scripts (real process)
     expect(run.listened).toBe(false);
     expect(run.code).toBe(1);
     expect(run.output).toContain(
-      "OIDC_AUDIENCE: is required when OIDC_ISSUER is set: the resource TigerGraph's Security.JWT.Audience names (set both, the same)",
+      "OIDC_AUDIENCE: is required when OIDC_ISSUER is set without OIDC_CREDENTIAL_MAP: the resource TigerGraph's Security.JWT.Audience names (set both, the same)",
     );
   });
 });

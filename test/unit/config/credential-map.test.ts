@@ -110,6 +110,26 @@ describe('OIDC_CREDENTIAL_MAP parsing', () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).issues.map((i) => i.key)).toEqual(['OIDC_CREDENTIAL_MAP']);
   });
+
+  test('when a map is set, then OIDC_AUDIENCE may be left unset (no resource asked for); without a map it may not', () => {
+    const mapFile = path.join(dir, 'map-no-audience.yaml');
+    writeFileSync(mapFile, ISSUE_EXAMPLE());
+    const sso = {
+      NODE_ENV: 'test',
+      COOKIE_SECURE: 'false',
+      OIDC_ISSUER: 'https://idp.example/realms/x',
+      OIDC_CLIENT_ID: 'bff',
+      OIDC_CLIENT_SECRET: 's3cret-value',
+      OIDC_REDIRECT_URI: 'https://bff.example/auth/oidc/callback',
+      TG_BFF_ADMIN_PASSWORD: 'pw',
+    };
+    const mapped = loadConfig({ ...sso, OIDC_CREDENTIAL_MAP: mapFile }).oidc;
+    expect(mapped?.audience).toBe('');
+    expect(mapped?.credentialMap?.rules.map((r) => r.name)).toEqual(['analysts', 'admins']);
+    expect(() => loadConfig(sso)).toThrow(
+      /OIDC_AUDIENCE: is required when OIDC_ISSUER is set without OIDC_CREDENTIAL_MAP/,
+    );
+  });
 });
 
 describe('credential-map rules against claims', () => {

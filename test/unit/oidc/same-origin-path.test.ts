@@ -67,7 +67,7 @@ describe('OIDC settings', () => {
 
   test('when OIDC_AUDIENCE is missing, then the message names the TigerGraph setting that must match', () => {
     expect(() => loadConfig({ ...base, ...full, OIDC_AUDIENCE: '' })).toThrow(
-      "OIDC_AUDIENCE: is required when OIDC_ISSUER is set: the resource TigerGraph's Security.JWT.Audience names (set both, the same)",
+      "OIDC_AUDIENCE: is required when OIDC_ISSUER is set without OIDC_CREDENTIAL_MAP: the resource TigerGraph's Security.JWT.Audience names (set both, the same)",
     );
   });
 
