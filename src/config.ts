@@ -39,6 +39,7 @@ import { relayAllowSpec } from './config/relay-allow.js';
 import { appDir } from './config/app-dir.js';
 import { credentialMapFile, credentialMapOf, type CredentialMap } from './config/credential-map.js';
 import { capabilitiesOf } from '@tigergraph-bff/client';
+import type { QueryGuardrails, SizingCap } from './relay/query-guardrails.js';
 
 export type { EncryptionKey, HostPort, KeyIssue, OidcConfig, QuotaConfig, RedisConfig, TrustProxy };
 
@@ -93,6 +94,10 @@ const FIELDS = {
   RELAY_MAX_RESPONSE_BYTES: withDefault(integer(1), 67_108_864),
   QUERY_TIMEOUT_MAX_MS: optional(integer(1)),
   QUERY_TIMEOUT_DEFAULT_MS: withDefault(integer(1), 16_000),
+  QUERY_THREAD_LIMIT_MAX: optional(integer(1, 65_535)),
+  QUERY_THREAD_LIMIT_DEFAULT: optional(integer(1, 65_535)),
+  QUERY_MEMORY_LIMIT_MAX_MB: optional(integer(1, 16_777_216)),
+  QUERY_MEMORY_LIMIT_DEFAULT_MB: optional(integer(1, 16_777_216)),
   QUOTA_RATE: withDefault(integer(0, 1_000_000), 0),
   QUOTA_WINDOW: withDefault(integer(1, 86_400), 1),
   QUOTA_BURST: withDefault(integer(0, 1_000_000), 0),
@@ -218,7 +223,7 @@ export interface Config {
   /** Per-principal quotas across instances (rates, concurrency, the policy file's overrides). */
   readonly quota: QuotaConfig;
   /** Caps (and defaults) of the GSQL-TIMEOUT and RESPONSE-LIMIT each relayed request carries. */
-  readonly queryGuardrails: Readonly<{ timeoutMaxMs: number; timeoutDefaultMs: number; responseLimitMax: number }>;
+  readonly queryGuardrails: QueryGuardrails;
   /** A relayed answer longer than this is refused (declared length) or cut (streamed). */
   readonly maxResponseBytes: number;
   /** Browser headers forwarded upstream besides the default allowlist (lower-case). */
@@ -331,6 +336,15 @@ function credentialMapIn(v: Values, env: Record<string, string | undefined>, bad
   return credentialMapOf(v.OIDC_CREDENTIAL_MAP, env, { passwordTokens: capabilitiesOf(v.TG_VERSION).passwordTokens });
 }
 
+/** A sizing header's cap (rules.ts made sure a default comes with a max, and is at most it); none: not forwarded. */
+function sizingCap<K extends 'threads' | 'memoryMb'>(
+  key: K,
+  max: number | undefined,
+  fallback: number | undefined,
+): { [P in K]?: SizingCap } {
+  return max === undefined ? {} : ({ [key]: { max, default: fallback ?? max } } as { [P in K]?: SizingCap });
+}
+
 function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | undefined): Config {
   const production = v.NODE_ENV === 'production';
   const generated: string[] = [];
@@ -386,6 +400,8 @@ function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | und
       timeoutMaxMs: v.QUERY_TIMEOUT_MAX_MS ?? v.UPSTREAM_TIMEOUT_MS,
       timeoutDefaultMs: Math.min(v.QUERY_TIMEOUT_DEFAULT_MS, v.QUERY_TIMEOUT_MAX_MS ?? v.UPSTREAM_TIMEOUT_MS),
       responseLimitMax: v.RELAY_MAX_RESPONSE_BYTES,
+      ...sizingCap('threads', v.QUERY_THREAD_LIMIT_MAX, v.QUERY_THREAD_LIMIT_DEFAULT),
+      ...sizingCap('memoryMb', v.QUERY_MEMORY_LIMIT_MAX_MB, v.QUERY_MEMORY_LIMIT_DEFAULT_MB),
     },
     maxResponseBytes: v.RELAY_MAX_RESPONSE_BYTES,
     relayForwardHeaders: v.RELAY_FORWARD_HEADERS,

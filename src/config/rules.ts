@@ -33,6 +33,10 @@ export interface RuleValues {
   OIDC_SCOPES: string;
   OIDC_AUDIENCE: string | undefined;
   OIDC_CREDENTIAL_MAP: unknown;
+  QUERY_THREAD_LIMIT_MAX: number | undefined;
+  QUERY_THREAD_LIMIT_DEFAULT: number | undefined;
+  QUERY_MEMORY_LIMIT_MAX_MB: number | undefined;
+  QUERY_MEMORY_LIMIT_DEFAULT_MB: number | undefined;
   TRUST_PROXY: unknown;
   APP_DIR: string | undefined;
   DEMO_CONSOLE: boolean | undefined;
@@ -50,7 +54,26 @@ function inProduction(keys: (keyof RuleValues)[], check: Rule['check']): Rule {
 
 const when = (cond: boolean, key: string, message: string): KeyIssue[] => (cond ? [{ key, message }] : []);
 
+/** A sizing header's default needs its cap, and is at most it (a default over the cap would be cut anyway). */
+function sizingDefault(
+  maxKey: 'QUERY_THREAD_LIMIT_MAX' | 'QUERY_MEMORY_LIMIT_MAX_MB',
+  defaultKey: 'QUERY_THREAD_LIMIT_DEFAULT' | 'QUERY_MEMORY_LIMIT_DEFAULT_MB',
+): Rule {
+  return {
+    keys: [maxKey, defaultKey],
+    check: (v) => {
+      const max = v[maxKey];
+      const fallback = v[defaultKey];
+      if (fallback === undefined) return [];
+      if (max === undefined) return when(true, defaultKey, `needs ${maxKey}: without a cap the header is not sent`);
+      return when(fallback > max, defaultKey, `must be at most ${maxKey} (${max})`);
+    },
+  };
+}
+
 export const RULES: readonly Rule[] = [
+  sizingDefault('QUERY_THREAD_LIMIT_MAX', 'QUERY_THREAD_LIMIT_DEFAULT'),
+  sizingDefault('QUERY_MEMORY_LIMIT_MAX_MB', 'QUERY_MEMORY_LIMIT_DEFAULT_MB'),
   {
     // Both would answer `/`: the app's index.html and the console's.
     keys: ['APP_DIR', 'DEMO_CONSOLE'],

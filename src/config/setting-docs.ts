@@ -167,6 +167,26 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'quotas',
     doc: "GSQL-TIMEOUT (ms) sent when the browser sends none, at most QUERY_TIMEOUT_MAX_MS; 16000 is TigerGraph's own default.",
   },
+  QUERY_THREAD_LIMIT_MAX: {
+    section: 'quotas',
+    doc: "The most GSQL-THREAD-LIMIT (threads a query may use) a relayed request carries to TigerGraph; a browser asking for more gets this. Unset: the header is never forwarded and TigerGraph's own configuration applies.",
+    defaultText: 'unset',
+  },
+  QUERY_THREAD_LIMIT_DEFAULT: {
+    section: 'quotas',
+    doc: 'GSQL-THREAD-LIMIT sent when the browser sends none; needs QUERY_THREAD_LIMIT_MAX, at most it.',
+    defaultText: 'QUERY_THREAD_LIMIT_MAX',
+  },
+  QUERY_MEMORY_LIMIT_MAX_MB: {
+    section: 'quotas',
+    doc: "The most GSQL-QueryLocalMemLimitMB (a query's memory per machine, MB; TigerGraph 4.x) a relayed request carries; a browser asking for more gets this. Unset: the header is never forwarded and TigerGraph's own configuration applies.",
+    defaultText: 'unset',
+  },
+  QUERY_MEMORY_LIMIT_DEFAULT_MB: {
+    section: 'quotas',
+    doc: 'GSQL-QueryLocalMemLimitMB sent when the browser sends none; needs QUERY_MEMORY_LIMIT_MAX_MB, at most it.',
+    defaultText: 'QUERY_MEMORY_LIMIT_MAX_MB',
+  },
   RELAY_MAX_RESPONSE_BYTES: {
     section: 'quotas',
     doc: 'Largest relayed answer in bytes, and the most (and default) RESPONSE-LIMIT sent to TigerGraph. A declared longer answer gets 502 response_too_large; a streamed one is cut (docs/quotas.md).',
@@ -174,7 +194,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   RELAY_FORWARD_HEADERS: {
     section: 'tigergraph',
-    doc: 'Browser headers the relay forwards besides its allowlist (Accept, Accept-Language, Content-Type, Content-Encoding, GSQL-TIMEOUT, RESPONSE-LIMIT), comma list; credentials, framing and override headers are refused.',
+    doc: 'Browser headers the relay forwards besides its allowlist (Accept, Accept-Language, Content-Type, Content-Encoding, GSQL-TIMEOUT, RESPONSE-LIMIT), comma list; credentials, framing and override headers are refused, and so are GSQL-THREAD-LIMIT and GSQL-QueryLocalMemLimitMB (their QUERY_*_MAX settings forward them capped).',
   },
   RELAY_RESPONSE_HEADERS: {
     section: 'tigergraph',

@@ -2,11 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../errors.js';
 
 /**
- * TigerGraph sizes a query by two request headers (docs.tigergraph.com, API "Size and time limits"):
- * `GSQL-TIMEOUT`, in milliseconds (RESTPP's own default is RESTPP.Factory.DefaultQueryTimeout, 16 s), and
- * `RESPONSE-LIMIT`, in bytes (over it, TigerGraph answers REST-4000 instead of the result). A browser may
- * ask for less than the caps; asking for more gets the cap (the request still runs, only shorter or
- * smaller), and sending none gets the default. A value that is not a whole positive number is 400.
+ * TigerGraph sizes a query by request headers (docs.tigergraph.com, API "Size and time limits", and
+ * "Memory management", by HTTP header): `GSQL-TIMEOUT`, in milliseconds (RESTPP's own default is
+ * RESTPP.Factory.DefaultQueryTimeout, 16 s), `RESPONSE-LIMIT`, in bytes (over it, TigerGraph answers
+ * REST-4000 instead of the result), and, when the operator caps them, `GSQL-THREAD-LIMIT` (threads) and
+ * `GSQL-QueryLocalMemLimitMB` (MB per machine, 4.x). A browser may ask for less than the caps; asking for
+ * more gets the cap (the request still runs, only shorter, smaller or slower), and sending none gets the
+ * default. A value that is not a whole positive number is 400.
  */
 export interface QueryGuardrails {
   /** The most GSQL-TIMEOUT any relayed request carries (QUERY_TIMEOUT_MAX_MS). */
@@ -15,13 +17,32 @@ export interface QueryGuardrails {
   readonly timeoutDefaultMs: number;
   /** The most RESPONSE-LIMIT any relayed request carries, and the default (RELAY_MAX_RESPONSE_BYTES). */
   readonly responseLimitMax: number;
+  /**
+   * GSQL-THREAD-LIMIT (threads a query may use) capped at QUERY_THREAD_LIMIT_MAX, QUERY_THREAD_LIMIT_DEFAULT
+   * when the browser sends none. Absent: never forwarded (TigerGraph's own configuration applies).
+   */
+  readonly threads?: SizingCap;
+  /** GSQL-QueryLocalMemLimitMB (a query's memory per machine, MB; TigerGraph 4.x), as `threads`. */
+  readonly memoryMb?: SizingCap;
+}
+
+export interface SizingCap {
+  readonly max: number;
+  readonly default: number;
 }
 
 /** The values one relayed request carries upstream, as header text. */
 export interface QueryLimits {
   readonly timeout: string;
   readonly responseLimit: string;
+  readonly threads: string | undefined;
+  readonly memoryMb: string | undefined;
 }
+
+/** The sizing headers the relay sets itself, by their lower-case names: whatever the browser sent is replaced. */
+export const THREAD_LIMIT = 'gsql-thread-limit';
+export const MEMORY_LIMIT = 'gsql-querylocalmemlimitmb';
+const SET_BY_RELAY = new Set(['gsql-timeout', 'response-limit', THREAD_LIMIT, MEMORY_LIMIT]);
 
 const WHOLE = /^[0-9]{1,15}$/;
 
@@ -43,17 +64,29 @@ export function queryLimits(headers: IncomingHttpHeaders, g: QueryGuardrails): Q
     responseLimit: String(
       capped(headers['response-limit'], 'RESPONSE-LIMIT', 'bytes', g.responseLimitMax, g.responseLimitMax),
     ),
+    threads:
+      g.threads === undefined
+        ? undefined
+        : String(capped(headers[THREAD_LIMIT], 'GSQL-THREAD-LIMIT', 'threads', g.threads.default, g.threads.max)),
+    memoryMb:
+      g.memoryMb === undefined
+        ? undefined
+        : String(
+            capped(headers[MEMORY_LIMIT], 'GSQL-QueryLocalMemLimitMB', 'megabytes', g.memoryMb.default, g.memoryMb.max),
+          ),
   };
 }
 
-/** Replaces whatever the browser sent of the two headers in a flat [name, value, …] list by the capped values. */
+/** Replaces whatever the browser sent of the sizing headers in a flat [name, value, …] list by the capped values. */
 export function withQueryLimits(flat: string[], limits: QueryLimits): string[] {
   const out: string[] = [];
   for (let i = 0; i < flat.length; i += 2) {
     const name = flat[i]!;
-    if (name === 'gsql-timeout' || name === 'response-limit') continue;
+    if (SET_BY_RELAY.has(name)) continue;
     out.push(name, flat[i + 1]!);
   }
   out.push('gsql-timeout', limits.timeout, 'response-limit', limits.responseLimit);
+  if (limits.threads !== undefined) out.push(THREAD_LIMIT, limits.threads);
+  if (limits.memoryMb !== undefined) out.push(MEMORY_LIMIT, limits.memoryMb);
   return out;
 }

@@ -118,3 +118,103 @@ describe('query guardrails on the relay', () => {
     expect([outcome.status, outcome.complete, outcome.body.endsWith(']}')]).toEqual([200, true, true]);
   });
 });
+
+// GSQL-THREAD-LIMIT and GSQL-QueryLocalMemLimitMB size a query's threads and memory (TigerGraph 4.x): off
+// unless capped; capped, every relayed request carries them, whatever the browser sent and however spelt.
+describe('thread and memory caps on the relay', () => {
+  let rig: Rig;
+  let base: string;
+  let cookie: string;
+  beforeAll(async () => {
+    rig = await startRig({
+      label: 'sizing-caps',
+      sim: { version: '4.1.0' },
+      env: {
+        QUERY_THREAD_LIMIT_MAX: '8',
+        QUERY_THREAD_LIMIT_DEFAULT: '2',
+        QUERY_MEMORY_LIMIT_MAX_MB: '2048',
+      },
+    });
+    base = await rig.listen();
+    cookie = await login(base, rig.secret);
+  });
+  afterAll(() => rig.close());
+
+  const get = (headers: [string, string][] = []) => {
+    const h = new Headers({ 'X-Requested-With': 'XMLHttpRequest', Cookie: cookie });
+    for (const [name, value] of headers) h.append(name, value);
+    return fetch(`${base}/api/query/social/hello`, { headers: h });
+  };
+  const sizing = (from: number) => {
+    const seen = rig.sim
+      .seen()
+      .slice(from)
+      .filter((r) => r.path === '/query/social/hello');
+    expect(seen).toHaveLength(1);
+    return [seen[0]!.headers['gsql-thread-limit'], seen[0]!.headers['gsql-querylocalmemlimitmb']];
+  };
+
+  test('when the browser sends neither, then TigerGraph gets the thread default and the memory cap', async () => {
+    const from = rig.sim.seen().length;
+    expect((await get()).status).toBe(200);
+    expect(sizing(from)).toEqual(['2', '2048']);
+  });
+
+  test.each([
+    ['GSQL-THREAD-LIMIT', 'GSQL-QueryLocalMemLimitMB'],
+    ['gsql-thread-limit', 'gsql-querylocalmemlimitmb'],
+    ['Gsql-Thread-Limit', 'GSQL-QUERYLOCALMEMLIMITMB'],
+  ])('when the browser asks for more as %s and %s, then TigerGraph gets the caps; less passes', async (t, m) => {
+    let from = rig.sim.seen().length;
+    expect(
+      (
+        await get([
+          [t, '4096'],
+          [m, '99999999'],
+        ])
+      ).status,
+    ).toBe(200);
+    expect(sizing(from)).toEqual(['8', '2048']);
+    from = rig.sim.seen().length;
+    expect(
+      (
+        await get([
+          [t, ' 3 '],
+          [m, '256'],
+        ])
+      ).status,
+    ).toBe(200);
+    expect(sizing(from)).toEqual(['3', '256']);
+  });
+
+  test('when a value is malformed or sent twice, then 400 invalid_request names the header and nothing goes upstream', async () => {
+    const from = rig.sim.seen().length;
+    for (const [headers, name] of [
+      [[['GSQL-THREAD-LIMIT', '0']], 'GSQL-THREAD-LIMIT'],
+      [
+        [
+          ['GSQL-THREAD-LIMIT', '2'],
+          ['GSQL-THREAD-LIMIT', '64'],
+        ],
+        'GSQL-THREAD-LIMIT',
+      ],
+      [[['GSQL-QueryLocalMemLimitMB', '1GB']], 'GSQL-QueryLocalMemLimitMB'],
+      [[['GSQL-QueryLocalMemLimitMB', '1e3']], 'GSQL-QueryLocalMemLimitMB'],
+    ] as [[string, string][], string][]) {
+      const res = await get(headers);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect([res.status, body.error.code]).toEqual([400, 'invalid_request']);
+      expect(body.error.message).toMatch(new RegExp(`^${name}: must be a whole number`));
+    }
+    expect(rig.sim.seen().slice(from)).toEqual([]);
+  });
+
+  test('when RELAY_FORWARD_HEADERS names a sizing header, then the start is refused naming the setting to use', async () => {
+    await expect(
+      startRig({ label: 'sizing-forward', env: { RELAY_FORWARD_HEADERS: 'x-trace-me,GSQL-Thread-Limit' } }),
+    ).rejects.toThrow(/RELAY_FORWARD_HEADERS: .*gsql-thread-limit: set QUERY_THREAD_LIMIT_MAX instead/);
+    await expect(startRig({ label: 'sizing-default', env: { QUERY_MEMORY_LIMIT_DEFAULT_MB: '512' } })).rejects.toThrow(
+      /QUERY_MEMORY_LIMIT_DEFAULT_MB: needs QUERY_MEMORY_LIMIT_MAX_MB/,
+    );
+  });
+});
