@@ -75,16 +75,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const q = url.indexOf('?');
       const path = q === -1 ? url : url.slice(0, q);
       const seen = forwarded(req);
+      const lane = laneOf(path);
       const ctx: RequestContext = {
         requestId: chooseRequestId(req.headers['x-request-id']),
         arrivedAt,
         url,
         path,
-        lane: laneOf(path),
+        lane,
         forwarded: seen,
         route: undefined,
         errorCode: undefined,
-        session: new RequestSession(req, res, deps.sessions, deps.gate, cookie, tracing),
+        session: new RequestSession(req, res, deps.sessions, deps.gate, cookie, tracing, lane === 'api'),
         span: tracing?.startRequest(req.method ?? 'GET', req.headers),
       };
       try {
