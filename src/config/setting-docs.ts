@@ -278,7 +278,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   TRUST_PROXY: {
     section: 'browser-security',
-    doc: 'Proxies to believe for X-Forwarded-*: false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal. true (every hop) is refused in production: any client could then choose its own address.',
+    doc: 'Proxies to believe for X-Forwarded-* and X-Request-Id: false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal. true (every hop) is refused in production: any client could then choose its own address. A safe X-Request-Id from a trusted proxy is the request id; any other is logged as clientRequestId and the service mints the id.',
   },
   CLIENT_IPV6_PREFIX: {
     section: 'browser-security',

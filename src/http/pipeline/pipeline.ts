@@ -16,7 +16,7 @@ import { forwardedFor } from './forwarded.js';
 import { countInFlight } from './in-flight.js';
 import { logAccess } from './access-log.js';
 import type { TrustProxySetting } from './own-origin.js';
-import { chooseRequestId, echoRequestId } from './request-id.js';
+import { chooseRequestIds, echoRequestId } from './request-id.js';
 import { setSecurityHeaders } from './security-headers.js';
 import type { Step } from './step.js';
 
@@ -76,8 +76,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const path = q === -1 ? url : url.slice(0, q);
       const seen = forwarded(req);
       const lane = laneOf(path);
+      const { requestId, clientRequestId } = chooseRequestIds(req.headers['x-request-id'], seen.viaProxy);
       const ctx: RequestContext = {
-        requestId: chooseRequestId(req.headers['x-request-id']),
+        requestId,
+        clientRequestId,
         arrivedAt,
         url,
         path,
