@@ -253,7 +253,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   SESSION_CACHE: {
     section: 'redis',
-    doc: "Serve warm sessions from process memory, kept true by Redis's CLIENT TRACKING invalidations (standalone and Sentinel; Cluster keeps one MGET per request). A write on any instance reaches the others within a few ms on loopback; a lost invalidation connection flushes the cache and bypasses it until tracking is set up again. false: one MGET per request as before.",
+    doc: "Serve the sessions of relayed (/api) requests from process memory when warm, kept true by Redis's CLIENT TRACKING invalidations (standalone and Sentinel; Cluster keeps one MGET per request); every other route reads the session from Redis (one MGET), so a session ended on another instance is never reported live there, however late its invalidation arrives. A write on any instance reaches the others within a few ms on loopback; a lost invalidation connection flushes the cache and bypasses it until tracking is set up again. false: one MGET per request as before.",
   },
   SESSION_CACHE_MAX: {
     section: 'redis',
@@ -298,7 +298,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   TRUST_PROXY: {
     section: 'browser-security',
-    doc: 'Proxies to believe for X-Forwarded-*: false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal. true (every hop) is refused in production: any client could then choose its own address.',
+    doc: 'Proxies to believe for X-Forwarded-* and X-Request-Id: false, true, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal. true (every hop) is refused in production: any client could then choose its own address. A safe X-Request-Id from a trusted proxy is the request id; any other is logged as clientRequestId and the service mints the id.',
   },
   CLIENT_IPV6_PREFIX: {
     section: 'browser-security',

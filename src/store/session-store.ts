@@ -22,10 +22,20 @@ export interface SessionRecord {
   [field: string]: unknown;
 }
 
+/** How a read may be answered. */
+export interface SessionReadOptions {
+  /**
+   * Read Redis, not this instance's session cache (store/redis/session-cache.ts), so an end written on another
+   * instance is seen however late its invalidation arrives here. Every request but a relayed one reads so
+   * (docs/architecture.md, "Which reads the cache answers"); stores without a cache ignore it.
+   */
+  bypassCache?: boolean;
+}
+
 /** Sessions by id; every call may reject with a 503 `store_unavailable` AppError. */
 export interface SessionStore {
   /** The record, or null when there is none (never written, expired, destroyed, or logged out). */
-  get(sid: string): Promise<SessionRecord | null>;
+  get(sid: string, options?: SessionReadOptions): Promise<SessionRecord | null>;
   /** Writes the record with its TTL (`sessionTtlSeconds`); a TTL already passed deletes it instead. */
   set(sid: string, record: SessionRecord): Promise<void>;
   /** Slides an existing record's TTL back to full; a missing one stays missing. */

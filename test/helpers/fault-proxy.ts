@@ -21,6 +21,14 @@ export interface FaultProxy {
   port: number;
   url(scheme: string): string;
   set(mode: FaultMode): void;
+  /**
+   * `mode` for the connections whose client has sent bytes matching `sent` (in its first 4 KiB, read as
+   * latin1: a Redis client's `CLIENT SETNAME`, say), from their next chunk on; every other connection keeps
+   * `set`'s mode. One rule at a time: a call replaces it, `undefined` removes it. The bytes of one direction
+   * are not reordered only while a connection's mode stays the same: switching a delayed connection to
+   * `pass` lets new bytes overtake held ones.
+   */
+  setWhere(rule: { sent: RegExp; mode: FaultMode } | undefined): void;
   /** Connections open right now (client side). */
   open(): number;
   /** Connections accepted since start. */
@@ -33,7 +41,11 @@ interface Pair {
   upstream: Socket;
   /** Bytes that came back from the target on this connection. */
   back: number;
+  /** What the client sent first (up to SENT_KEPT bytes, latin1), for `setWhere`. */
+  sent: string;
 }
+
+const SENT_KEPT = 4096;
 
 /** A loopback TCP proxy in front of one target, for faults no real server can be asked to make on cue. */
 export async function startFaultProxy(
@@ -41,6 +53,7 @@ export async function startFaultProxy(
   initial: FaultMode = { kind: 'pass' },
 ): Promise<FaultProxy> {
   let mode: FaultMode = initial;
+  let rule: { sent: RegExp; mode: FaultMode } | undefined;
   let accepted = 0;
   const pairs = new Set<Pair>();
   // Delayed chunks are timers; close() must clear them so a test never leaves one behind.
@@ -57,9 +70,12 @@ export async function startFaultProxy(
     }
   };
 
+  const modeOf = (pair: Pair): FaultMode => (rule !== undefined && rule.sent.test(pair.sent) ? rule.mode : mode);
+
   const relay = (pair: Pair, from: Socket, to: Socket, back: boolean): void => {
     from.on('data', (chunk: Buffer) => {
-      const m = mode;
+      if (!back && pair.sent.length < SENT_KEPT) pair.sent += chunk.toString('latin1', 0, SENT_KEPT - pair.sent.length);
+      const m = modeOf(pair);
       if (m.kind === 'blackhole') return;
       if (m.kind === 'reset') return cut(pair);
       if (back && m.kind === 'closeAfter') {
@@ -82,11 +98,12 @@ export async function startFaultProxy(
       to.write(chunk);
     });
     from.on('end', () => {
-      if (mode.kind !== 'delay') return void to.end();
+      const m = modeOf(pair);
+      if (m.kind !== 'delay') return void to.end();
       const timer = setTimeout(() => {
         timers.delete(timer);
         to.end();
-      }, mode.ms);
+      }, m.ms);
       timers.add(timer);
     });
   };
@@ -94,7 +111,7 @@ export async function startFaultProxy(
   const server: Server = createServer((client) => {
     accepted += 1;
     const upstream = createConnection({ host: target.host ?? '127.0.0.1', port: target.port });
-    const pair: Pair = { client, upstream, back: 0 };
+    const pair: Pair = { client, upstream, back: 0, sent: '' };
     pairs.add(pair);
     const forget = (): void => {
       pairs.delete(pair);
@@ -116,6 +133,10 @@ export async function startFaultProxy(
     set(next) {
       mode = next;
       if (next.kind === 'reset') for (const pair of pairs) cut(pair);
+    },
+    setWhere(next) {
+      rule = next;
+      if (next?.mode.kind === 'reset') for (const pair of pairs) if (next.sent.test(pair.sent)) cut(pair);
     },
     open: () => pairs.size,
     accepted: () => accepted,

@@ -18,7 +18,7 @@ export interface AccessLogDeps {
 /**
  * One line per request when it finishes or the client goes away. Only the method, the route pattern
  * (low cardinality, and no ids or query strings that might carry secrets), status, duration and size:
- * never headers or bodies. The pattern is the one a handler named in the context (routes record theirs,
+ * never headers or bodies, but for a client's own X-Request-Id, bounded and escaped (`clientRequestId`). The pattern is the one a handler named in the context (routes record theirs,
  * see routes/routing.ts), else the path without its query. A request that acted as a session (passed the
  * gate, logged in or out) names its principal: login kind, user, graph, rule and a keyed hash of the session id
  * (never the id); a relayed installed-query call names the query.
@@ -106,6 +106,8 @@ function trackAccess(
     // varying shapes made the line's serialisation several times slower.
     const line: FlatLine = {
       requestId: ctx.requestId,
+      // What the client sent as its own id (never the id, unless a trusted proxy passed it on): request-id.ts.
+      clientRequestId: ctx.clientRequestId,
       method: req.method,
       route: ctx.route ?? ctx.path,
       status: res.statusCode,

@@ -20,7 +20,10 @@ export function laneOf(path: string): Lane {
 
 /** What the steps work out about a request, once, for the steps after them and the handlers. */
 export interface RequestContext {
+  /** Ours, or a trusted proxy's (request-id.ts). */
   readonly requestId: string;
+  /** The X-Request-Id a client sent that did not become the id: bounded and escaped, for the access line. */
+  readonly clientRequestId: string | undefined;
   /** performance.now() at arrival (the relay's deadline counts from here). */
   readonly arrivedAt: number;
   readonly url: string;

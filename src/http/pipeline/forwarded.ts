@@ -21,12 +21,19 @@ const firstValue = (header: string | string[] | undefined): string | undefined =
   return comma === -1 ? value.trim() : value.slice(0, comma).trim();
 };
 
+/** The forwarded view, and whether the request's peer is a proxy TRUST_PROXY trusts. */
+export interface ForwardedView extends ForwardedFor {
+  /** The peer is a trusted proxy: its X-Forwarded-* count, and so does the X-Request-Id it passes on. */
+  readonly viaProxy: boolean;
+}
+
 /**
  * The client address, scheme and host of a request as TRUST_PROXY lets us see them, with the rules of
  * Express's req.ip, req.protocol and req.host: the one forwarded view, worked out once per request in its
- * context, for the security headers, the CSRF guard, the guess limits, login's https check and the relay.
+ * context, for the security headers, the CSRF guard, the guess limits, login's https check, the relay and
+ * the request id (request-id.ts).
  */
-export function forwardedFor(setting: TrustProxySetting): (req: IncomingMessage) => ForwardedFor {
+export function forwardedFor(setting: TrustProxySetting): (req: IncomingMessage) => ForwardedView {
   const trust = compileTrust(setting);
   return (req) => {
     const viaProxy = trust(req.socket.remoteAddress ?? '', 0);
@@ -35,6 +42,6 @@ export function forwardedFor(setting: TrustProxySetting): (req: IncomingMessage)
       (viaProxy ? firstValue(req.headers['x-forwarded-proto']) : undefined) || (encrypted ? 'https' : 'http');
     const forwardedHost = viaProxy ? firstValue(req.headers['x-forwarded-host']) : undefined;
     const host = forwardedHost || req.headers.host || undefined;
-    return { clientIp: proxyaddr(req, trust), proto, host };
+    return { clientIp: proxyaddr(req, trust), proto, host, viaProxy };
   };
 }

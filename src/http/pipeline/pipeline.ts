@@ -16,7 +16,7 @@ import { forwardedFor } from './forwarded.js';
 import { countInFlight } from './in-flight.js';
 import { logAccess } from './access-log.js';
 import type { TrustProxySetting } from './own-origin.js';
-import { chooseRequestId, echoRequestId } from './request-id.js';
+import { chooseRequestIds, echoRequestId } from './request-id.js';
 import { setSecurityHeaders } from './security-headers.js';
 import type { Step } from './step.js';
 
@@ -75,16 +75,19 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const q = url.indexOf('?');
       const path = q === -1 ? url : url.slice(0, q);
       const seen = forwarded(req);
+      const lane = laneOf(path);
+      const { requestId, clientRequestId } = chooseRequestIds(req.headers['x-request-id'], seen.viaProxy);
       const ctx: RequestContext = {
-        requestId: chooseRequestId(req.headers['x-request-id']),
+        requestId,
+        clientRequestId,
         arrivedAt,
         url,
         path,
-        lane: laneOf(path),
+        lane,
         forwarded: seen,
         route: undefined,
         errorCode: undefined,
-        session: new RequestSession(req, res, deps.sessions, deps.gate, cookie, tracing),
+        session: new RequestSession(req, res, deps.sessions, deps.gate, cookie, tracing, lane === 'api'),
         span: tracing?.startRequest(req.method ?? 'GET', req.headers),
       };
       try {

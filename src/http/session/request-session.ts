@@ -12,6 +12,12 @@ const notRead = Symbol('not read');
 /**
  * The session of one request, read at most once whoever asks (the /api lane, the /auth routes), checked
  * by the one gate, and touched once after the answer if it was read and is still the request's session.
+ *
+ * Only a relayed request (`fromCache`) may be answered from this instance's session cache. Its end on another
+ * instance reaches this cache as an invalidation on a connection of its own, which a slow path to Redis (a TCP
+ * proxy, a mesh sidecar) can deliver after the browser's next request; the relay then still has to get past
+ * the session's token state and TigerGraph, both ended with the session. Every other route answers from the
+ * session alone (`GET /auth/session` says "authenticated"), so it reads Redis: one MGET, as without the cache.
  */
 export class RequestSession implements SessionWriter {
   private cookieSid: string | null | typeof notRead = notRead;
@@ -28,6 +34,8 @@ export class RequestSession implements SessionWriter {
     private readonly gate: SessionGate,
     private readonly cookie: CookieSettings,
     private readonly tracing?: Tracing,
+    /** The /api lane's request: the session cache may answer its load. */
+    private readonly fromCache = false,
   ) {}
 
   /** The id of the request's verified session cookie, or null. */
@@ -107,7 +115,9 @@ export class RequestSession implements SessionWriter {
     const sid = this.sid();
     if (sid === null) return null;
     // Waiting for a lost Redis connection, the read lets go of its slot if the client leaves (failover-wait.ts).
-    const data = await traced(this.tracing, 'session.load', () => issuedFor(this.res, () => this.sessions.load(sid)));
+    const data = await traced(this.tracing, 'session.load', () =>
+      issuedFor(this.res, () => this.sessions.load(sid, this.fromCache)),
+    );
     if (data !== null) this.res.once('finish', () => this.ended || this.sessions.touch(sid, data));
     return data;
   }

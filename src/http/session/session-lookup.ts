@@ -17,8 +17,11 @@ const VERIFIED_MS = 10_000;
 export interface SessionLookup {
   /** The session id of a verified cookie in this Cookie header, or null (none, unsigned or forged). */
   sid(cookieHeader: string | undefined): string | null;
-  /** The stored session, or null when there is none (expired or destroyed). A store failure rejects. */
-  load(sid: string): Promise<StoredSession | null>;
+  /**
+   * The stored session, or null when there is none (expired or destroyed). A store failure rejects.
+   * `fromCache`: this instance's session cache may answer (the /api lane only; see RequestSession).
+   */
+  load(sid: string, fromCache?: boolean): Promise<StoredSession | null>;
   /** Slides the idle TTL, once the answer is out (the store thins these out). */
   touch(sid: string, data: StoredSession): void;
   destroy(sid: string): Promise<void>;
@@ -49,7 +52,7 @@ export function sessionLookup(options: {
       return sid;
     },
     // The record's `tg` is checked by the gate (absolute timeout, sealed secret) before anything trusts it.
-    load: (sid) => store.get(sid) as Promise<StoredSession | null>,
+    load: (sid, fromCache) => store.get(sid, { bypassCache: fromCache !== true }) as Promise<StoredSession | null>,
     touch(sid, data) {
       store.touch(sid, data).catch(ignore);
     },

@@ -4,7 +4,8 @@ import type { Guard } from '../store-error.js';
 
 /** The Redis commands behind the session store, on `<prefix>sess:{sid}` (one `{sid}` slot, as on Cluster). */
 export interface SessionClient {
-  get(sid: string): Promise<string | null>;
+  /** `bypassCache`: read Redis even when the hot path has a session cache (session-store.ts). */
+  get(sid: string, bypassCache?: boolean): Promise<string | null>;
   /** SET with EX, as connect-redis wrote it. */
   set(sid: string, value: string, ttlSeconds: number): Promise<void>;
   /** 1 when the key existed and got the TTL, 0 otherwise. */

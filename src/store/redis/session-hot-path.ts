@@ -87,11 +87,14 @@ export function withSessionHotPath(
 
   return {
     ...client,
-    async get(sid) {
-      const [blob, dead] = cache ? await cache.read(sid) : await load(sid);
+    async get(sid, bypassCache) {
+      const [blob, dead] = cache && bypassCache !== true ? await cache.read(sid) : await load(sid);
       if (dead != null || blob == null) {
         alive.delete(sid);
         ended?.set(sid, dead ?? '');
+        // Read past the cache, an end whose invalidation has not arrived yet: the cache drops the session now,
+        // so this instance's relayed requests stop being served from it too.
+        if (bypassCache === true) cache?.forget(sid);
         return null;
       }
       alive.renew(sid, true);

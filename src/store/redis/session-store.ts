@@ -9,8 +9,8 @@ export function createRedisSessionStore(deps: { client: SessionClient; fallbackT
   const { client, fallbackTtlSeconds } = deps;
   const read = recordReader();
   return {
-    async get(sid) {
-      return read(sid, await client.get(sid));
+    async get(sid, options) {
+      return read(sid, await client.get(sid, options?.bypassCache === true));
     },
     async set(sid, record) {
       const ttl = sessionTtlSeconds(record, fallbackTtlSeconds);

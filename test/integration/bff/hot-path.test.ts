@@ -46,6 +46,31 @@ describe('Redis commands on the relay hot path', () => {
     else expect(names.filter((n) => !['mget', 'pttl', 'expire', 'hgetall'].includes(n))).toEqual([]);
   });
 
+  test('when a warm session asks for /auth/session, then that one request reads its record and tombstone from Redis (one MGET), and relayed requests still send none', async () => {
+    const agent = await rig.login();
+    for (let i = 0; i < 10; i++) {
+      const before = await hits();
+      expect((await agent.get('/api/echo')).status).toBe(200);
+      if ((await hits()) > before) break;
+    }
+    await watch.reset();
+    const started = performance.now();
+    expect((await agent.get('/auth/session')).status).toBe(200);
+    const session = (await watch.commands()).map(([name]) => name);
+    for (let i = 0; i < 5; i++) expect((await agent.get('/api/echo')).status).toBe(200);
+    const relayed = (await watch.commands()).slice(session.length).map(([name]) => name);
+    const elapsedMs = performance.now() - started;
+
+    // Only a relayed request may be answered from the cache (docs/architecture.md, "Which reads the cache
+    // answers"): a session another instance ended would otherwise still read as live here until its
+    // invalidation arrives. /auth/session also reads the token state (HGETALL), as it always did.
+    expect(session.filter((n) => n !== 'expire')).toEqual(['mget', 'hgetall']);
+    // That read left the cached record in place: the relayed requests after it send nothing (within a touch
+    // window of 18 s; past it a touch and a re-read).
+    if (elapsedMs < 18_000) expect(relayed).toEqual([]);
+    else expect(relayed.filter((n) => !['mget', 'pttl', 'expire', 'hgetall'].includes(n))).toEqual([]);
+  });
+
   test('when SESSION_CACHE is off, then each request costs one MGET as before', async () => {
     const off = await startRigOnOwnRedis({ env: { SESSION_CACHE: 'false' } });
     const offWatch = await watchCommands(off.redis.url, off.rig.prefix);

@@ -13,10 +13,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
  */
 const UPSTREAM_TIMEOUT_MS = 2000;
 
-describe('access log and request ids through the app', () => {
+describe('access log and request ids through the app, behind a trusted proxy', () => {
   let rig: Rig;
   beforeAll(async () => {
-    rig = await startRig({ env: { UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS) } });
+    // The test's requests come from loopback: here that is a proxy the service trusts (nginx passing on its
+    // X-Request-Id), so a safe id it sends is the request's id.
+    rig = await startRig({ env: { UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS), TRUST_PROXY: 'loopback' } });
   });
   afterAll(() => rig.close());
 
@@ -111,21 +113,58 @@ describe('access log and request ids through the app', () => {
     expect(access).toMatchObject({ error: 'upstream_timeout' });
   });
 
-  test('when X-Request-Id is safe, then it is kept and echoed; when it is not, then a fresh UUID replaces it everywhere', async () => {
+  test('when the proxy passes on a safe X-Request-Id, then it is kept and echoed; when not, then a fresh UUID replaces it everywhere and the given one is kept apart, escaped', async () => {
     const kept = await rig.agent().get('/healthz').set('X-Request-Id', 'Front-End.42:trace_id-7');
     expect(kept.headers['x-request-id']).toBe('Front-End.42:trace_id-7');
+    const [keptLine] = await accessLines('Front-End.42:trace_id-7');
+    expect(keptLine).not.toHaveProperty('clientRequestId');
 
     const fresh = await rig.agent().get('/healthz');
     expect(fresh.headers['x-request-id']).toMatch(UUID);
     expect(await accessLines(fresh.headers['x-request-id']!)).toHaveLength(1);
 
-    const unsafe = ['has space', 'x'.repeat(129), 'quote"inside', 'semi;colon', 'brace{}', 'ünïcode'];
-    for (const given of unsafe) {
+    const unsafe: Array<[string, string]> = [
+      ['has space', 'has space'],
+      ['x'.repeat(129), `${'x'.repeat(128)}…`],
+      ['quote"inside', 'quote"inside'],
+      ['semi;colon', 'semi;colon'],
+      ['brace{}', 'brace{}'],
+      // Latin-1 bytes, as a header carries them: escaped, so the kept text is printable ASCII only.
+      ['ünïcode', '\\u00fcn\\u00efcode'],
+    ];
+    for (const [given, logged] of unsafe) {
       const res = await rig.agent().get('/healthz').set('X-Request-Id', given);
       const id = res.headers['x-request-id']!;
       expect({ given, id: UUID.test(id) }).toEqual({ given, id: true });
-      expect(await accessLines(id)).toHaveLength(1);
+      const lines = await accessLines(id);
+      expect(lines).toHaveLength(1);
+      expect({ given, logged: lines[0]!.clientRequestId }).toEqual({ given, logged });
     }
-    for (const given of unsafe) expect(rig.logs()).not.toContain(given);
+  });
+});
+
+describe('request ids without a trusted proxy (TRUST_PROXY unset)', () => {
+  let rig: Rig;
+  beforeAll(async () => {
+    rig = await startRig();
+  });
+  afterAll(() => rig.close());
+
+  test("when a client sends its own X-Request-Id, then the request gets a fresh UUID everywhere (the answer, every line, TigerGraph) and the client's id is on the access line as clientRequestId", async () => {
+    const agent = await rig.login();
+    const res = await agent.get('/api/echo').set('X-Request-Id', 'spa-request-7');
+    expect(res.status).toBe(200);
+    const id = res.headers['x-request-id']!;
+    expect(id).toMatch(UUID);
+    expect(
+      rig.sim
+        .seen()
+        .filter((r) => r.path === '/echo')
+        .at(-1)!.headers['x-request-id'],
+    ).toBe(id);
+    const lines = await waitForLines(rig.logs, (l) => l.msg === 'request' && l.clientRequestId === 'spa-request-7');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ requestId: id, status: 200 });
+    expect(logLines(rig.logs()).filter((l) => l.requestId === 'spa-request-7')).toEqual([]);
   });
 });

@@ -6,8 +6,9 @@ import { waitForLines, type LogLine } from './log-lines.js';
 const HASH = /^[A-Za-z0-9_-]{16}$/;
 const PRINCIPAL_KEYS = ['login', 'user', 'graph', 'session'];
 
+/** The access line of the request that sent `id` as its X-Request-Id (kept as `clientRequestId`: request-id.ts). */
 async function accessLine(rig: Rig, id: string): Promise<LogLine> {
-  const lines = await waitForLines(rig.logs, (l) => l.msg === 'request' && l.requestId === id);
+  const lines = await waitForLines(rig.logs, (l) => l.msg === 'request' && l.clientRequestId === id);
   expect(lines).toHaveLength(1);
   return lines[0]!;
 }

@@ -63,11 +63,12 @@ describe('OpenTelemetry traces from a service process', () => {
   }
 
   const spansOf = (traceId: string) => receiver.spans().filter((s) => s.traceId === traceId);
+  /** The access line of the request that sent `id` as its own X-Request-Id (its `clientRequestId`). */
   const accessLine = (svc: ServiceProcess, id: string) =>
     // stdout's JSON lines (stderr's start-up banner for humans is mixed into output()).
-    processLogLines(svc.output()).find((l) => l.msg === 'request' && l.requestId === id);
+    processLogLines(svc.output()).find((l) => l.msg === 'request' && l.clientRequestId === id);
 
-  /** The trace of the request whose access line has this id, once its spans (at least `count`) arrived. */
+  /** The trace of the request that sent this id, once its spans (at least `count`) arrived. */
   async function traceOf(svc: ServiceProcess, id: string, count: number): Promise<ReceivedSpan[]> {
     const line = await until(`the access line of ${id}`, () => accessLine(svc, id));
     expect(line.traceId).toMatch(/^[0-9a-f]{32}$/);

@@ -11,7 +11,8 @@ function app(setting: TrustProxySetting) {
   a.set('trust proxy', setting);
   const lane = forwardedFor(setting);
   a.get('/', (req, res) => {
-    res.json({ express: { clientIp: req.ip, proto: req.protocol, host: req.host }, lane: lane(req) });
+    const { viaProxy, ...view } = lane(req);
+    res.json({ express: { clientIp: req.ip, proto: req.protocol, host: req.host }, lane: view, viaProxy });
   });
   return a;
 }
@@ -53,4 +54,15 @@ it('when the proxy is trusted, then the forwarded values are the ones the proxy 
     .set({ 'X-Forwarded-For': '203.0.113.7', 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'bff.example.com' })
     .expect(200);
   expect(res.body.lane).toEqual({ clientIp: '203.0.113.7', proto: 'https', host: 'bff.example.com' });
+  expect(res.body.viaProxy).toBe(true);
+});
+
+it.each([
+  [false, false],
+  ['10.0.0.0/8', false],
+  ['loopback', true],
+  [1, true],
+] as const)('when TRUST_PROXY is %s and the peer is loopback, then viaProxy is %s', async (setting, expected) => {
+  const res = await request(app(setting)).get('/').expect(200);
+  expect(res.body.viaProxy).toBe(expected);
 });
