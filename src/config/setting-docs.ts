@@ -333,6 +333,10 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'features',
     doc: "Live sessions one credential may have (a secret, the TigerGraph user of a password login, the IdP subject of a single sign-on), across all instances; a login beyond it ends that credential's oldest session (401 session_ended there; its token deleted, a password login's secret dropped). 1 is one session per person: each new login ends the others. The default serves a team of about 50 sharing one read-only secret with two browsers each.",
   },
+  ADMIN_CREDENTIAL_BUDGET: {
+    section: 'features',
+    doc: 'Successful /admin calls (Basic auth the admin server accepted) allowed per TigerGraph user per LOGIN_RATE_WINDOW, from all addresses together, the user name counted exactly as TigerGraph authenticates it; each call costs admin-server calls. Beyond it: 429 rate_limited with Retry-After, before the admin server is asked. Failed ones count against the guess limits (LOGIN_RATE_LIMIT) instead.',
+  },
   TOKEN_SWEEP_INTERVAL_MS: {
     section: 'features',
     doc: 'How often (ms) each instance looks for sessions that ended without a logout (idle or absolute timeout, removed by an admin) and deletes their tokens upstream; one instance at a time, under a lease. A token dies at most about this long after its session.',
@@ -392,6 +396,14 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   OIDC_CREDENTIAL_MAP: {
     section: 'single-sign-on',
     doc: 'A YAML or JSON file of ordered rules: IdP claims (groups, roles, sub, email) to the TigerGraph graphs they open and the credential the service holds for them (secretFile, secretEnv, username with passwordFile or passwordEnv; never inline). Set: SSO sessions use tokens minted from the matching rule\'s credential, on every TigerGraph version; unset: the IdP\'s JWT is relayed (3.10+). Checked at start-up (docs/single-sign-on.md, "Credential map").',
+  },
+  OIDC_CONNECTIONS: {
+    section: 'single-sign-on',
+    doc: 'Connections each instance opens to each identity-provider origin at once (discovery, code exchanges, refreshes, revocations, the JWKS of back-channel logout); further calls wait for a free one within their timeout (10 s), so a burst of logins from many addresses cannot open a connection each.',
+  },
+  BACKCHANNEL_ADDRESS_BUDGET: {
+    section: 'single-sign-on',
+    doc: 'Back-channel logouts (POST /auth/oidc/backchannel-logout) per client address per LOGIN_RATE_WINDOW, each counted from its arrival until its logout token is checked; one whose token verifies is then taken back, so only forged, replayed or malformed ones (and those in flight) spend it. Beyond it: 429 rate_limited with Retry-After, before the token is looked at.',
   },
   TOKEN_LEASE_TTL_MS: {
     section: 'features',

@@ -23,6 +23,11 @@ export interface TestIdp {
   refreshGrants(): number;
   /** Token-endpoint requests of any kind so far. */
   tokenRequests(): number;
+  /**
+   * Connections over which a relying party's OIDC library called (user agent openid-client, oauth4webapi or
+   * jose: the service, never the test's own browser steps): open now, and the most open at once so far.
+   */
+  relyingPartyConnections(): { open: number; peak: number };
   /** Refresh tokens the provider destroyed (revoked, consumed by rotation, or by destroyAllRefreshTokens). */
   destroyedRefreshTokens(): number;
   /** The provider's session id (`sid` of the id token) of the latest login of the test client. */
@@ -54,6 +59,8 @@ export interface TestIdpOptions {
   accessClaims?: Record<string, unknown>;
   /** Extra claims of one account's access tokens, asked at every issue (a login, each refresh): e.g. its groups. */
   accessClaimsOf?: (accountId: string) => Record<string, unknown> | undefined;
+  /** The token endpoint answers this many ms late (a slow IdP), so calls that arrive together overlap. */
+  tokenDelayMs?: number;
 }
 
 export const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -175,9 +182,20 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
   });
   provider.on('refresh_token.destroyed', () => destroyed++);
   const handler = provider.callback();
+  const rpSockets = new Set<import('node:net').Socket>();
+  let rpPeak = 0;
   server.on('request', (req, res) => {
-    if (req.url?.startsWith('/token')) tokenRequests++;
-    void handler(req, res); // koa answers its own errors
+    const socket = req.socket;
+    if (/^(openid-client|oauth4webapi|jose)\//.test(String(req.headers['user-agent'])) && !rpSockets.has(socket)) {
+      rpSockets.add(socket);
+      rpPeak = Math.max(rpPeak, rpSockets.size);
+      socket.once('close', () => rpSockets.delete(socket));
+    }
+    const token = req.url?.startsWith('/token') === true;
+    if (token) tokenRequests++;
+    // koa answers its own errors
+    if (token && options.tokenDelayMs) setTimeout(() => void handler(req, res), options.tokenDelayMs);
+    else void handler(req, res);
   });
 
   const sockets = new Set<import('node:net').Socket>();
@@ -201,6 +219,7 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
     publicPem,
     refreshGrants: () => refreshGrants,
     tokenRequests: () => tokenRequests,
+    relyingPartyConnections: () => ({ open: rpSockets.size, peak: rpPeak }),
     destroyedRefreshTokens: () => destroyed,
     lastSid: () => lastSid,
     async destroyAllRefreshTokens() {
