@@ -16,7 +16,7 @@ import { createApiLane } from './http/routes/api-lane.js';
 import type { UserQuota } from './quota/user-quota.js';
 import { authRoutes } from './http/routes/auth-routes.js';
 import { createGuessLimiter, type GuessLimits } from './http/limits/guess-limiter.js';
-import { createLoginBudget } from './http/limits/login-budget.js';
+import { createLoginBudget, type BudgetRoute } from './http/limits/login-budget.js';
 import { addressKeyer } from './http/pipeline/address-key.js';
 import { credentialIds } from './crypto/credential-id.js';
 import { errorHandler, notFoundHandler } from './http/pipeline/error-handler.js';
@@ -53,8 +53,11 @@ export interface AppSettings {
   relayCredentialConcurrency: number;
   /** IPv6 client addresses within one prefix of this length count as one address (CLIENT_IPV6_PREFIX). */
   clientIpv6Prefix: number;
-  /** Logins per address and per credential per window (the guess limits' window), successful ones included. */
-  loginBudget: { perAddress: number; perCredential: number };
+  /**
+   * Logins per address and per credential per window (the guess limits' window), successful ones included;
+   * successful /admin calls per TigerGraph user; back-channel logouts per address.
+   */
+  loginBudget: { perAddress: number; perCredential: number; adminPerCredential: number; backchannelPerAddress: number };
   /** Access lines name users by a keyed hash instead of by name (LOG_USER_NAMES=hashed). */
   hashUserNames?: boolean;
   /** Folder of the demo page; null serves none. */
@@ -168,14 +171,18 @@ export function createApp(deps: AppDeps): FrontDoor {
     logger,
     ...(audit && { audit }),
   });
-  const budget = createLoginBudget({
-    limiter: stores.rateLimiter,
-    budgets: { ...settings.loginBudget, windowSec: settings.guessLimits.windowSec },
-    addressKey,
-    metrics,
-    logger,
-    ...(audit && { audit }),
-  });
+  const budgetOf = (route: BudgetRoute, perAddress: number, perCredential: number) =>
+    createLoginBudget({
+      limiter: stores.rateLimiter,
+      budgets: { perAddress, perCredential, windowSec: settings.guessLimits.windowSec },
+      addressKey,
+      metrics,
+      logger,
+      route,
+      ...(audit && { audit }),
+    });
+  const { perAddress, perCredential, adminPerCredential, backchannelPerAddress } = settings.loginBudget;
+  const budget = budgetOf('login', perAddress, perCredential);
   const credentialIdsOf = credentialIds(settings.sessionSecrets[0] ?? '');
   const auth = authRoutes({
     ...sessionDeps,
@@ -212,6 +219,8 @@ export function createApp(deps: AppDeps): FrontDoor {
         loopbackIsSecure: settings.loopbackIsSecure === true,
         now,
         budget,
+        // Per address only: the IdP names no principal before its token is checked.
+        backchannelBudget: budgetOf('backchannel', backchannelPerAddress, backchannelPerAddress),
         credentialIds: credentialIdsOf,
         ...audited,
       }),
@@ -225,7 +234,15 @@ export function createApp(deps: AppDeps): FrontDoor {
       settings.hashUserNames === true ? (name: string) => userIds('user', name) : (name: string) => name;
     app.use(
       '/admin',
-      adminRoutes({ ...deps.admin, guesses, sessions: deps.sessions, credentialIds: credentialIdsOf, operatorName }),
+      adminRoutes({
+        ...deps.admin,
+        guesses,
+        // Per TigerGraph user only: a failed Basic auth is a guess, counted per address by the guess limits.
+        budget: budgetOf('admin', adminPerCredential, adminPerCredential),
+        sessions: deps.sessions,
+        credentialIds: credentialIdsOf,
+        operatorName,
+      }),
     );
   }
   if (settings.openapiFile) app.use(openapiRoute(settings.openapiFile));

@@ -130,6 +130,7 @@ const FIELDS = {
   LOGIN_BACKOFF_MAX: withDefault(integer(1, 86_400), 300),
   LOGIN_ADDRESS_BUDGET: withDefault(integer(1), 120),
   LOGIN_CREDENTIAL_BUDGET: withDefault(integer(1), 60),
+  ADMIN_CREDENTIAL_BUDGET: withDefault(integer(1), 60),
   SESSIONS_PER_CREDENTIAL: withDefault(integer(1, 10_000), 100),
   TOKEN_LEASE_TTL_MS: withDefault(integer(100, 600_000), 5000),
   TOKEN_SWEEP_INTERVAL_MS: withDefault(integer(100, 3_600_000), 30_000),
@@ -149,6 +150,8 @@ const FIELDS = {
   OIDC_AUDIENCE: optional(text),
   OIDC_POST_LOGIN_PATH: withDefault(sameOriginPath, '/'),
   OIDC_REFRESH_BEFORE: withDefault(integer(0, 86_400), 60),
+  OIDC_CONNECTIONS: withDefault(integer(1, 1024), 16),
+  BACKCHANNEL_ADDRESS_BUDGET: withDefault(integer(1), 60),
   OIDC_CREDENTIAL_MAP: optional(credentialMapFile),
 };
 
@@ -271,9 +274,16 @@ export interface Config {
   }>;
   /**
    * Logins, successful ones included, per window (loginRateLimit.windowSeconds): `perAddress` from one
-   * client address, `perCredential` with one secret or user name.
+   * client address, `perCredential` with one secret or user name; `adminPerCredential` successful /admin
+   * Basic auths of one TigerGraph user; `backchannelPerAddress` back-channel logouts from one address
+   * (those whose token verifies are taken back).
    */
-  readonly loginBudget: Readonly<{ perAddress: number; perCredential: number }>;
+  readonly loginBudget: Readonly<{
+    perAddress: number;
+    perCredential: number;
+    adminPerCredential: number;
+    backchannelPerAddress: number;
+  }>;
   /** Live sessions of one credential (secret, TigerGraph user, IdP subject); a new login ends the oldest beyond it. */
   readonly sessionsPerCredential: number;
   /** Single sign-on; present when OIDC_ISSUER is set. */
@@ -428,7 +438,12 @@ function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | und
       backoffAfter: v.LOGIN_BACKOFF_AFTER,
       backoffMaxSeconds: v.LOGIN_BACKOFF_MAX,
     },
-    loginBudget: { perAddress: v.LOGIN_ADDRESS_BUDGET, perCredential: v.LOGIN_CREDENTIAL_BUDGET },
+    loginBudget: {
+      perAddress: v.LOGIN_ADDRESS_BUDGET,
+      perCredential: v.LOGIN_CREDENTIAL_BUDGET,
+      adminPerCredential: v.ADMIN_CREDENTIAL_BUDGET,
+      backchannelPerAddress: v.BACKCHANNEL_ADDRESS_BUDGET,
+    },
     sessionsPerCredential: v.SESSIONS_PER_CREDENTIAL,
     ...oidcFrom(v, credentialMap),
     generated,

@@ -400,7 +400,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
       quota?.close();
       stopProbe.abort();
-      await Promise.allSettled([stores.close(), pool.close(), probePool.close(), tokenAgent.close(), api.close()]);
+      await Promise.allSettled([
+        stores.close(),
+        pool.close(),
+        probePool.close(),
+        tokenAgent.close(),
+        api.close(),
+        oidc?.idp.close(),
+      ]);
       faults.close();
       // Last: the spans of the requests that just finished are flushed to the collector.
       await tracing?.shutdown();

@@ -19,6 +19,8 @@ export interface OidcConfig {
   postLoginPath: string;
   /** Refresh the IdP access token this many seconds before it expires. */
   refreshBeforeSeconds: number;
+  /** OIDC_CONNECTIONS: connections to each IdP origin at once, per instance; more calls wait for one. */
+  connections: number;
   /**
    * OIDC_CREDENTIAL_MAP: the service holds a TigerGraph credential per rule and sessions use its tokens;
    * absent: the IdP's JWT access token is relayed (TigerGraph 3.10+ verifies it).
@@ -55,6 +57,7 @@ interface OidcValues {
   OIDC_AUDIENCE: string | undefined;
   OIDC_POST_LOGIN_PATH: string;
   OIDC_REFRESH_BEFORE: number;
+  OIDC_CONNECTIONS: number;
 }
 
 /** The rules (rules.ts) have made sure the required keys are there when the issuer is. */
@@ -70,6 +73,7 @@ export function oidcFrom(v: OidcValues, credentialMap?: CredentialMap): { oidc?:
       audience: v.OIDC_AUDIENCE ?? '',
       postLoginPath: v.OIDC_POST_LOGIN_PATH,
       refreshBeforeSeconds: v.OIDC_REFRESH_BEFORE,
+      connections: v.OIDC_CONNECTIONS,
       ...(credentialMap !== undefined && { credentialMap }),
     },
   };

@@ -43,7 +43,11 @@ export const SETTING_SECTIONS: Readonly<Record<SectionId, SettingSection>> = {
   },
   'sessions-and-cookie': { title: 'Sessions and cookie' },
   'browser-security': { title: 'Browser security' },
-  features: { title: 'Features' },
+  features: {
+    title: 'Features',
+    intro:
+      "logins, the admin routes and their limits. A secret shared by several people is one credential to every per-credential limit, which cannot tell its holders apart: any one of them can spend the others' LOGIN_CREDENTIAL_BUDGET, end their sessions by logging in past SESSIONS_PER_CREDENTIAL, and use up their RELAY_CREDENTIAL_CONCURRENCY and quotas, so give each person or app a secret of its own (or single sign-on, where each person is their own principal)",
+  },
   'single-sign-on': {
     title: 'Single sign-on (OIDC)',
     intro: 'on when OIDC_ISSUER is set; see README "Single sign-on"',
@@ -349,6 +353,10 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'features',
     doc: 'Successful logins allowed per credential (one secret, one user name for password login, or one IdP subject for single sign-on, with or without a credential map) per LOGIN_RATE_WINDOW, from all addresses together. Beyond it: 429 rate_limited with Retry-After.',
   },
+  ADMIN_CREDENTIAL_BUDGET: {
+    section: 'features',
+    doc: 'Successful /admin calls (Basic auth the admin server accepted) allowed per TigerGraph user per LOGIN_RATE_WINDOW, from all addresses together, the user name counted exactly as TigerGraph authenticates it; each call costs admin-server calls. Beyond it: 429 rate_limited with Retry-After, before the admin server is asked. Failed ones count against the guess limits (LOGIN_RATE_LIMIT) instead.',
+  },
   SESSIONS_PER_CREDENTIAL: {
     section: 'features',
     doc: "Live sessions one credential may have (a secret, the TigerGraph user of a password login, the IdP subject of a single sign-on), across all instances; a login beyond it ends that credential's oldest session (401 session_ended there; its token deleted, a password login's secret dropped). 1 is one session per person: each new login ends the others. The default serves a team of about 50 sharing one read-only secret with two browsers each.",
@@ -408,6 +416,14 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   OIDC_REFRESH_BEFORE: {
     section: 'single-sign-on',
     doc: "Refresh the identity provider access token this many seconds before it expires (with the refresh token, once per session across instances); keep it well below the IdP's access-token lifetime, or every request refreshes.",
+  },
+  OIDC_CONNECTIONS: {
+    section: 'single-sign-on',
+    doc: 'Connections each instance opens to each identity-provider origin at once (discovery, code exchanges, refreshes, revocations, the JWKS of back-channel logout); further calls wait for a free one within their timeout (10 s), so a burst of logins from many addresses cannot open a connection each.',
+  },
+  BACKCHANNEL_ADDRESS_BUDGET: {
+    section: 'single-sign-on',
+    doc: 'Back-channel logouts (POST /auth/oidc/backchannel-logout) per client address per LOGIN_RATE_WINDOW, each counted from its arrival until its logout token is checked; one whose token verifies is then taken back, so only forged, replayed or malformed ones (and those in flight) spend it. Beyond it: 429 rate_limited with Retry-After, before the token is looked at.',
   },
   OIDC_CREDENTIAL_MAP: {
     section: 'single-sign-on',

@@ -112,7 +112,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     loginBudgetLimited: new Counter({
       name: 'tgbff_login_budget_limited_total',
-      help: 'Logins refused because the login budget of the address or of the credential was spent',
+      help: 'Logins (scope address, credential), admin calls (admin_credential) and back-channel logouts (backchannel_address) refused because their budget was spent',
       labelNames: ['scope'],
       registers,
     }),
@@ -184,7 +184,7 @@ function startAtZero(m: Metrics): void {
   zero(m.upstreamErrors, crossed(['kind', ['timeout', 'unavailable', 'rejected', 'protocol', 'too_large']]));
   zero(m.logins, crossed(['result', ['ok', 'invalid', 'rate_limited', 'error']]));
   zero(m.guessesLimited, crossed(['route', ['login', 'admin']], ['scope', ['address', 'user', 'user_address']]));
-  zero(m.loginBudgetLimited, crossed(['scope', ['address', 'credential']]));
+  zero(m.loginBudgetLimited, crossed(['scope', ['address', 'credential', 'admin_credential', 'backchannel_address']]));
   zero(m.sessionsEvicted, crossed(['login', ['secret', 'password', 'oidc']]));
   zero(m.relayLimited, crossed(['scope', ['session', 'credential']]));
   zero(m.readinessProbes, crossed(['check', ['store', 'upstream']], results));

@@ -1,4 +1,5 @@
 import * as client from 'openid-client';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { AppError } from '../errors.js';
 import type { DependencyFaults } from '../observability/dependency-faults.js';
 import type { Logger } from '../observability/logger.js';
@@ -15,6 +16,13 @@ export interface Idp {
   configuration(): Promise<client.Configuration>;
   /** For /readyz: resolves once discovery has succeeded (trying it now if it has not). */
   ready(): Promise<void>;
+  /**
+   * Every call to the IdP goes through this fetch (openid-client's discovery and every call of its
+   * configuration; jose's JWKS fetches): one undici Agent, at most OIDC_CONNECTIONS connections per origin.
+   */
+  readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
+  /** Closes the IdP's connections (service close). */
+  close(): Promise<void>;
 }
 
 export interface IdpOptions {
@@ -28,8 +36,8 @@ export interface IdpOptions {
   timeoutSec?: number;
   /** After a failed discovery, the next attempt waits at least this long (ms). */
   retryMs?: number;
-  /** Test seam: openid-client's fetch. */
-  fetch?: client.CustomFetch;
+  /** Test seam: the fetch every IdP call uses, instead of the capped agent's. */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
 }
 
 export const idpUnavailable = (cause?: unknown): AppError =>
@@ -47,14 +55,25 @@ export function createIdp(options: IdpOptions): Idp {
   let failedAt = -Infinity;
   let lastError: unknown;
 
+  // Code exchanges come from clients nobody has verified yet (anyone can get a pre-login cookie), from many
+  // addresses: without a per-origin cap, a burst of them opened a connection each (Node's global fetch has
+  // none). Beyond the cap calls queue for a connection, within their timeout.
+  const agent = new Agent({ connections: settings.connections });
+  const idpFetch =
+    options.fetch ??
+    ((url: string, init: RequestInit): Promise<Response> =>
+      // undici's own fetch with its own agent: Node's built-in fetch is another undici version.
+      undiciFetch(url, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>);
+
   const discover = async (): Promise<client.Configuration> => {
     const execute = options.allowHttp ? [client.allowInsecureRequests] : [];
+    // Given to discovery, the fetch stays the configuration's for every later call (openid-client's rule).
     const config = await client.discovery(
       new URL(settings.issuer),
       settings.clientId,
       undefined,
       client.ClientSecretBasic(settings.clientSecret),
-      { execute, timeout: options.timeoutSec ?? 10, ...(options.fetch && { [client.customFetch]: options.fetch }) },
+      { execute, timeout: options.timeoutSec ?? 10, [client.customFetch]: idpFetch as client.CustomFetch },
     );
     logger.info({ issuer: settings.issuer }, 'identity provider discovered');
     options.faults?.answered('idp');
@@ -94,6 +113,8 @@ export function createIdp(options: IdpOptions): Idp {
     settings,
     configuration,
     ready: () => configuration().then(() => undefined),
+    fetch: idpFetch,
+    close: () => agent.close(),
   };
 }
 

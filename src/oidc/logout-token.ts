@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, customFetch, jwtVerify, type FetchImplementation, type JWTPayload } from 'jose';
 import type { OidcStores } from '../store/oidc-stores.js';
 import type { Idp } from './idp.js';
 
@@ -31,7 +31,8 @@ export function createLogoutTokenVerifier(deps: { idp: Idp; stores: OidcStores }
     if (!meta.jwks_uri) throw new LogoutTokenError('the identity provider publishes no jwks_uri');
     if (keys === undefined || keysUri !== meta.jwks_uri) {
       keysUri = meta.jwks_uri;
-      keys = createRemoteJWKSet(new URL(meta.jwks_uri));
+      // Through the IdP's capped agent, as every other IdP call (idp.ts).
+      keys = createRemoteJWKSet(new URL(meta.jwks_uri), { [customFetch]: deps.idp.fetch as FetchImplementation });
     }
     let payload: JWTPayload;
     try {

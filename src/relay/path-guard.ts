@@ -55,16 +55,16 @@ export function parseRelayPath(originalUrl: string, mount: string): RelayTarget 
   return { path, target: q < 0 ? rawPath : rawPath + originalUrl.slice(q) };
 }
 
-/** The whole gate: a well-formed path and an allowlisted method + prefix. Returns the upstream target. */
+/** The whole gate: a well-formed path and an allowlisted method + prefix. Returns the decoded path and the upstream target. */
 export function guardRelayRequest(
   rules: readonly AllowRule[],
   method: string,
   originalUrl: string,
   mount: string,
-): string {
-  const { path, target } = parseRelayPath(originalUrl, mount);
-  if (!isAllowed(rules, method, path)) throw notAllowed(method, path);
-  return target;
+): RelayTarget {
+  const found = parseRelayPath(originalUrl, mount);
+  if (!isAllowed(rules, method, found.path)) throw notAllowed(method, found.path);
+  return found;
 }
 
 function hexByte(s: string, at: number): number {

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../errors.js';
+import type { RelayTarget } from './path-guard.js';
 
 /**
  * TigerGraph sizes a query by request headers (docs.tigergraph.com, API "Size and time limits", and
@@ -89,4 +90,50 @@ export function withQueryLimits(flat: string[], limits: QueryLimits): string[] {
   if (limits.threads !== undefined) out.push(THREAD_LIMIT, limits.threads);
   if (limits.memoryMb !== undefined) out.push(MEMORY_LIMIT, limits.memoryMb);
   return out;
+}
+
+/**
+ * RESTPP's built-in vertex, edge and loading-job endpoints also read a `timeout` query parameter, in seconds
+ * (0 or absent: the server's own timeout), besides the GSQL-TIMEOUT header (docs/tigergraph-wire.md §7).
+ * Installed queries do not: there `timeout` is the query's own parameter, passed as sent. Neither
+ * GSQL-TIMEOUT nor RESPONSE-LIMIT is read from the query string, so only `timeout` is capped.
+ */
+const TIMEOUT_PARAM_PATHS = ['/graph/', '/ddl/'];
+
+/** QUERY_TIMEOUT_MAX_MS in the parameter's whole seconds: rounded down, and at least 1 (0 means no cap there). */
+export const timeoutParamCapSec = (g: QueryGuardrails): number => Math.max(1, Math.floor(g.timeoutMaxMs / 1000));
+
+function decodeParam(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The upstream target with each `timeout` parameter of a built-in endpoint at most QUERY_TIMEOUT_MAX_MS in
+ * seconds; every spelling TigerGraph could read as `timeout` (escapes, case) counts. A value that is not a
+ * whole number is 400 invalid_request naming it. The rest of the target is passed byte for byte.
+ */
+export function withTimeoutParamCapped(found: RelayTarget, g: QueryGuardrails): string {
+  const { path, target } = found;
+  const mark = target.indexOf('?');
+  if (mark < 0 || !TIMEOUT_PARAM_PATHS.some((p) => path.startsWith(p))) return target;
+  const cap = timeoutParamCapSec(g);
+  let changed = false;
+  const parts = target
+    .slice(mark + 1)
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      const name = decodeParam(eq < 0 ? part : part.slice(0, eq));
+      if (name === undefined || name.trim().toLowerCase() !== 'timeout') return part;
+      const text = (eq < 0 ? '' : (decodeParam(part.slice(eq + 1)) ?? '')).trim();
+      if (!WHOLE.test(text)) throw new AppError('invalid_request', 'timeout: must be a whole number of seconds');
+      if (Number(text) <= cap) return part;
+      changed = true;
+      return `${part.slice(0, eq)}=${cap}`;
+    });
+  return changed ? `${target.slice(0, mark + 1)}${parts.join('&')}` : target;
 }

@@ -10,7 +10,13 @@ import { readRequestBody } from './body-prefix.js';
 import { HeaderPolicy, type ForwardedFor } from './header-policy.js';
 import { lingerThenClose } from './linger.js';
 import { guardRelayRequest } from './path-guard.js';
-import { queryLimits, withQueryLimits, type QueryGuardrails, type QueryLimits } from './query-guardrails.js';
+import {
+  queryLimits,
+  withQueryLimits,
+  withTimeoutParamCapped,
+  type QueryGuardrails,
+  type QueryLimits,
+} from './query-guardrails.js';
 import { capBytes, declaredOverCap, ResponseCutError } from './response-cap.js';
 import { streamBody } from './stream-body.js';
 import { RelayCancel } from './relay-cancel.js';
@@ -96,9 +102,12 @@ class UndiciRelay implements Relay {
   async handle(req: IncomingMessage, res: ServerResponse, call: RelayCall): Promise<void> {
     const method = req.method ?? 'GET';
     // Path first: a refused request must never cost a token or an upstream call.
-    const path = this.basePath + guardRelayRequest(this.opts.allow, method, call.url, this.mount);
-    // Then the query headers: a malformed one is 400 before it costs a token either.
-    const limits = this.opts.guardrails ? queryLimits(req.headers, this.opts.guardrails) : null;
+    const target = guardRelayRequest(this.opts.allow, method, call.url, this.mount);
+    // Then the guardrails, headers and a built-in's `timeout` parameter: a malformed one is 400 before it
+    // costs a token either.
+    const guardrails = this.opts.guardrails;
+    const limits = guardrails ? queryLimits(req.headers, guardrails) : null;
+    const path = this.basePath + (guardrails ? withTimeoutParamCapped(target, guardrails) : target.target);
     const started = call.arrivedAt ?? performance.now();
     const cancel = new RelayCancel();
     res.once('close', () => {

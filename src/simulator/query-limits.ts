@@ -20,21 +20,41 @@ export function queryTimeout(r: SimRequest): { ms: number; fromHeader: boolean }
 }
 
 /**
- * The answer of a query that ran past its limit. Codes from TigerGraph's return-code table: REST-3000 for
- * a limit the GSQL-TIMEOUT header set, REST-3002 for the system default; the REST-3002 text is the one
- * TigerGraph gives (seen in public logs), REST-3000's is modelled on it. The HTTP status is inferred (504:
- * clients of TigerGraph handle this code inside 5xx answers).
+ * The built-in vertex, edge and loading-job endpoints read a `timeout` query parameter, in whole seconds; 0,
+ * absent or not a number leaves the server's own limit (TG docs, *Built-in endpoints*, each one's parameter
+ * table; docs/tigergraph-wire.md §7). Installed queries read no such parameter: theirs are the query's own.
  */
-export function sendQueryTimeout(sim: Sim, r: SimRequest, limit: { ms: number; fromHeader: boolean }): void {
+export function timeoutParamMs(path: string, query: URLSearchParams): number | undefined {
+  if (!path.startsWith('/graph/') && !path.startsWith('/ddl/')) return undefined;
+  const raw = query.get('timeout');
+  if (raw === null || !WHOLE.test(raw.trim())) return undefined;
+  const seconds = Number(raw.trim());
+  return seconds > 0 ? seconds * 1000 : undefined;
+}
+
+/**
+ * The answer of a query that ran past its limit. Codes from TigerGraph's return-code table: REST-3000 for
+ * a limit the request set (the GSQL-TIMEOUT header; a built-in's `timeout` parameter, code inferred),
+ * REST-3002 for the system default; the REST-3002 text is the one TigerGraph gives (seen in public logs),
+ * REST-3000's is modelled on it. The HTTP status is inferred (504: clients of TigerGraph handle this code
+ * inside 5xx answers).
+ */
+export function sendQueryTimeout(
+  sim: Sim,
+  r: SimRequest,
+  limit: { ms: number; fromHeader: boolean; fromParam?: boolean },
+): void {
   const s = Math.round(limit.ms / 100) / 10;
-  const hint = limit.fromHeader
-    ? 'Try a larger GSQL-TIMEOUT header value.'
-    : 'Try increase RESTPP.Factory.DefaultQueryTimeoutSec or add header GSQL-TIMEOUT to override default system timeout. ';
+  const hint = limit.fromParam
+    ? 'Try a larger timeout parameter.'
+    : limit.fromHeader
+      ? 'Try a larger GSQL-TIMEOUT header value.'
+      : 'Try increase RESTPP.Factory.DefaultQueryTimeoutSec or add header GSQL-TIMEOUT to override default system timeout. ';
   restppError(
     sim,
     r.res,
     504,
-    limit.fromHeader ? 'REST-3000' : 'REST-3002',
+    limit.fromHeader || limit.fromParam ? 'REST-3000' : 'REST-3002',
     `The query didn't finish because it exceeded the query timeout threshold (${s} seconds). Please check GSE log for license expiration and RESTPP/GPE log with request id for details. ${hint}`,
   );
 }

@@ -3,6 +3,7 @@ import { admitAdmin, handleAdmin, type AdminActions } from './admin-surface.js';
 import { handleRestpp } from './data-endpoints.js';
 import { handleGsql } from './gsql-endpoint.js';
 import { applyDataFaults } from './faults.js';
+import { sendQueryTimeout, timeoutParamMs } from './query-limits.js';
 import { delay, readBody, type RawHandler } from './http-server.js';
 import type { Sim, SimRequest } from './sim-context.js';
 import type { SeenRequest } from './types.js';
@@ -45,8 +46,16 @@ export function createDispatcher(
     sim.recorder.record(seen);
 
     const latency = sim.faults.latencyMs ?? sim.latencyMs;
-    if (latency > 0) await delay(latency);
-    const r = request(req, res, method, path, rawQuery, body, seen);
+    const query = rawQuery === '' ? NO_PARAMS : new URLSearchParams(rawQuery);
+    // The added latency is the request's running time: a built-in's `timeout` parameter stops it there.
+    const limit = restpp ? timeoutParamMs(path, query) : undefined;
+    if (latency > 0) await delay(limit === undefined ? latency : Math.min(latency, limit));
+    const r = request(req, res, method, path, rawQuery, body, seen, query);
+    if (limit !== undefined && latency > limit) {
+      sendQueryTimeout(sim, r, { ms: limit, fromHeader: false, fromParam: true });
+      seen.status = res.statusCode;
+      return;
+    }
     if (restpp && applyDataFaults(sim, res, path)) {
       seen.status = res.statusCode;
       return;
@@ -65,6 +74,7 @@ function request(
   rawQuery: string,
   body: Buffer,
   seen: SeenRequest | undefined,
+  query: URLSearchParams = rawQuery === '' ? NO_PARAMS : new URLSearchParams(rawQuery),
 ): SimRequest {
   return {
     req,
@@ -72,7 +82,7 @@ function request(
     method,
     path,
     rawQuery,
-    query: rawQuery === '' ? NO_PARAMS : new URLSearchParams(rawQuery),
+    query,
     body,
     bodyText: body.length > 0 ? body.toString('utf8') : '',
     // Admin calls are not recorded; they get a throwaway entry.

@@ -25,6 +25,11 @@ export interface TestIdp {
   tokenRequests(): number;
   /** Opaque access tokens issued so far (kept by the provider; a JWT access token is not). */
   opaqueAccessTokens(): number;
+  /**
+   * Connections over which a relying party's OIDC library called (user agent openid-client, oauth4webapi or
+   * jose: the service, never the test's own browser steps): open now, and the most open at once so far.
+   */
+  relyingPartyConnections(): { open: number; peak: number };
   /** Refresh tokens the provider destroyed (revoked, consumed by rotation, or by destroyAllRefreshTokens). */
   destroyedRefreshTokens(): number;
   /** The provider's session id (`sid` of the id token) of the latest login of the test client. */
@@ -62,6 +67,8 @@ export interface TestIdpOptions {
    * every ID token instead (profile scope), as a groups claim configured for ID tokens does.
    */
   opaqueAccessTokens?: boolean;
+  /** The token endpoint answers this many ms late (a slow IdP), so calls that arrive together overlap. */
+  tokenDelayMs?: number;
 }
 
 export const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -195,9 +202,20 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
   let opaque = 0;
   provider.on('access_token.saved', () => opaque++);
   const handler = provider.callback();
+  const rpSockets = new Set<import('node:net').Socket>();
+  let rpPeak = 0;
   server.on('request', (req, res) => {
-    if (req.url?.startsWith('/token')) tokenRequests++;
-    void handler(req, res); // koa answers its own errors
+    const socket = req.socket;
+    if (/^(openid-client|oauth4webapi|jose)\//.test(String(req.headers['user-agent'])) && !rpSockets.has(socket)) {
+      rpSockets.add(socket);
+      rpPeak = Math.max(rpPeak, rpSockets.size);
+      socket.once('close', () => rpSockets.delete(socket));
+    }
+    const token = req.url?.startsWith('/token') === true;
+    if (token) tokenRequests++;
+    // koa answers its own errors
+    if (token && options.tokenDelayMs) setTimeout(() => void handler(req, res), options.tokenDelayMs);
+    else void handler(req, res);
   });
 
   const sockets = new Set<import('node:net').Socket>();
@@ -222,6 +240,7 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
     refreshGrants: () => refreshGrants,
     tokenRequests: () => tokenRequests,
     opaqueAccessTokens: () => opaque,
+    relyingPartyConnections: () => ({ open: rpSockets.size, peak: rpPeak }),
     destroyedRefreshTokens: () => destroyed,
     lastSid: () => lastSid,
     async destroyAllRefreshTokens() {

@@ -28,10 +28,23 @@ export interface LoginBudget {
 }
 
 /**
+ * What a budget counts: logins (the default), successful /admin Basic auths per TigerGraph user, or
+ * back-channel logouts per address. Each has Redis keys of its own (`<route>:addr:…`, `<route>:cred:…`),
+ * the same engine and the same answer beyond it: 429 rate_limited with Retry-After.
+ */
+export type BudgetRoute = 'login' | 'admin' | 'backchannel';
+
+const TOO_MANY: Record<BudgetRoute, string> = {
+  login: 'Too many logins; try again later',
+  admin: 'Too many admin calls for this user; try again later',
+  backchannel: 'Too many back-channel logouts from this address; try again later',
+};
+
+/**
  * The budget that successful logins spend too (docs/architecture.md, "Bounded per principal and per address"): each login costs an upstream token (or IdP) call,
  * Redis memory and, until the cap ends it, a live session, so one address or one credential gets a
  * generous number per window and no more, whatever it succeeds at. Failed guesses have their own, tighter
- * limits (guess-limiter.ts).
+ * limits (guess-limiter.ts). The same engine counts admin calls and back-channel logouts (`route`).
  */
 export function createLoginBudget(deps: {
   limiter: RateLimiter;
@@ -40,14 +53,18 @@ export function createLoginBudget(deps: {
   metrics: Metrics;
   audit?: Audit;
   logger: Logger;
+  /** What is counted; default 'login'. */
+  route?: BudgetRoute;
 }): LoginBudget {
   const { limiter, budgets, metrics, logger } = deps;
+  const route = deps.route ?? 'login';
   const windowMs = budgets.windowSec * 1000;
+  const credPrefix = `${route}:cred:`;
 
   type Step = ['address' | 'credential', string, number];
   const credentialStep = (credential: string): Step => [
     'credential',
-    `login:cred:${credential}`,
+    `${credPrefix}${credential}`,
     budgets.perCredential,
   ];
 
@@ -61,8 +78,8 @@ export function createLoginBudget(deps: {
       const result = await limiter.hit(key, max, windowMs);
       if (!result.allowed) {
         await Promise.all(taken.map((k) => limiter.unhit(k))).catch(() => undefined);
-        metrics.loginBudgetLimited.inc({ scope });
-        deps.audit?.emit({ event: 'limiter.tripped', limit: 'login_budget', scope, address });
+        metrics.loginBudgetLimited.inc({ scope: route === 'login' ? scope : `${route}_${scope}` });
+        deps.audit?.emit({ event: 'limiter.tripped', limit: 'login_budget', scope, route, address });
         // The address key, or the credential's keyed id (first characters): never a secret or a user name.
         logger.warn(
           {
@@ -70,10 +87,10 @@ export function createLoginBudget(deps: {
             ...(scope === 'address' ? { address } : { credential: credential?.slice(0, 8) }),
             retryAfterMs: result.retryAfterMs,
           },
-          'login budget spent',
+          `${route} budget spent`,
         );
         const retry = String(Math.max(1, Math.ceil(result.retryAfterMs / 1000)));
-        throw new AppError('rate_limited', 'Too many logins; try again later', { headers: { 'Retry-After': retry } });
+        throw new AppError('rate_limited', TOO_MANY[route], { headers: { 'Retry-After': retry } });
       }
       taken.push(key);
     }
@@ -83,7 +100,7 @@ export function createLoginBudget(deps: {
         if (settled) return;
         settled = true;
         if (outcome === 'accepted') return;
-        const back = outcome === 'unchecked' ? taken : taken.filter((k) => k.startsWith('login:cred:'));
+        const back = outcome === 'unchecked' ? taken : taken.filter((k) => k.startsWith(credPrefix));
         await Promise.all(back.map((k) => limiter.unhit(k))).catch((err: unknown) => {
           logger.warn({ err }, 'could not take back a login count');
         });
@@ -94,7 +111,7 @@ export function createLoginBudget(deps: {
   return {
     take(seen, credential) {
       const address = deps.addressKey(seen);
-      const steps: Step[] = [['address', `login:addr:${address}`, budgets.perAddress]];
+      const steps: Step[] = [['address', `${route}:addr:${address}`, budgets.perAddress]];
       if (credential !== undefined) steps.push(credentialStep(credential));
       return spend(steps, address, credential);
     },

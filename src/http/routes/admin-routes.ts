@@ -7,7 +7,8 @@ import type { AdminSurface } from '../../admin/admin-parts.js';
 import { ADMIN_CHALLENGE, basicCredentials } from '../route-helpers/basic-credentials.js';
 import { strictRoutes } from '../route-helpers/routing.js';
 import { contextOf } from '../pipeline/context.js';
-import { outcomeOf, type GuessLimiter } from '../limits/guess-limiter.js';
+import { outcomeOf, type GuessLimiter, type GuessOutcome, type GuessTicket } from '../limits/guess-limiter.js';
+import type { LoginBudget } from '../limits/login-budget.js';
 import { parseAliasPath, parseCreateSecret, parseGraphQuery, parsePrincipalBody } from '../schemas/admin.js';
 import type { CredentialIds } from '../../crypto/credential-id.js';
 import type { PrincipalSessions } from '../../sessions/principal-sessions.js';
@@ -38,12 +39,23 @@ function adminError(err: unknown): unknown {
 }
 
 /**
+ * What an admin call that failed spends of its user's budget: the credentials were accepted unless the
+ * admin server refused them (401: a guess, not the user's) or was not reached (5xx: nothing was checked).
+ */
+const budgetOutcome = (err: unknown): GuessOutcome =>
+  isAppError(err) && err.status === 401 ? 'refused' : isAppError(err) && err.status >= 500 ? 'unchecked' : 'accepted';
+
+/**
  * `/admin/secrets`: list (masked), create (value shown once), drop, as the caller. The caller's basic
  * credentials go straight to the admin server for this request and are never stored or logged; the
  * CSRF guard in front of the app covers the state-changing calls. Wrong credentials count against the
- * same guess limits as password login (the same admin-server passwords), so they cannot be tried at speed.
+ * same guess limits as password login (the same admin-server passwords), so they cannot be tried at speed;
+ * right ones against the caller's own budget of admin calls (ADMIN_CREDENTIAL_BUDGET), each of which costs
+ * admin-server calls.
  */
-export function adminRoutes(deps: AdminRoutesDeps & AdminSessionDeps & { guesses: GuessLimiter }): Router {
+export function adminRoutes(
+  deps: AdminRoutesDeps & AdminSessionDeps & { guesses: GuessLimiter; budget: LoginBudget },
+): Router {
   const routes = strictRoutes('/admin');
   const json = jsonBody();
   const { secrets } = deps;
@@ -55,14 +67,23 @@ export function adminRoutes(deps: AdminRoutesDeps & AdminSessionDeps & { guesses
     work: () => Promise<T>,
   ): Promise<T> {
     const ticket = await deps.guesses.admit('admin', contextOf(req)?.forwarded.clientIp, creds.username);
+    let spent: GuessTicket;
+    try {
+      // Counted before the admin server is asked, so parallel calls cannot overrun it; the user name exactly
+      // as TigerGraph authenticates it. Refused credentials are taken back (they were a guess, counted above).
+      spent = await deps.budget.takeCredential(deps.credentialIds('user', creds.username));
+    } catch (err) {
+      await ticket.settle('unchecked');
+      throw err;
+    }
     try {
       if (graph !== null) await checkGraphAccess(secrets.gsql, creds, graph);
       const result = await work();
-      await ticket.settle('accepted');
+      await Promise.all([ticket.settle('accepted'), spent.settle('accepted')]);
       return result;
     } catch (err) {
       const mapped = adminError(err);
-      await ticket.settle(outcomeOf(mapped));
+      await Promise.all([ticket.settle(outcomeOf(mapped)), spent.settle(budgetOutcome(mapped))]);
       throw mapped;
     }
   }

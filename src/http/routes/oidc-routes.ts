@@ -55,6 +55,8 @@ export interface OidcRoutesDeps {
   now: () => number;
   /** Callbacks per address (each one costs an IdP code exchange), successful ones included. */
   budget: LoginBudget;
+  /** Back-channel logouts per address (BACKCHANNEL_ADDRESS_BUDGET); those whose token verifies are taken back. */
+  backchannelBudget: LoginBudget;
   credentialIds: CredentialIds;
 }
 
@@ -211,17 +213,25 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
     express.urlencoded({ extended: false, limit: '16kb' }),
     async (req: Request, res: Response) => {
       res.set('Cache-Control', 'no-store');
+      // Anyone can post here and each token costs a signature check (and, for an unknown key id, a JWKS
+      // fetch): counted per address before anything is looked at, taken back once the IdP's signature holds.
+      const ticket = await deps.backchannelBudget.take(requestContext(req).forwarded.clientIp);
       const body = req.body as { logout_token?: unknown } | undefined;
       const token = typeof body?.logout_token === 'string' ? body.logout_token : undefined;
-      if (token === undefined) throw new AppError('invalid_request', 'logout_token is required');
+      if (token === undefined) {
+        await ticket.settle('refused');
+        throw new AppError('invalid_request', 'logout_token is required');
+      }
       let subject;
       try {
         subject = await deps.verifyLogoutToken(token);
       } catch (err) {
+        await ticket.settle(err instanceof LogoutTokenError ? 'refused' : 'unchecked');
         if (!(err instanceof LogoutTokenError)) throw err;
         deps.logger.warn({ reason: err.message }, 'back-channel logout refused');
         throw new AppError('invalid_request', 'The logout token is not valid');
       }
+      await ticket.settle('unchecked');
       let ended = 0;
       for (const found of await deps.sessions.sessionsOf(subject)) {
         if (await deps.lifecycle.end(found.sid, 'backchannel')) ended++;

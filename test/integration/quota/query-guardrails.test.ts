@@ -81,6 +81,67 @@ describe('query guardrails on the relay', () => {
     expect(body.message).toMatch(/exceeded the query timeout threshold \(2 seconds\)/);
   });
 
+  // RESTPP's built-in vertex, edge and loading-job endpoints also take `timeout=<seconds>` in the query string
+  // (docs/tigergraph-wire.md §7): capped like the header, at QUERY_TIMEOUT_MAX_MS (2000 here) = 2 s.
+  const upstreamQuery = (from: number, path: string) => {
+    const seen = rig.sim
+      .seen()
+      .slice(from)
+      .filter((r) => r.path === path);
+    expect(seen).toHaveLength(1);
+    return seen[0]!.query;
+  };
+
+  test("when the browser asks a built-in endpoint for more than the cap with timeout=, then TigerGraph gets the cap in seconds; less, 0 and a query's own timeout pass as sent", async () => {
+    const listing = '/graph/social/vertices/Person';
+    for (const [asked, sent] of [
+      ['limit=1&timeout=3600', 'limit=1&timeout=2'],
+      ['Timeout=0900&limit=1', 'Timeout=2&limit=1'],
+      ['%74imeout=99&limit=1', '%74imeout=2&limit=1'],
+      ['limit=1&timeout=1', 'limit=1&timeout=1'],
+      ['limit=1&timeout=0', 'limit=1&timeout=0'],
+      ['limit=1', 'limit=1'],
+    ] as const) {
+      const from = rig.sim.seen().length;
+      expect((await get(`/api${listing}?${asked}`)).status).toBe(200);
+      expect({ asked, upstream: upstreamQuery(from, listing) }).toEqual({ asked, upstream: sent });
+    }
+    // An installed query reads no such parameter: `timeout` there is the query's own, passed as sent.
+    const from = rig.sim.seen().length;
+    expect((await get('/api/query/social/hello?timeout=3600')).status).toBe(200);
+    expect(upstreamQuery(from, '/query/social/hello')).toBe('timeout=3600');
+  });
+
+  test('when timeout= is not a whole number of seconds, then 400 invalid_request names it and nothing goes upstream', async () => {
+    const from = rig.sim.seen().length;
+    for (const asked of ['timeout=soon', 'timeout=-1', 'timeout=1.5', 'timeout', 'limit=1&timeout=1e9']) {
+      const res = await get(`/api/graph/social/vertices/Person?${asked}`);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect({ asked, status: res.status, code: body.error.code }).toEqual({
+        asked,
+        status: 400,
+        code: 'invalid_request',
+      });
+      expect(body.error.message).toBe('timeout: must be a whole number of seconds');
+    }
+    expect(rig.sim.seen().slice(from)).toEqual([]);
+  });
+
+  test("when a built-in listing runs past the capped timeout=, then the browser gets TigerGraph's timeout error at the cap, not the relay's deadline", async () => {
+    // The listing takes 30 s (the simulator's latency), longer than the relay's 5 s deadline: only TigerGraph
+    // stopping it at the 2 s cap answers REST-3000; with timeout=60 passed as sent it would have met the
+    // relay's deadline (504 upstream_timeout) first. That order, not a measured time, shows the cap applied.
+    rig.sim.setFaults({ latencyMs: 30_000 });
+    try {
+      const res = await get('/api/graph/social/vertices/Person?limit=1&timeout=60');
+      const body = (await res.json()) as { error: boolean; code: string; message: string };
+      expect([res.status, body.error, body.code]).toEqual([504, true, 'REST-3000']);
+      expect(body.message).toMatch(/exceeded the query timeout threshold \(2 seconds\)/);
+    } finally {
+      rig.sim.setFaults({});
+    }
+  });
+
   test('when TigerGraph declares an answer longer than RELAY_MAX_RESPONSE_BYTES, then 502 response_too_large and nothing of it', async () => {
     // Vertex listings are not queries: RESPONSE-LIMIT does not bound them, the relay's cap does.
     const res = await get('/api/graph/social/vertices/Person');

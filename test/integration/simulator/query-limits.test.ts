@@ -50,6 +50,28 @@ describe.each(['3.9.3', '4.1.0'])('simulator query limits (%s)', (version) => {
     expect([under.status, under.json.results]).toEqual([200, [{ greeting: 'Hello, World!' }]]);
   });
 
+  it("when a built-in listing runs past its timeout= parameter (seconds), then it stops there with REST-3000; a query's own timeout is no limit", async () => {
+    const path = '/graph/social/vertices/Person';
+    sim.setFaults({ latencyMs: 60_000 });
+    try {
+      const res = await call(`${base}${path}?limit=1&timeout=1`, { headers: auth });
+      expect([res.status, res.json.error, res.json.code]).toEqual([504, true, 'REST-3000']);
+      expect(res.json.message).toMatch(/exceeded the query timeout threshold \(1 seconds\)/);
+    } finally {
+      sim.setFaults({});
+    }
+    sim.setFaults({ latencyMs: 50 });
+    try {
+      // Within its timeout the listing comes; on an installed query `timeout` is the query's parameter.
+      const listed = await call(`${base}${path}?limit=1&timeout=5`, { headers: auth });
+      expect([listed.status, listed.json.error, listed.json.results.length]).toEqual([200, false, 1]);
+      const query = await call(`${base}/query/social/sleep?ms=20&timeout=0.001`, { headers: auth });
+      expect([query.status, query.json.results]).toEqual([200, [{ slept: 20 }]]);
+    } finally {
+      sim.setFaults({});
+    }
+  });
+
   it('when the headers are malformed, then they are ignored as unset (the default 16 s limit applies)', async () => {
     const res = await call(`${base}/query/social/sleep?ms=20`, {
       headers: { ...auth, 'GSQL-TIMEOUT': 'soon', 'RESPONSE-LIMIT': 'x' },

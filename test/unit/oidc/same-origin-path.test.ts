@@ -53,6 +53,7 @@ describe('OIDC settings', () => {
       audience: 'urn:tigergraph:prod',
       postLoginPath: '/',
       refreshBeforeSeconds: 60,
+      connections: 16,
     });
   });
 

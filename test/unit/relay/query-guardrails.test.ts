@@ -1,4 +1,10 @@
-import { queryLimits, withQueryLimits, type QueryGuardrails } from '../../../src/relay/query-guardrails.js';
+import {
+  queryLimits,
+  timeoutParamCapSec,
+  withQueryLimits,
+  withTimeoutParamCapped,
+  type QueryGuardrails,
+} from '../../../src/relay/query-guardrails.js';
 
 const G: QueryGuardrails = { timeoutMaxMs: 30_000, timeoutDefaultMs: 16_000, responseLimitMax: 1_000_000 };
 
@@ -109,5 +115,48 @@ describe('query guardrails', () => {
         '1024',
       ]);
     });
+  });
+
+  describe("a built-in's timeout= query parameter (seconds)", () => {
+    const capped = (path: string, query: string, g = G) =>
+      withTimeoutParamCapped({ path, target: `${path}${query}` }, g);
+
+    it.each([
+      ['?timeout=3600', '?timeout=30'],
+      ['?limit=1&timeout=31&sort=a', '?limit=1&timeout=30&sort=a'],
+      ['?TIMEOUT=100', '?TIMEOUT=30'],
+      ['?%74imeout=100', '?%74imeout=30'],
+      ['?timeout=%2031', '?timeout=30'],
+      ['?timeout=9&timeout=99', '?timeout=9&timeout=30'],
+      ['?timeout=30', '?timeout=30'],
+      ['?timeout=0', '?timeout=0'],
+      ['?limit=1', '?limit=1'],
+      ['', ''],
+    ])('when a vertex listing asks %s, then TigerGraph gets %s', (asked, sent) => {
+      expect(capped('/graph/social/vertices/Person', asked)).toBe(`/graph/social/vertices/Person${sent}`);
+    });
+
+    it('when a loading job asks for more, then it gets the cap; an installed query and other paths pass as sent', () => {
+      expect(capped('/ddl/social', '?tag=load&timeout=999')).toBe('/ddl/social?tag=load&timeout=30');
+      expect(capped('/query/social/q', '?timeout=999')).toBe('/query/social/q?timeout=999');
+      expect(capped('/echo', '?timeout=999')).toBe('/echo?timeout=999');
+    });
+
+    it('when the cap is under a second, then the parameter is capped at 1 s, its least', () => {
+      expect(timeoutParamCapSec({ ...G, timeoutMaxMs: 400 })).toBe(1);
+      expect(timeoutParamCapSec({ ...G, timeoutMaxMs: 2999 })).toBe(2);
+      expect(capped('/graph/g/vertices/V', '?timeout=5', { ...G, timeoutMaxMs: 400 })).toBe(
+        '/graph/g/vertices/V?timeout=1',
+      );
+    });
+
+    it.each(['?timeout=soon', '?timeout=-1', '?timeout=1.5', '?timeout', '?timeout=', '?timeout=%E0%A4%A'])(
+      'when it is %s, then 400 invalid_request names it',
+      (asked) => {
+        expect(() => capped('/graph/g/edges/V/1', asked)).toThrow(
+          expect.objectContaining({ code: 'invalid_request', message: 'timeout: must be a whole number of seconds' }),
+        );
+      },
+    );
   });
 });
