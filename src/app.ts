@@ -17,6 +17,7 @@ import type { UserQuota } from './quota/user-quota.js';
 import { authRoutes } from './http/routes/auth-routes.js';
 import { createGuessLimiter, type GuessLimits } from './http/limits/guess-limiter.js';
 import { createLoginBudget, type BudgetRoute } from './http/limits/login-budget.js';
+import { createSessionsBudget } from './http/limits/sessions-budget.js';
 import { addressKeyer } from './http/pipeline/address-key.js';
 import { credentialIds } from './crypto/credential-id.js';
 import { errorHandler, notFoundHandler } from './http/pipeline/error-handler.js';
@@ -58,6 +59,8 @@ export interface AppSettings {
    * successful /admin calls per TigerGraph user; back-channel logouts per address.
    */
   loginBudget: { perAddress: number; perCredential: number; adminPerCredential: number; backchannelPerAddress: number };
+  /** SESSIONS_ROUTE_BUDGET: calls of GET/DELETE /auth/sessions… per principal per window (the guess limits'). */
+  sessionsRouteBudget: number;
   /** Access lines name users by a keyed hash instead of by name (LOG_USER_NAMES=hashed). */
   hashUserNames?: boolean;
   /** Folder of the demo page; null serves none. */
@@ -183,6 +186,14 @@ export function createApp(deps: AppDeps): FrontDoor {
     });
   const { perAddress, perCredential, adminPerCredential, backchannelPerAddress } = settings.loginBudget;
   const budget = budgetOf('login', perAddress, perCredential);
+  const sessionsBudget = createSessionsBudget({
+    limiter: stores.rateLimiter,
+    perPrincipal: settings.sessionsRouteBudget,
+    windowSec: settings.guessLimits.windowSec,
+    metrics,
+    logger,
+    ...(audit && { audit }),
+  });
   const credentialIdsOf = credentialIds(settings.sessionSecrets[0] ?? '');
   const auth = authRoutes({
     ...sessionDeps,
@@ -193,6 +204,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     credentialIds: credentialIdsOf,
     lifecycle: deps.lifecycle,
     sessions: deps.sessions,
+    sessionsBudget,
     sessionHandle: deps.sessionHandle,
     logger,
     metrics,

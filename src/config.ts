@@ -132,6 +132,7 @@ const FIELDS = {
   LOGIN_CREDENTIAL_BUDGET: withDefault(integer(1), 60),
   ADMIN_CREDENTIAL_BUDGET: withDefault(integer(1), 60),
   SESSIONS_PER_CREDENTIAL: withDefault(integer(1, 10_000), 100),
+  SESSIONS_ROUTE_BUDGET: withDefault(integer(1), 30),
   TOKEN_LEASE_TTL_MS: withDefault(integer(100, 600_000), 5000),
   TOKEN_SWEEP_INTERVAL_MS: withDefault(integer(100, 3_600_000), 30_000),
   OTEL_EXPORTER_OTLP_ENDPOINT: optional(otlpUrl),
@@ -286,6 +287,8 @@ export interface Config {
   }>;
   /** Live sessions of one credential (secret, TigerGraph user, IdP subject); a new login ends the oldest beyond it. */
   readonly sessionsPerCredential: number;
+  /** Calls of GET and DELETE /auth/sessions… one principal may make per loginRateLimit.windowSeconds (429 beyond). */
+  readonly sessionsRouteBudget: number;
   /** Single sign-on; present when OIDC_ISSUER is set. */
   readonly oidc?: OidcConfig;
   /** Keys generated at random for this start (outside production only), so main can warn. */
@@ -445,6 +448,7 @@ function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | und
       backchannelPerAddress: v.BACKCHANNEL_ADDRESS_BUDGET,
     },
     sessionsPerCredential: v.SESSIONS_PER_CREDENTIAL,
+    sessionsRouteBudget: v.SESSIONS_ROUTE_BUDGET,
     ...oidcFrom(v, credentialMap),
     generated,
   };

@@ -337,6 +337,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       relayCredentialConcurrency: config.relayCredentialConcurrency,
       clientIpv6Prefix: config.clientIpv6Prefix,
       loginBudget: config.loginBudget,
+      sessionsRouteBudget: config.sessionsRouteBudget,
       openapiFile: openapiFileFor(config.openapiRoute),
       // The demo console unless it is off (DEMO_CONSOLE=false, or APP_DIR serves the team's own app).
       ...(!config.demoConsole && { publicDir: null }),

@@ -1,64 +1,48 @@
-import { CliError, ExitCode, usageError } from './cli-error.js';
+import {
+  call as codegenCall,
+  CodegenError,
+  readJson as codegenReadJson,
+  serviceUrl as codegenServiceUrl,
+} from '@tigergraph-bff/codegen';
+import { CliError, type ExitCodeValue } from './cli-error.js';
 
-/** HTTP to a running tigergraph-bff (or a data server): the URL check, the call and the bounded JSON read. */
+/**
+ * HTTP to a running tigergraph-bff (or a data server): the URL check, the call and the bounded JSON read are
+ * @tigergraph-bff/codegen's (packages/codegen/src/read-listing.ts: it may import nothing of the service), here
+ * with its failures as the CLI's own errors. The exit numbers are the same on both sides.
+ */
 
-/** A listing of thousands of queries is a few MiB; more is not a listing. */
-const MAX_LISTING_BYTES = 16 * 1024 * 1024;
+/** A CodegenError as the CLI's error (same exit code, code and message); anything else as it is. */
+export function asCliError(err: unknown): unknown {
+  return err instanceof CodegenError
+    ? new CliError(err.exitCode as ExitCodeValue, err.code, err.message, { cause: err.cause })
+    : err;
+}
 
-/** Loopback hosts, where plain http never leaves the machine (the service itself allows http logins there). */
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+/** Runs `work`, its CodegenError thrown as a CliError. */
+export async function asCli<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw asCliError(err);
+  }
+}
 
 /**
  * The service's URL, refused before the secret is read when plain http would carry that secret across a
  * network: the service answers such a login 403 https_required anyway, but only after the secret went out.
  */
 export function serviceUrl(raw: string): string {
-  let url: URL;
   try {
-    url = new URL(raw);
-  } catch {
-    throw usageError(`--service must be the service's http(s) URL, got '${raw}'`);
+    return codegenServiceUrl(raw);
+  } catch (err) {
+    throw asCliError(err);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw usageError(`--service must be the service's http(s) URL, got '${raw}'`);
-  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname))
-    throw usageError(
-      `--service ${url.origin} is plain http to another machine: the secret would cross the network in clear; use https`,
-    );
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-/** The body as JSON, refusing more than MAX_LISTING_BYTES; a refusal names the server and its answer. */
-export async function readJson(res: Response, what: string): Promise<unknown> {
-  const declared = Number(res.headers.get('Content-Length'));
-  if (declared > MAX_LISTING_BYTES) {
-    await res.body?.cancel();
-    throw new CliError(ExitCode.other, 'listing_too_large', `${what} answered ${declared} bytes, more than a listing`);
-  }
-  // Read chunk by chunk: an answer without Content-Length is cut at the bound, not buffered whole.
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for await (const chunk of (res.body ?? []) as AsyncIterable<Uint8Array>) {
-    bytes += chunk.byteLength;
-    if (bytes > MAX_LISTING_BYTES) {
-      await res.body?.cancel().catch(() => undefined);
-      throw new CliError(ExitCode.other, 'listing_too_large', `${what} answered more than a listing`);
-    }
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new CliError(ExitCode.other, 'unexpected_response', `${what} answered ${res.status} with no JSON`);
-  }
-}
+/** The body as JSON, refusing more than a listing's bound (16 MiB); a refusal names the server and its answer. */
+export const readJson = (res: Response, what: string): Promise<unknown> => asCli(() => codegenReadJson(res, what));
 
 /** One request to a server, its failure to answer as exit 6 naming `what`. */
-export async function call(url: string, init: RequestInit, timeoutMs: number, what: string): Promise<Response> {
-  try {
-    return await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
-  } catch (err) {
-    throw new CliError(ExitCode.unreachable, 'unreachable', `${what} did not answer: ${String(err)}`, { cause: err });
-  }
-}
+export const call = (url: string, init: RequestInit, timeoutMs: number, what: string): Promise<Response> =>
+  asCli(() => codegenCall(url, init, timeoutMs, what));

@@ -361,6 +361,10 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'features',
     doc: "Live sessions one credential may have (a secret, the TigerGraph user of a password login, the IdP subject of a single sign-on), across all instances; a login beyond it ends that credential's oldest session (401 session_ended there; its token deleted, a password login's secret dropped). 1 is one session per person: each new login ends the others. The default serves a team of about 50 sharing one read-only secret with two browsers each.",
   },
+  SESSIONS_ROUTE_BUDGET: {
+    section: 'features',
+    doc: "Calls of GET /auth/sessions and DELETE /auth/sessions (one or all) one principal (a secret, a password login's TigerGraph user, an IdP subject) may make per LOGIN_RATE_WINDOW, from all its sessions and instances together. Beyond it: 429 rate_limited with Retry-After. Each call reads every session on the principal's record (up to SESSIONS_PER_CREDENTIAL + 64, two Redis commands each) and an end calls TigerGraph; logout, everywhere included, is never counted. People sharing one secret share its budget.",
+  },
   TOKEN_SWEEP_INTERVAL_MS: {
     section: 'features',
     doc: 'How often (ms) each instance looks for sessions that ended without a logout (idle or absolute timeout, removed by an admin) and deletes their tokens upstream; one instance at a time, under a lease. A token dies at most about this long after its session.',

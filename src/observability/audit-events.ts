@@ -44,7 +44,7 @@ export type AuditEvent =
   | { event: 'secret.created' | 'secret.dropped'; alias: string; by: 'password_login' | 'admin'; user?: string }
   | {
       event: 'limiter.tripped';
-      limit: 'guess' | 'login_budget' | 'relay_concurrency' | 'quota' | 'audit';
+      limit: 'guess' | 'login_budget' | 'session_routes' | 'relay_concurrency' | 'quota' | 'audit';
       scope: string;
       route?: string;
       address?: string;

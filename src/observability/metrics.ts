@@ -29,6 +29,14 @@ export interface Metrics {
   loginBudgetLimited: Counter<'scope'>;
   /** Sessions ended because their credential started one more than SESSIONS_PER_CREDENTIAL: login = secret | password | oidc. */
   sessionsEvicted: Counter<'login'>;
+  /**
+   * Sessions the service ended, by why (the audit trail's `session.ended` reasons but the timeouts): reason =
+   * logout | ended (by the person, from another of their sessions) | operator | replaced | evicted |
+   * backchannel | idp_refused.
+   */
+  sessionsEnded: Counter<'reason'>;
+  /** Calls of GET/DELETE /auth/sessions… refused by SESSIONS_ROUTE_BUDGET: route = list | end. */
+  sessionRoutesLimited: Counter<'route'>;
   /** Relayed requests refused by a concurrency limit: scope = session | credential. */
   relayLimited: Counter<'scope'>;
   /** Readiness probes actually sent to a dependency (shared and cached): check = store | upstream | idp, result = ok | error. */
@@ -122,6 +130,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['login'],
       registers,
     }),
+    sessionsEnded: new Counter({
+      name: 'tgbff_sessions_ended_total',
+      help: 'Sessions the service ended (a timeout is not counted), by why: logout, ended by the person, operator, replaced, evicted, backchannel, idp_refused',
+      labelNames: ['reason'],
+      registers,
+    }),
+    sessionRoutesLimited: new Counter({
+      name: 'tgbff_session_routes_limited_total',
+      help: "Calls of GET and DELETE /auth/sessions refused because the principal's SESSIONS_ROUTE_BUDGET was spent, by route",
+      labelNames: ['route'],
+      registers,
+    }),
     relayLimited: new Counter({
       name: 'tgbff_relay_limited_total',
       help: 'Relayed requests refused with 429 too_many_requests, by the limit reached',
@@ -186,6 +206,11 @@ function startAtZero(m: Metrics): void {
   zero(m.guessesLimited, crossed(['route', ['login', 'admin']], ['scope', ['address', 'user', 'user_address']]));
   zero(m.loginBudgetLimited, crossed(['scope', ['address', 'credential', 'admin_credential', 'backchannel_address']]));
   zero(m.sessionsEvicted, crossed(['login', ['secret', 'password', 'oidc']]));
+  zero(
+    m.sessionsEnded,
+    crossed(['reason', ['logout', 'ended', 'operator', 'replaced', 'evicted', 'backchannel', 'idp_refused']]),
+  );
+  zero(m.sessionRoutesLimited, crossed(['route', ['list', 'end']]));
   zero(m.relayLimited, crossed(['scope', ['session', 'credential']]));
   zero(m.readinessProbes, crossed(['check', ['store', 'upstream']], results));
   zero(m.uncaughtErrors, crossed(['kind', ['exception', 'rejection']]));

@@ -136,6 +136,8 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
     }
     const entry = entryOf(sid, tg);
     await deps.tombstones.mark(sid, tombstoneMs, reason);
+    // Counted once the tombstone holds (the session is over then); a timeout is the sweeper's, not counted here.
+    if (reason !== 'swept') deps.metrics.sessionsEnded.inc({ reason });
     // Not the request's own session: if anything after the tombstone fails (a crash, the data server),
     // the sweeper on any instance finishes the job.
     if (!known) await deps.sessionEnds.watch(entry, deps.now());

@@ -4,7 +4,7 @@ export { generateQueryModule } from './query-module.js';
 export type { EndpointListing, GeneratedModule, ModuleOptions } from './query-module.js';
 export { commentSafe, mapParam } from './param-types.js';
 export type { MappedParam, ParamSpec } from './param-types.js';
-export { isGraphName, readFromDataServer, readThroughService, serviceUrl } from './read-listing.js';
+export { call, isGraphName, readFromDataServer, readJson, readThroughService, serviceUrl } from './read-listing.js';
 export type { ReadHooks } from './read-listing.js';
 export { CodegenError, Exit } from './errors.js';
 export type { ExitValue } from './errors.js';

@@ -38,8 +38,11 @@ export function serviceUrl(raw: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-/** The body as JSON, refusing more than MAX_LISTING_BYTES; a refusal names the server and its answer. */
-async function readJson(res: Response, what: string): Promise<unknown> {
+/**
+ * The body as JSON, refusing more than MAX_LISTING_BYTES; a refusal names the server and its answer. Also the
+ * service's `tgbff` CLI's read of every answer (src/cli/service-http.ts), so the bound is written once.
+ */
+export async function readJson(res: Response, what: string): Promise<unknown> {
   const declared = Number(res.headers.get('Content-Length'));
   if (declared > MAX_LISTING_BYTES) {
     await res.body?.cancel();
@@ -83,7 +86,8 @@ function refusal(res: Response, body: unknown, what: string, graph: string): Cod
   return new CodegenError(exit, 'refused', `${what} refused: ${message}`);
 }
 
-async function call(url: string, init: RequestInit, timeoutMs: number, what: string): Promise<Response> {
+/** One request to a server, redirects not followed; no answer within `timeoutMs` is exit 6 naming `what`. */
+export async function call(url: string, init: RequestInit, timeoutMs: number, what: string): Promise<Response> {
   try {
     return await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
   } catch (err) {

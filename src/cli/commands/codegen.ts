@@ -1,29 +1,17 @@
 import { writeFile } from 'node:fs/promises';
 import {
-  CodegenError,
   generateQueryModule,
   isGraphName,
   readConfig,
   readFromDataServer,
   readThroughService,
-  serviceUrl,
 } from '@tigergraph-bff/codegen';
-import { CliError, ExitCode, usageError, type ExitCodeValue } from '../cli-error.js';
+import { CliError, ExitCode, usageError } from '../cli-error.js';
+import { asCli, serviceUrl } from '../service-http.js';
 import { loadSettings, type CommandContext, type CommandRunner } from '../context.js';
 import { readSecret } from '../secret-input.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
-
-/** The generator's failures under the CLI's exit codes (the same numbers: @tigergraph-bff/codegen's Exit). */
-async function asCli<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof CodegenError)
-      throw new CliError(err.exitCode as ExitCodeValue, err.code, err.message, { cause: err.cause });
-    throw err;
-  }
-}
 
 /** Through the service: log in with the secret, read the listing over the relay, log out whatever happened. */
 async function throughService(ctx: CommandContext, base: string, graph: string, timeoutMs: number) {
@@ -48,7 +36,7 @@ export const runCodegen: CommandRunner = async (ctx) => {
   if (!graph || !isGraphName(graph))
     throw usageError(`--graph must name a graph (letters, digits, _), got '${graph ?? ''}'`);
   const service = str(ctx.values.service);
-  const base = service === undefined ? undefined : await asCli(async () => serviceUrl(service));
+  const base = service === undefined ? undefined : serviceUrl(service);
   const { settings } = await loadSettings(ctx);
   const listing = base
     ? await throughService(ctx, base, graph, settings.timeoutMs)

@@ -4,6 +4,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Audit } from '../../observability/audit.js';
 import type { BackoffPolicy, RateLimiter, RateLimitResult } from '../../store/types.js';
+import { rateLimited } from './rate-limited.js';
 
 /** Limits on failed credential checks, shared by /auth/login and the /admin Basic auth. */
 export interface GuessLimits {
@@ -90,10 +91,7 @@ export function createGuessLimiter(deps: {
           deps.audit?.emit({ event: 'limiter.tripped', limit: 'guess', scope, route, ...(address && { address }) });
           // No user name (pino redacts passwords, not names), no password: the address and which limit.
           logger.warn({ route, scope, address, retryAfterMs: result.retryAfterMs }, 'credential guesses limited');
-          const retry = String(Math.max(1, Math.ceil(result.retryAfterMs / 1000)));
-          throw new AppError('rate_limited', 'Too many failed attempts; try again later', {
-            headers: { 'Retry-After': retry },
-          });
+          throw rateLimited('Too many failed attempts; try again later', result.retryAfterMs);
         }
         taken.push(key);
       }

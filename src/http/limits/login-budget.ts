@@ -1,9 +1,9 @@
-import { AppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Audit } from '../../observability/audit.js';
 import type { RateLimiter } from '../../store/types.js';
 import type { GuessOutcome, GuessTicket } from './guess-limiter.js';
+import { rateLimited } from './rate-limited.js';
 
 /** Logins of any outcome per client address, and successful ones per credential, per window. */
 export interface LoginBudgets {
@@ -89,8 +89,7 @@ export function createLoginBudget(deps: {
           },
           `${route} budget spent`,
         );
-        const retry = String(Math.max(1, Math.ceil(result.retryAfterMs / 1000)));
-        throw new AppError('rate_limited', TOO_MANY[route], { headers: { 'Retry-After': retry } });
+        throw rateLimited(TOO_MANY[route], result.retryAfterMs);
       }
       taken.push(key);
     }

@@ -15,6 +15,7 @@ import { strictRoutes } from '../route-helpers/routing.js';
 import { cookieClearOptions } from '../session/session.js';
 import { outcomeOf, type GuessLimiter, type GuessOutcome, type GuessTicket } from '../limits/guess-limiter.js';
 import type { LoginBudget } from '../limits/login-budget.js';
+import type { SessionsBudget } from '../limits/sessions-budget.js';
 import { requireSession, sessionContext } from '../session/require-session.js';
 import type { RequireSessionDeps } from '../session/session-gate.js';
 import { jsonBody, optionalJsonBody } from '../schemas/json-body.js';
@@ -59,6 +60,8 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
   describe?: DescribePrincipal;
   /** The caller's sessions, listed and ended (GET/DELETE /auth/sessions, logout everywhere). */
   sessions: PrincipalSessions;
+  /** Calls of the session routes per principal (SESSIONS_ROUTE_BUDGET): 429 beyond. */
+  sessionsBudget: SessionsBudget;
   /** The opaque handle of a session id (the keyed hash the access line and audit trail name it by). */
   sessionHandle: (sid: string) => string;
 }
@@ -237,28 +240,30 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
 
   routes.get('/sessions', requireSession(), async (_req: Request, res: Response) => {
     const ctx = sessionContext(res);
-    const sessions = await deps.sessions.list(principalOf(ctx));
+    const principal = principalOf(ctx);
+    await deps.sessionsBudget.take(principal, 'list');
+    const sessions = await deps.sessions.list(principal);
     res.set('Cache-Control', 'no-store').json({ sessions: sessions.map((s) => shown(s, ctx.sid)) });
   });
 
   // Every session of the caller but this one.
   routes.delete('/sessions', requireSession(), async (_req: Request, res: Response) => {
     const ctx = sessionContext(res);
-    const ended = await deps.sessions.endAll(
-      principalOf(ctx),
-      'ended',
-      { session: deps.sessionHandle(ctx.sid) },
-      ctx.sid,
-    );
+    const principal = principalOf(ctx);
+    await deps.sessionsBudget.take(principal, 'end');
+    const ended = await deps.sessions.endAll(principal, 'ended', { session: deps.sessionHandle(ctx.sid) }, ctx.sid);
     res.set('Cache-Control', 'no-store').json({ ended });
   });
 
   // One of the caller's sessions by its handle; another person's handle is not found, as a made-up one is.
   routes.delete('/sessions/:id', requireSession(), async (req: Request, res: Response) => {
     const ctx = sessionContext(res);
+    const principal = principalOf(ctx);
+    // Counted whatever the handle, malformed ones too: guessing handles is bounded as listing is.
+    await deps.sessionsBudget.take(principal, 'end');
     const id = req.params['id'];
     if (!isSessionHandle(id)) throw sessionNotFound();
-    const outcome = await deps.sessions.endOne(principalOf(ctx), id, { session: deps.sessionHandle(ctx.sid) }, ctx.sid);
+    const outcome = await deps.sessions.endOne(principal, id, { session: deps.sessionHandle(ctx.sid) }, ctx.sid);
     if (outcome === 'none') throw sessionNotFound();
     if (outcome === 'current') {
       await logOut(req);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import supertest from 'supertest';
 import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { scrape } from '../observability/prom-text.js';
 
 interface Listed {
   id: string;
@@ -92,6 +93,7 @@ describe.each(['redis', 'memory'] as const)('a person sees and ends their sessio
     expect(noCsrf.body.error.code).toBe('csrf_rejected');
     expect((await b.get('/auth/session')).status).toBe(200);
 
+    const endedBefore = (await scrape(rig.service.metricsApp)).value('tgbff_sessions_ended_total', { reason: 'ended' });
     expect((await a.delete(`/auth/sessions/${handleOfB}`)).status).toBe(204);
     const refused = await b.get('/auth/session');
     expect(refused.status).toBe(401);
@@ -102,6 +104,10 @@ describe.each(['redis', 'memory'] as const)('a person sees and ends their sessio
     expect(replay.body).toEqual(madeUp.body);
     expect((await listOf(a)).map((s) => s.current)).toEqual([true]);
     expect((await stranger.get('/auth/session')).status).toBe(200);
+    // Counted once, as an end by the person; the refused and replayed DELETEs count nothing.
+    const metrics = await scrape(rig.service.metricsApp);
+    expect(metrics.value('tgbff_sessions_ended_total', { reason: 'ended' }) - endedBefore).toBe(1);
+    expect(metrics.value('tgbff_sessions_ended_total', { reason: 'operator' })).toBe(0);
     // Audited: who ended what, by keyed hashes only.
     const ended = rig
       .audit()
@@ -139,22 +145,35 @@ describe.each(['redis', 'memory'] as const)('a person sees and ends their sessio
   });
 });
 
-/** Issue 40, item 4: one session per person is SESSIONS_PER_CREDENTIAL=1; the ended one is told why. */
-describe('one session per person (SESSIONS_PER_CREDENTIAL=1)', () => {
+/**
+ * Issue 40, item 4: the cap on each store. SESSIONS_PER_CREDENTIAL=1 is one session per person; with 2 a
+ * third login ends the oldest. The ended one is told why, on the memory store as on Redis.
+ */
+describe.each([
+  ['redis', 1],
+  ['memory', 1],
+  ['memory', 2],
+] as const)('the session cap (%s store, SESSIONS_PER_CREDENTIAL=%d)', (store, cap) => {
   let rig: Rig;
   beforeAll(async () => {
-    rig = await startRig({ env: { SESSIONS_PER_CREDENTIAL: '1' }, label: 'single-session' });
+    rig = await startRig({ store, env: { SESSIONS_PER_CREDENTIAL: String(cap) }, label: 'session-cap' });
   });
   afterAll(() => rig?.close());
 
-  test('when a person logs in again, then the other session answers 401 session_ended naming the newer login, and only the new one is listed', async () => {
-    const first = await rig.login();
-    const second = await rig.login();
+  test('when a person logs in once more than the cap, then the oldest session answers 401 session_ended naming the newer login, the others live, and the list holds the cap', async () => {
+    const { value } = rig.sim.createSecret({ alias: `cap_${store}_${cap}` });
+    const agents: supertest.Agent[] = [];
+    for (let i = 0; i <= cap; i++) agents.push(await rig.login(value));
+    const [oldest, ...rest] = agents as [supertest.Agent, ...supertest.Agent[]];
     for (const path of ['/auth/session', '/api/echo']) {
-      const res = await first.get(path);
+      const res = await oldest.get(path);
       expect(res.status).toBe(401);
       expect(res.body.error).toMatchObject({ code: 'session_ended', message: expect.stringMatching(/newer login/) });
     }
-    expect((await second.get('/auth/sessions')).body.sessions).toHaveLength(1);
+    for (const agent of rest) expect((await agent.get('/auth/session')).status).toBe(200);
+    expect((await listOf(rest.at(-1)!)).map((s) => s.current)).toEqual([true, ...Array<boolean>(cap - 1).fill(false)]);
+    const metrics = await scrape(rig.service.metricsApp);
+    expect(metrics.value('tgbff_sessions_evicted_total', { login: 'secret' })).toBe(1);
+    expect(metrics.value('tgbff_sessions_ended_total', { reason: 'evicted' })).toBe(1);
   });
 });
