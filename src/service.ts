@@ -21,7 +21,7 @@ import { Gauge } from 'prom-client';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { DEFAULT_RELAY_ALLOW, parseRelayAllow } from './relay/allowlist.js';
 import { createRelay } from './relay/relay.js';
-import { reachable } from './relay/upstream-reachable.js';
+import { adminReachable, reachable } from './relay/upstream-reachable.js';
 import { probeAtStart, VERSION_MISMATCH, type StartupProbe } from './relay/upstream-version.js';
 import { createCipher } from './crypto/crypto.js';
 import { createStores } from './store/create-stores.js';
@@ -141,6 +141,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   // Readiness has a connection of its own, never one of the relay's: anonymous probes cannot queue ahead
   // of logged-in users (ops-routes.ts shares and caches the probe, about one a second at most).
   const probePool = new Pool(restppOrigin, { connections: 1, pipelining: 1, connect: { timeout: 1000, ...tls } });
+  // The admin server (GSQL) is in /readyz when logins go through it: 4.1+ tokens, password logins. Reported,
+  // not gating (like the IdP): every replica shares it, and secret logins before 4.1 and live sessions do not
+  // need it. Without TG_GSQL_URL it is TG_RESTPP_URL's origin, as the client library takes it.
+  const adminUrl = upstream.gsqlUrl ?? upstream.restppUrl;
+  const adminProbePool =
+    capabilitiesOf(upstream.version).tokenEndpoint === 'gsql' || config.passwordLogin
+      ? new Pool(new URL(adminUrl).origin, { connections: 1, pipelining: 1, connect: { timeout: 1000, ...tls } })
+      : undefined;
   // One probe of TigerGraph at start: reachable or not, its version, and TG_VERSION checked against it. Not
   // awaited: the service listens either way, and /readyz notes a disagreement once the probe has answered.
   let startupProbe: StartupProbe = { reachable: false, reported: {}, disagreement: null };
@@ -367,6 +375,16 @@ export async function createService(options: ServiceOptions): Promise<Service> {
             ? undefined
             : { fault: VERSION_MISMATCH, setting: 'TG_VERSION', reason: startupProbe.disagreement },
       },
+      ...(adminProbePool
+        ? [
+            {
+              name: 'admin',
+              check: () => adminReachable(adminProbePool, adminUrl),
+              informational: true,
+              dependency: 'tigergraph_admin' as const,
+            },
+          ]
+        : []),
       // While the IdP is down, secret logins and live SSO sessions still work: reported, not gating.
       ...(oidc
         ? [{ name: 'idp', check: () => oidc.idp.ready(), informational: true, dependency: 'idp' as const }]
@@ -405,6 +423,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         stores.close(),
         pool.close(),
         probePool.close(),
+        adminProbePool?.close(),
         tokenAgent.close(),
         api.close(),
         oidc?.idp.close(),

@@ -24,11 +24,21 @@ export function dependencyTargets(settings: {
   });
   const targets: Partial<Record<Dependency, DependencyTarget>> = {
     tigergraph: tigergraph('data server (RESTPP)', settings.restppUrl, 'TG_RESTPP_URL'),
+    // Without TG_GSQL_URL the admin server is TG_RESTPP_URL's origin (4.1+: RESTPP under /restpp there), where
+    // 4.1+ tokens and password logins go: either setting fixes its address.
+    tigergraph_admin:
+      settings.gsqlUrl !== undefined
+        ? tigergraph('admin server (GSQL)', settings.gsqlUrl, 'TG_GSQL_URL')
+        : tigergraph('admin server (GSQL)', settings.restppUrl, 'TG_GSQL_URL, TG_RESTPP_URL'),
   };
-  if (settings.gsqlUrl !== undefined)
-    targets.tigergraph_admin = tigergraph('admin server (GSQL)', settings.gsqlUrl, 'TG_GSQL_URL');
   if (settings.oidcIssuer !== undefined)
-    targets.idp = { name: 'the identity provider', address: addressOf(settings.oidcIssuer), setting: 'OIDC_ISSUER' };
+    targets.idp = {
+      name: 'the identity provider',
+      address: addressOf(settings.oidcIssuer),
+      setting: 'OIDC_ISSUER',
+      // The IdP is called with Node's fetch: a private CA is trusted through Node's own variable, read at start.
+      caSetting: 'NODE_EXTRA_CA_CERTS',
+    };
   const redis = settings.redis;
   if (redis.mode !== 'memory') {
     const [address, setting] =

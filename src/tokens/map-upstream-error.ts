@@ -8,9 +8,10 @@ export type TokenPhase = 'login' | 'session';
 /**
  * Turns a failed token call into the service's error vocabulary, switching on `kind` only. Messages
  * are public, so they never carry the secret or token; the original error stays as `cause` for logs.
- * Store errors are already AppErrors (503 store_unavailable) and pass through unchanged.
+ * Store errors are already AppErrors (503 store_unavailable) and pass through unchanged. `server` is where
+ * the token call went (4.1+ asks the admin server), so a transport fault names that server's setting.
  */
-export function mapUpstreamError(err: unknown, phase: TokenPhase): unknown {
+export function mapUpstreamError(err: unknown, phase: TokenPhase, server: 'data' | 'admin' = 'data'): unknown {
   if (isAppError(err) || !(err instanceof TigerGraphError)) return err;
   const cause = { cause: err };
   switch (err.kind) {
@@ -27,7 +28,7 @@ export function mapUpstreamError(err: unknown, phase: TokenPhase): unknown {
         : new AppError('session_expired', 'The session credentials no longer work; log in again', cause);
     default:
       // Transport faults share one mapping with the relay; any other kind is an answer we cannot use.
-      return upstreamFailure(failureOfKind(err.kind) ?? 'protocol', 'data', err);
+      return upstreamFailure(failureOfKind(err.kind) ?? 'protocol', server, err);
   }
 }
 

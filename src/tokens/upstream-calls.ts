@@ -34,6 +34,9 @@ export function createUpstreamCalls(deps: {
   audit?: Audit;
 }): UpstreamCalls {
   const { api, lifetimeSec, metrics, tracing, audit } = deps;
+  // 4.1+ (JWT era) asks the admin server for tokens (POST /gsql/v1/tokens); earlier versions the data server.
+  const server = api.era === 'jwt' ? 'admin' : 'data';
+  const mapped = (err: unknown, phase: TokenPhase): unknown => mapUpstreamError(err, phase, server);
   const EVENTS = { mint: 'token.minted', refresh: 'token.refreshed', delete: 'token.deleted' } as const;
   const audited = (op: 'mint' | 'refresh' | 'delete', result: 'ok' | 'error') =>
     audit?.emit({ event: EVENTS[op], result });
@@ -63,7 +66,7 @@ export function createUpstreamCalls(deps: {
         graph === undefined ? api.requestToken(secret, lifetimeSec) : api.requestToken(secret, lifetimeSec, { graph }),
       );
     } catch (err) {
-      throw mapUpstreamError(err, phase);
+      throw mapped(err, phase);
     }
   }
 
@@ -78,7 +81,7 @@ export function createUpstreamCalls(deps: {
         );
       } catch (err) {
         if (kindOf(err) === 'token_not_found') return mint(secret, 'session', graph);
-        throw mapUpstreamError(err, 'session');
+        throw mapped(err, 'session');
       }
     },
     async remove(secret, token) {
@@ -92,7 +95,7 @@ export function createUpstreamCalls(deps: {
         const gone = kind === 'token_not_found' || kind === 'invalid_credentials';
         if (!gone) {
           failed('delete', err);
-          throw mapUpstreamError(err, 'session');
+          throw mapped(err, 'session');
         }
         metrics?.tokenCalls.inc({ op: 'delete', result: 'ok' });
         audited('delete', 'ok');

@@ -148,3 +148,27 @@ export async function startFaultProxy(
     },
   };
 }
+
+/**
+ * Accepts connections and never answers a byte: a black-holed address as a client sees it once its connect
+ * succeeded (a frozen server, a firewall that lets the handshake through and drops the rest). Unlike a fault
+ * proxy in `blackhole` mode it needs no target.
+ */
+export async function startSilentServer(): Promise<{ port: number; accepted(): number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const server: Server = createServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+    socket.on('error', () => undefined).on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    accepted: () => accepted,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -2,6 +2,7 @@ import supertest from 'supertest';
 import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 import { ALICE, BOB, gsqlUsersSeen, secretsOf, SIM_USERS } from './admin-harness.js';
 import { freePort } from '../../helpers/ports.js';
+import { until } from '../../helpers/wait.js';
 
 const post = (rig: Rig, body: object, from = '10.0.0.1') =>
   supertest(rig.service.app).post('/auth/login').set(CSRF).set('X-Forwarded-For', from).send(body);
@@ -146,6 +147,11 @@ describe('password login when switched off or the admin server is down', () => {
       expect(res.status).toBe(502);
       expect(res.body.error.code).toBe('upstream_unavailable');
       expect(res.headers['set-cookie']).toBeUndefined();
+      // Named as the admin server's fault, with its setting (issue 43), and reported in /readyz.
+      await until('the admin server fault line', () => rig.logs().includes('"fault":"tigergraph_admin_refused"'));
+      expect(rig.logs()).toMatch(/"fault":"tigergraph_admin_refused"[^\n]*"setting":"TG_GSQL_URL"/);
+      const ready = await rig.agent().get('/readyz');
+      expect([ready.status, ready.body.checks.admin]).toEqual([200, 'unavailable']);
       expect(rig.logs()).not.toContain(ALICE.password);
     } finally {
       await rig.close();

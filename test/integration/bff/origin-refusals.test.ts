@@ -94,6 +94,28 @@ describe('a refused origin explains itself', () => {
     expect(access).toMatchObject({ status: 403, error: 'csrf_rejected' });
   });
 
+  it('when the same rewrite comes without Sec-Fetch-Site or a foreign Referer, then it cannot be told from a foreign site: origin_not_allowed', async () => {
+    const { url, server } = await devProxy(bff, true);
+    servers.push(server);
+    // An older browser (no Sec-Fetch-*), or a proxy that drops them; the Referer is the page's, the Origin's
+    // own origin, so it says nothing. Byte for byte a foreign page's request: docs/troubleshooting.md says how
+    // to recognise it (the `origin` is the page you opened, `ownOrigin` where the proxy forwards).
+    const res = await post(url, '/auth/login', {
+      origin: url,
+      referer: `${url}/`,
+      'x-requested-with': 'XMLHttpRequest',
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error?.message).toBe(
+      `Origin "${url}" is not allowed: it is not this service's own origin ("${bff}") and not in ALLOWED_ORIGINS`,
+    );
+    const line = await until('the refusal line', () =>
+      lines(rig).find((l) => l.fault === 'origin_not_allowed' && l.requestId === res.requestId),
+    );
+    expect(line).toMatchObject({ origin: url, ownOrigin: bff, setting: 'ALLOWED_ORIGINS' });
+    expect(await accessLineOf(rig, res.requestId)).toMatchObject({ status: 403, error: 'csrf_rejected' });
+  });
+
   it('when the same proxy keeps the Host (changeOrigin: false), then the same request passes the origin check', async () => {
     const { url, server } = await devProxy(bff, false);
     servers.push(server);

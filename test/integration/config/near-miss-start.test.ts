@@ -24,6 +24,16 @@ describe('a refused start and the near miss that caused it', () => {
     expect(run.output).not.toContain(value);
   });
 
+  it('when required settings are missing and their twins have a letter dropped or doubled, then the fatal line names each', async () => {
+    const { SESSION_SECRET: secret, ...withoutSecret } = production;
+    const run = await startOutcome({ ...withoutSecret, REDS_URL: 'redis://127.0.0.1:6379/7', SESSION_SECRETT: secret });
+    expect(run.code).toBe(1);
+    const said = messagesOf(run.output);
+    expect(said).toContain('REDS_URL is set, which is not a setting: did you mean REDIS_URL?');
+    expect(said).toContain('SESSION_SECRETT is set, which is not a setting: did you mean SESSION_SECRET?');
+    expect(run.output).not.toContain(secret);
+  });
+
   it('when no Redis mode is set and a near miss of another mode is, then the fatal line names that one', async () => {
     const run = await startOutcome({ ...production, REDIS_SENTINEL: '127.0.0.1:26379' });
     expect(run.code).toBe(1);

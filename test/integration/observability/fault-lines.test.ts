@@ -1,14 +1,16 @@
-import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { startRig, type Rig, type RigOptions } from '../../helpers/app-rig.js';
+import { startSilentServer } from '../../helpers/fault-proxy.js';
 import { freePort } from '../../helpers/ports.js';
+import { startUntrustedTlsServer } from '../../helpers/tls-cert.js';
 import { until } from '../../helpers/wait.js';
 import { logLines, type LogLine } from './log-lines.js';
 
-// Expected faults name their cause and the setting that fixes it (issue 43, items 1 and 2): Redis and TigerGraph
-// refused, timing out, DNS and TLS failures, each started for real. For each: the answer's code, one log line
-// with a stable `fault` code, the address tried, the setting and a hint, no stack trace at LOG_LEVEL=info,
-// the access line's `error`, and /readyz's details (which dependency, what fault, which setting; no address).
+// Expected faults name their cause and the setting that fixes it (issue 43, items 1 and 2): Redis, TigerGraph's
+// data server and its admin server refused (a closed port), timing out (a port that accepts and never answers),
+// DNS (a name under .invalid) and TLS failures (a certificate nobody trusts, or https to a plain port), each
+// started for real. For each: the answer's code, one log line with a stable `fault` code, the address tried, the
+// setting and a hint, no stack trace at LOG_LEVEL=info, the access line's `error`, and /readyz's details (which
+// dependency, what fault, which setting; no address). The IdP's are in test/integration/oidc/idp-faults.test.ts.
 
 type Line = LogLine;
 const linesOf = (rig: Rig): Line[] => logLines(rig.logs());
@@ -24,23 +26,6 @@ const dataServerAt =
   (url: string): RigOptions['dataServer'] =>
   () =>
     Promise.resolve({ url, close: () => Promise.resolve() });
-
-/** Accepts connections and never answers: a data server that hangs (what a black-holed route looks like to us). */
-async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: TcpServer = createTcpServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 async function login(rig: Rig) {
   const res = await rig.agent().post('/auth/login').send({ secret: rig.secret, graph: 'social' });
@@ -63,11 +48,46 @@ async function expectAccessLine(rig: Rig, id: string, status: number, error: str
   expect(line).toMatchObject({ status, error });
 }
 
-async function readyzDetails(rig: Rig, check: string) {
+/** What one fault must show: the answer, its line (fault code, address, setting, hint), the access line, /readyz. */
+interface Named {
+  answer: { status: number; code: string };
+  fault: string;
+  address: string;
+  setting: string;
+  hint: string;
+  /** The /readyz check that names it, its reason, and whether it gates readiness (503) or is informational. */
+  check: string;
+  reason: string;
+  gating: boolean;
+  /** The error codes the line may carry (a resolver may say ENOTFOUND or EAI_AGAIN). */
+  codes?: string[];
+}
+
+/** Logs in and asserts every part of a named fault (`expected`); the answer's log lines carry no stack trace. */
+async function expectNamed(rig: Rig, expected: Named): Promise<void> {
+  const res = await login(rig);
+  expect(res).toMatchObject(expected.answer);
+  const line = await until(`the ${expected.fault} line`, () => linesOf(rig).find((l) => l.fault === expected.fault));
+  expect(line).toMatchObject({ level: 40, address: expected.address, setting: expected.setting });
+  expect(String(line.hint)).toContain(expected.hint);
+  if (expected.codes) expect(expected.codes).toContain(line.code);
+  await expectAccessLine(rig, res.id, expected.answer.status, expected.answer.code);
+  const { body, text } = await readyzDetails(rig, expected.check, expected.gating ? 503 : 200);
+  expect(body.checks[expected.check]).toBe('unavailable');
+  expect(body.details?.[expected.check]).toEqual({
+    fault: expected.fault,
+    setting: expected.setting,
+    reason: expected.reason,
+  });
+  expect(text).not.toContain(expected.address);
+  expectNoStacks(rig);
+}
+
+async function readyzDetails(rig: Rig, check: string, status = 503) {
   return until(`/readyz to explain ${check}`, async () => {
     const res = await rig.agent().get('/readyz');
     const body = res.body as { checks: Record<string, string>; details?: Record<string, Line> };
-    return res.status === 503 && body.details?.[check] ? { body, text: res.text } : undefined;
+    return res.status === status && body.details?.[check] ? { body, text: res.text } : undefined;
   });
 }
 
@@ -124,6 +144,69 @@ describe('Redis faults', () => {
   });
 });
 
+describe('Redis faults other than a closed port', () => {
+  const rigs: Rig[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  // The silent port first: a client still waiting on it (the rig's clean-up of its keys) then sees it refused.
+  afterAll(async () => {
+    for (const close of closers) await close();
+    for (const rig of rigs) await rig.close();
+  });
+  // A password in the URL, so every case also shows it never reaches a line.
+  const rigAt = async (url: string) => {
+    const rig = await rigWith({ store: url, env: { STORE_FAILOVER_WAIT_MS: '0' } });
+    rigs.push(rig);
+    return rig;
+  };
+  const redis = { answer: { status: 503, code: 'store_unavailable' }, check: 'store', gating: true };
+
+  it('when REDIS_URL accepts connections and never answers (black-holed), then the log and /readyz name redis_timeout', async () => {
+    const silent = await startSilentServer();
+    closers.push(silent.close);
+    const rig = await rigAt(`redis://:not-the-password@127.0.0.1:${silent.port}`);
+    // Set-up: the service's connection reached the silent port (a timeout, not a refusal).
+    expect(silent.accepted()).toBeGreaterThan(0);
+    await expectNamed(rig, {
+      ...redis,
+      fault: 'redis_timeout',
+      address: `127.0.0.1:${silent.port}`,
+      setting: 'REDIS_URL',
+      hint: 'did not answer in time',
+      reason: 'no answer in time',
+    });
+    expect(rig.logs()).not.toContain('not-the-password');
+  });
+
+  it("when REDIS_URL's host does not resolve, then the log and /readyz name redis_dns", async () => {
+    const rig = await rigAt('redis://:not-the-password@redis.tigergraph-bff-test.invalid:6379');
+    await expectNamed(rig, {
+      ...redis,
+      fault: 'redis_dns',
+      address: 'redis.tigergraph-bff-test.invalid:6379',
+      setting: 'REDIS_URL',
+      hint: 'does not resolve',
+      reason: 'host name not found',
+      codes: ['ENOTFOUND', 'EAI_AGAIN'],
+    });
+    expect(rig.logs()).not.toContain('not-the-password');
+  });
+
+  it('when rediss:// meets a certificate no CA vouches for, then the log and /readyz name redis_tls and REDIS_CA_FILE', async () => {
+    const tls = await startUntrustedTlsServer();
+    closers.push(tls.close);
+    const rig = await rigAt(`rediss://:not-the-password@127.0.0.1:${tls.port}`);
+    await expectNamed(rig, {
+      ...redis,
+      fault: 'redis_tls',
+      address: `127.0.0.1:${tls.port}`,
+      setting: 'REDIS_URL, REDIS_CA_FILE',
+      hint: 'a private CA goes in REDIS_CA_FILE',
+      reason: 'TLS handshake failed',
+    });
+    expect(rig.logs()).not.toContain('not-the-password');
+  });
+});
+
 describe('TigerGraph faults', () => {
   const rigs: Rig[] = [];
   const closers: (() => Promise<void>)[] = [];
@@ -168,7 +251,7 @@ describe('TigerGraph faults', () => {
   });
 
   it('when TG_RESTPP_URL accepts and never answers, then a login is 504 and the log names tigergraph_timeout', async () => {
-    const silent = await silentServer();
+    const silent = await startSilentServer();
     closers.push(silent.close);
     const rig = await rigAt(`http://127.0.0.1:${silent.port}`, { UPSTREAM_TIMEOUT_MS: '2000' });
     const res = await login(rig);
@@ -182,28 +265,35 @@ describe('TigerGraph faults', () => {
     expectNoStacks(rig);
   });
 
-  it("when TG_RESTPP_URL's host does not resolve, then the log names tigergraph_dns and the setting", async () => {
+  const data = { answer: { status: 502, code: 'upstream_unavailable' }, check: 'upstream', gating: true };
+
+  it("when TG_RESTPP_URL's host does not resolve, then the log and /readyz name tigergraph_dns and the setting", async () => {
     const rig = await rigAt('http://tigergraph-bff-test.invalid:9000');
-    const res = await login(rig);
-    expect(res).toMatchObject({ status: 502, code: 'upstream_unavailable' });
-    const line = await until('the DNS line', () => linesOf(rig).find((l) => l.fault === 'tigergraph_dns'));
-    expect(line).toMatchObject({ address: 'http://tigergraph-bff-test.invalid:9000', setting: 'TG_RESTPP_URL' });
-    expect(['ENOTFOUND', 'EAI_AGAIN']).toContain(line.code);
-    expect(String(line.hint)).toContain('does not resolve');
-    expectNoStacks(rig);
+    await expectNamed(rig, {
+      ...data,
+      fault: 'tigergraph_dns',
+      address: 'http://tigergraph-bff-test.invalid:9000',
+      setting: 'TG_RESTPP_URL',
+      hint: 'does not resolve',
+      reason: 'host name not found',
+      codes: ['ENOTFOUND', 'EAI_AGAIN'],
+    });
   });
 
-  it('when TG_RESTPP_URL says https to a plain-http port, then the log names tigergraph_tls with TG_CA_FILE', async () => {
+  it('when TG_RESTPP_URL says https to a plain-http port, then the log and /readyz name tigergraph_tls with TG_CA_FILE', async () => {
     const plain = await rigWith({});
     rigs.push(plain);
     // The simulator's own data port speaks plain http.
-    const rig = await rigAt(plain.sim.restppUrl.replace(/^http:/, 'https:'));
-    const res = await login(rig);
-    expect(res).toMatchObject({ status: 502, code: 'upstream_unavailable' });
-    const line = await until('the TLS line', () => linesOf(rig).find((l) => l.fault === 'tigergraph_tls'));
-    expect(line).toMatchObject({ setting: 'TG_RESTPP_URL, TG_CA_FILE' });
-    expect(String(line.hint)).toContain('right scheme for that port');
-    expectNoStacks(rig);
+    const url = plain.sim.restppUrl.replace(/^http:/, 'https:');
+    const rig = await rigAt(url);
+    await expectNamed(rig, {
+      ...data,
+      fault: 'tigergraph_tls',
+      address: new URL(url).origin,
+      setting: 'TG_RESTPP_URL, TG_CA_FILE',
+      hint: 'right scheme for that port',
+      reason: 'TLS handshake failed',
+    });
   });
 
   it('when TigerGraph answers, then start-up logs it reachable with the version line its answer shows', async () => {
@@ -218,5 +308,84 @@ describe('TigerGraph faults', () => {
     const ready = await rig.agent().get('/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body).not.toHaveProperty('details');
+  });
+});
+
+// TigerGraph's admin server (GSQL): where 4.1+ asks for tokens (and password logins go, any version). A 4.1
+// simulator's data server answers; only TG_GSQL_URL is wrong. /readyz reports the admin server without going
+// unready (every replica shares it; live sessions do not need it), as it does the IdP.
+describe("TigerGraph's admin server faults", () => {
+  const rigs: Rig[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const rig of rigs) await rig.close();
+    for (const close of closers) await close();
+  });
+  const rigAt = async (gsqlUrl: string, env: Record<string, string> = {}) => {
+    const rig = await rigWith({ sim: { version: '4.1.0' }, gsqlUrl, env });
+    rigs.push(rig);
+    return rig;
+  };
+  const admin = { answer: { status: 502, code: 'upstream_unavailable' }, check: 'admin', gating: false };
+
+  it('when nothing listens at TG_GSQL_URL, then a 4.1 login is 502 and the log and /readyz name tigergraph_admin_refused', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const rig = await rigAt(url);
+    await expectNamed(rig, {
+      ...admin,
+      fault: 'tigergraph_admin_refused',
+      address: url,
+      setting: 'TG_GSQL_URL',
+      hint: `nothing accepts connections at ${url}`,
+      reason: 'connection refused',
+      codes: ['ECONNREFUSED'],
+    });
+    // The data server is fine, and readiness says so.
+    expect((await rig.agent().get('/readyz')).body.checks).toMatchObject({ store: 'ok', upstream: 'ok' });
+  });
+
+  it('when TG_GSQL_URL accepts and never answers, then a 4.1 login is 504 and the log and /readyz name tigergraph_admin_timeout', async () => {
+    const silent = await startSilentServer();
+    closers.push(silent.close);
+    const url = `http://127.0.0.1:${silent.port}`;
+    const rig = await rigAt(url, { UPSTREAM_TIMEOUT_MS: '2000' });
+    await expectNamed(rig, {
+      ...admin,
+      answer: { status: 504, code: 'upstream_timeout' },
+      fault: 'tigergraph_admin_timeout',
+      address: url,
+      setting: 'TG_GSQL_URL',
+      hint: 'did not answer in time',
+      reason: 'no answer in time',
+    });
+  });
+
+  it("when TG_GSQL_URL's host does not resolve, then a 4.1 login is 502 and the log and /readyz name tigergraph_admin_dns", async () => {
+    const url = 'http://gsql.tigergraph-bff-test.invalid:14240';
+    const rig = await rigAt(url);
+    await expectNamed(rig, {
+      ...admin,
+      fault: 'tigergraph_admin_dns',
+      address: url,
+      setting: 'TG_GSQL_URL',
+      hint: 'does not resolve',
+      reason: 'host name not found',
+      codes: ['ENOTFOUND', 'EAI_AGAIN'],
+    });
+  });
+
+  it('when TG_GSQL_URL says https to a plain-http port, then the log and /readyz name tigergraph_admin_tls with TG_CA_FILE', async () => {
+    const plain = await rigWith({});
+    rigs.push(plain);
+    const url = new URL(plain.sim.gsqlUrl.replace(/^http:/, 'https:')).origin;
+    const rig = await rigAt(url);
+    await expectNamed(rig, {
+      ...admin,
+      fault: 'tigergraph_admin_tls',
+      address: url,
+      setting: 'TG_GSQL_URL, TG_CA_FILE',
+      hint: 'right scheme for that port',
+      reason: 'TLS handshake failed',
+    });
   });
 });

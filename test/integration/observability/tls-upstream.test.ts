@@ -66,7 +66,7 @@ describe('when TigerGraph is reached over https with a private CA', () => {
     expect(echo.body.message).toBe('Hello GSQL');
     const ready = await agent.get('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body.checks).toEqual({ store: 'ok', upstream: 'ok' });
+    expect(ready.body.checks).toEqual({ store: 'ok', upstream: 'ok', admin: 'ok' });
     expect((await agent.post('/auth/logout')).status).toBe(204);
     expect((await agent.get('/api/echo')).status).toBe(401);
 

@@ -92,7 +92,7 @@ export async function startSsoService(options: {
       ...(options.gsqlUrl && { gsqlUrl: options.gsqlUrl }),
       version: config.tigergraph.version,
     },
-    logger: createLogger({ level: 'debug', destination: sink }),
+    logger: createLogger({ level: config.logLevel, destination: sink }),
     audit: createAudit({ destination: { write: (line: string) => void (auditText += line) } }),
     instanceId: randomUUID(),
     ...(options.now && { now: options.now }),

@@ -85,6 +85,30 @@ describe('dependency faults: what a line says', () => {
     });
   });
 
+  it("when TG_GSQL_URL is unset, then the admin server is TG_RESTPP_URL's origin and both settings are named", () => {
+    const derived = dependencyTargets({
+      redis: { mode: 'memory', prefix: 'p:' },
+      restppUrl: 'https://tg.example.com/restpp',
+    });
+    expect(targets.tigergraph_admin).toMatchObject({ address: 'https://tg.example.com', setting: 'TG_GSQL_URL' });
+    expect(derived.tigergraph_admin).toMatchObject({
+      address: 'https://tg.example.com',
+      setting: 'TG_GSQL_URL, TG_RESTPP_URL',
+    });
+    expect(describeFault('tigergraph_admin', derived.tigergraph_admin!, coded('ECONNREFUSED'))).toMatchObject({
+      fault: 'tigergraph_admin_refused',
+      setting: 'TG_GSQL_URL, TG_RESTPP_URL',
+    });
+  });
+
+  it("when the IdP's TLS handshake fails, then the setting names NODE_EXTRA_CA_CERTS, where its private CA goes", () => {
+    expect(describeFault('idp', targets.idp!, coded('DEPTH_ZERO_SELF_SIGNED_CERT'))).toMatchObject({
+      fault: 'idp_tls',
+      setting: 'OIDC_ISSUER, NODE_EXTRA_CA_CERTS',
+      hint: expect.stringContaining('a private CA goes in NODE_EXTRA_CA_CERTS'),
+    });
+  });
+
   it('when Redis refuses the credentials, then the setting names the credential settings', () => {
     expect(describeFault('redis', targets.redis!, new Error('WRONGPASS invalid'))).toMatchObject({
       fault: 'redis_auth',

@@ -26,6 +26,13 @@ describe('mapUpstreamError', () => {
     expect(err.cause).toBeInstanceOf(TigerGraphError);
   });
 
+  it("when the token call went to the admin server (4.1+), then a transport fault is that server's", () => {
+    const err = mapUpstreamError(new TigerGraphError('unreachable', 'connect ECONNREFUSED'), 'login', 'admin');
+    expect(err).toMatchObject({ code: 'upstream_unavailable', dependency: 'tigergraph_admin' });
+    expect((err as AppError).message).toBe('The admin server is unavailable');
+    expect(mapped('unreachable', 'login')).toMatchObject({ dependency: 'tigergraph' });
+  });
+
   it('when authentication is disabled, then the message says so', () => {
     expect(mapped('auth_disabled', 'login').message).toMatch(/authentication is disabled/i);
   });
