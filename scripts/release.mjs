@@ -149,8 +149,16 @@ function lockEntries(base, deps) {
 }
 
 /** A lock file whose root is `root` (a package.json's fields) and whose entries are `packages`. */
-const lockFile = (root, packages) =>
-  `${JSON.stringify({ name: root.name, version: root.version, lockfileVersion: 3, requires: true, packages: { '': root, ...packages } }, null, 2)}\n`;
+function lockFile(root, packages) {
+  const file = {
+    name: root.name,
+    version: root.version,
+    lockfileVersion: 3,
+    requires: true,
+    packages: { '': root, ...packages },
+  };
+  return `${JSON.stringify(file, null, 2)}\n`;
+}
 
 /**
  * An empty project whose lock file holds the package's runtime dependencies at this repository's versions

@@ -43,7 +43,12 @@ const ENV: Record<string, string> = {
 
 /** A command the docs give, in `cwd`, with only `env` beyond PATH and HOME. */
 const sh = (cwd: string, command: string, args: string[], env: Record<string, string> = {}) =>
-  execFileAsync(command, args, { cwd, env: { ...ENV, ...env }, maxBuffer: 16 * 1024 * 1024 });
+  execFileAsync(command, args, { cwd, env: { ...ENV, ...env }, maxBuffer: 16 * 1024 * 1024 }).catch(
+    (err: Error & { stdout?: string; stderr?: string }) => {
+      err.message += `\n${err.stdout ?? ''}${err.stderr ?? ''}`;
+      throw err;
+    },
+  );
 
 /** `npm install <specs>` as the docs say it, offline (see above). */
 async function npmInstall(cwd: string, specs: string[]): Promise<void> {
@@ -59,7 +64,12 @@ class Running {
   readonly proc: ChildProcess;
   out = '';
   constructor(cwd: string, command: string, args: string[], env: Record<string, string>) {
-    this.proc = spawn(command, args, { cwd, env: { ...ENV, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawn(command, args, {
+      cwd,
+      env: { ...ENV, ...env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.proc.stdout!.on('data', (chunk: Buffer) => (this.out += chunk.toString()));
     this.proc.stderr!.on('data', (chunk: Buffer) => (this.out += chunk.toString()));
   }

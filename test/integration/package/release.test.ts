@@ -101,7 +101,7 @@ describe('npm run release: one folder to install from', () => {
     expect(components.map((c) => c.replace(/@[^@]+$/, ''))).toEqual(['undici']);
   });
 
-  it('when the example app is extracted, then it is the example's source with a lock file of its dependencies', async () => {
+  it("when the example app is extracted, then it is the example's source with a lock file of its dependencies", async () => {
     const { stdout } = await run('tar', ['-tzf', path.join(out, EXAMPLE)]);
     const files = stdout.split('\n').filter((f) => f && !f.endsWith('/'));
     expect(files).toEqual(expect.arrayContaining(['react-vite/package.json', 'react-vite/package-lock.json']));
