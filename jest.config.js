@@ -6,6 +6,8 @@ import { availableParallelism } from 'node:os';
 const BUILD_DIST = '<rootDir>/test/jest/build-dist.js';
 // dist/ and dist-bench/ (the bench's smoke tests); a path of its own: jest runs each globalSetup path once.
 const BUILD_DIST_AND_BENCH = '<rootDir>/test/jest/build-dist-bench.js';
+// Removes the run's release folder (test/helpers/release-folder.ts), which integration and e2e tests share.
+const REMOVE_RELEASE = '<rootDir>/test/jest/remove-release.js';
 
 /** @param {string} name @param {import('jest').Config} extra @returns {import('jest').Config} */
 const project = (name, extra = {}) => ({
@@ -30,8 +32,8 @@ export default {
   projects: [
     project('unit'),
     // Their tests start dist/main.js, the CLI or the simulator as child processes: build dist/ first.
-    project('integration', { globalSetup: BUILD_DIST_AND_BENCH }),
-    project('e2e', { globalSetup: BUILD_DIST }),
+    project('integration', { globalSetup: BUILD_DIST_AND_BENCH, globalTeardown: REMOVE_RELEASE }),
+    project('e2e', { globalSetup: BUILD_DIST, globalTeardown: REMOVE_RELEASE }),
     project('property'),
   ],
   // Long files first, from recorded times where jest has none (a fresh clone): test/jest/sequencer.js.

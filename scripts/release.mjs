@@ -2,7 +2,8 @@
 // --out DIR): a tarball of each package (the service, @tigergraph-bff/client, @tigergraph-bff/browser,
 // @tigergraph-bff/codegen), the container image saved as a tarball when a container engine answers
 // (skipped with a line saying so otherwise, or with --no-image), a CycloneDX SBOM of each package's runtime
-// dependencies, and SHA256SUMS over all of it (`sha256sum -c SHA256SUMS` checks them). docs/install.md.
+// dependencies, the example app's source (examples/react-vite, with a lock file) and SHA256SUMS over all of
+// it (`sha256sum -c SHA256SUMS` checks them). docs/install.md.
 //
 // Each SBOM is `npm sbom` of an empty project that installed that package's tarball (and its sibling
 // tarballs it depends on) with dev dependencies left out: exactly what `npm install <tarball>` brings, not
@@ -10,7 +11,7 @@
 // a lock file seeded from this repository's, so the versions are the tested ones.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,8 +43,30 @@ for (const dir of PACKAGES) {
   say(`pack: ${info.filename} (${info.files.length} files)`);
 }
 
-// 2. The SBOMs: one empty project per package, its tarball installed, `npm sbom` of that.
+// This repository's lock: the tested versions the example's lock file and the SBOMs' projects name.
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')).packages;
+
+// 1b. The example app (examples/react-vite): its source as its package.json's `files` names it, and a lock
+// file of its dependencies at the versions tested here, in a tarball a developer extracts (not an npm
+// package): `tar -xzf` gives react-vite/, whose README says the rest (the two frontend tarballs above are
+// what it installs from this folder).
+const EXAMPLE = 'examples/react-vite';
+const exampleFile = `tigergraph-bff-example-react-vite-${version}.tar.gz`;
+const stage = mkdtempSync(join(tmpdir(), 'tgbff-example-'));
+try {
+  const [listed] = JSON.parse(npm(['pack', '--dry-run', '--ignore-scripts', '--json'], join(ROOT, EXAMPLE)));
+  for (const { path } of listed.files) cpSync(join(ROOT, EXAMPLE, path), join(stage, 'react-vite', path));
+  const app = manifest(EXAMPLE);
+  const root = { name: app.name, version: app.version, license: app.license, devDependencies: app.devDependencies };
+  const entries = lockEntries(EXAMPLE, Object.keys(app.devDependencies));
+  writeFileSync(join(stage, 'react-vite', 'package-lock.json'), lockFile(root, entries));
+  execFileSync('tar', ['-czf', join(out, exampleFile), '-C', stage, 'react-vite']);
+  say(`example: ${exampleFile} (${listed.files.length + 1} files; tar -xzf it)`);
+} finally {
+  rmSync(stage, { recursive: true, force: true });
+}
+
+// 2. The SBOMs: one empty project per package, its tarball installed, `npm sbom` of that.
 for (const dir of PACKAGES) {
   const { name } = manifest(dir);
   const tarballs = [packed.get(name), ...siblingsOf(dir).map((s) => packed.get(s))];
@@ -93,22 +116,19 @@ function siblingsOf(dir) {
 }
 
 /**
- * An empty project whose lock file holds the package's runtime dependencies at this repository's versions
- * (every non-dev, non-workspace entry of package-lock.json the package's closure reaches): with it,
- * `npm install --offline` needs no registry, only the cache.
+ * The package-lock.json entries that `deps`, needed by the package at `base` ('' for the root), reach in this
+ * repository's lock: each dependency where npm's resolution finds it (nested under the one that needs it,
+ * else under its parents, else on top), with its own dependencies, optional ones included (every
+ * platform's binaries: npm picks one when it installs). Workspace links are left out (their tarballs stand
+ * in). Keys are made relative to `base`, as the lock of a project of its own has them.
  */
-function seed(project, dir) {
+function lockEntries(base, deps) {
   const packages = {};
-  // npm's resolution: the dependency nested under the one that needs it, else under its parents, else on top.
   const resolveKey = (from, dep) => {
-    for (
-      let base = from;
-      ;
-      base = base.includes('/node_modules/') ? base.slice(0, base.lastIndexOf('/node_modules/')) : ''
-    ) {
-      const key = `${base ? `${base}/` : ''}node_modules/${dep}`;
+    for (let at = from; ; at = at.includes('/node_modules/') ? at.slice(0, at.lastIndexOf('/node_modules/')) : '') {
+      const key = `${at ? `${at}/` : ''}node_modules/${dep}`;
       if (lock[key]) return key;
-      if (!base) return undefined;
+      if (!at) return undefined;
     }
   };
   const add = (from, dep) => {
@@ -118,14 +138,40 @@ function seed(project, dir) {
     packages[key] = entry;
     for (const next of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) add(key, next);
   };
-  for (const d of [dir, ...siblingsOf(dir).map((n) => PACKAGES.find((p) => manifest(p).name === n))])
-    for (const dep of Object.keys(manifest(d).dependencies ?? {})) add('', dep);
+  for (const dep of deps) add(base, dep);
+  const rebased = {};
+  for (const [key, entry] of Object.entries(packages)) {
+    const own = base && key.startsWith(`${base}/`) ? key.slice(base.length + 1) : key;
+    if (rebased[own]) throw new Error(`${base}: ${own} is in the lock twice, at two places; cannot flatten it`);
+    rebased[own] = entry;
+  }
+  return rebased;
+}
+
+/** A lock file whose root is `root` (a package.json's fields) and whose entries are `packages`. */
+function lockFile(root, packages) {
+  const file = {
+    name: root.name,
+    version: root.version,
+    lockfileVersion: 3,
+    requires: true,
+    packages: { '': root, ...packages },
+  };
+  return `${JSON.stringify(file, null, 2)}\n`;
+}
+
+/**
+ * An empty project whose lock file holds the package's runtime dependencies at this repository's versions
+ * (every non-dev, non-workspace entry of package-lock.json the package's closure reaches): with it,
+ * `npm install --offline` needs no registry, only the cache.
+ */
+function seed(project, dir) {
+  const deps = [dir, ...siblingsOf(dir).map((n) => PACKAGES.find((p) => manifest(p).name === n))].flatMap((d) =>
+    Object.keys(manifest(d).dependencies ?? {}),
+  );
   const root = { name: 'tgbff-release-sbom', version: '0.0.0', private: true };
   writeFileSync(join(project, 'package.json'), JSON.stringify(root));
-  writeFileSync(
-    join(project, 'package-lock.json'),
-    JSON.stringify({ name: root.name, lockfileVersion: 3, requires: true, packages: { '': root, ...packages } }),
-  );
+  writeFileSync(join(project, 'package-lock.json'), lockFile(root, lockEntries('', deps)));
 }
 
 /** Offline from the cache; a cache emptied since `npm ci` falls back to the registry. */

@@ -24,36 +24,51 @@ export const npm = (args: string[], cwd: string) => run('npm', args, { cwd, maxB
  * registry for each package's version list, which the cache does not hold).
  */
 export async function seedConsumer(dir: string, opts: { name: string; runtime: string[] | 'all'; dev: string[] }) {
-  const lock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
-    packages: Record<string, LockEntry>;
-  };
+  const { lock, packages } = await repositoryEntries(opts.runtime, opts.dev);
+  const devDependencies = Object.fromEntries(opts.dev.map((n) => [n, lock[`node_modules/${n}`]!.version!]));
+  const root = { name: opts.name, private: true, type: 'module', devDependencies };
+  await writeFile(path.join(dir, 'package.json'), JSON.stringify(root, null, 2));
+  await writeLock(dir, root, packages);
+}
+
+/**
+ * The registry's stand-in for a project that has its package.json already (`npm init -y`): a lockfile of
+ * every production entry of this repository's, so that installing the service's tarballs there with
+ * `--offline` resolves each dependency from the lock and fetches it from the npm cache.
+ */
+export async function seedLockForService(dir: string): Promise<void> {
+  const root = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+  await writeLock(dir, root, (await repositoryEntries('all', [])).packages);
+}
+
+async function repositoryEntries(runtime: string[] | 'all', dev: string[]) {
+  const lock = (
+    JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, LockEntry>;
+    }
+  ).packages;
   const packages: Record<string, LockEntry> = {};
   const addWithDependencies = (name: string): void => {
     const key = `node_modules/${name}`;
-    const entry = lock.packages[key];
+    const entry = lock[key];
     if (!entry || packages[key]) return;
     packages[key] = entry;
     for (const dep of Object.keys(entry.dependencies ?? {})) addWithDependencies(dep);
   };
-  if (opts.runtime === 'all') {
+  if (runtime === 'all') {
     // Workspace links (the client package) come from their own tarball instead.
-    for (const [key, entry] of Object.entries(lock.packages))
+    for (const [key, entry] of Object.entries(lock))
       if (key.startsWith('node_modules/') && !entry.dev && !entry.link) packages[key] = entry;
   } else {
-    opts.runtime.forEach(addWithDependencies);
+    runtime.forEach(addWithDependencies);
   }
-  opts.dev.forEach(addWithDependencies);
-  const devDependencies = Object.fromEntries(opts.dev.map((n) => [n, lock.packages[`node_modules/${n}`]!.version!]));
-  const root = { name: opts.name, private: true, type: 'module', devDependencies };
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify(root, null, 2));
-  await writeFile(
-    path.join(dir, 'package-lock.json'),
-    JSON.stringify(
-      { name: root.name, lockfileVersion: 3, requires: true, packages: { '': root, ...packages } },
-      null,
-      2,
-    ),
-  );
+  dev.forEach(addWithDependencies);
+  return { lock, packages };
+}
+
+async function writeLock(dir: string, root: Record<string, unknown>, packages: Record<string, LockEntry>) {
+  const lockFile = { name: root.name, lockfileVersion: 3, requires: true, packages: { '': root, ...packages } };
+  await writeFile(path.join(dir, 'package-lock.json'), JSON.stringify(lockFile, null, 2));
 }
 
 /** Packs the package at `packageDir` (already built: no prepack) into `into`; its file name and file list. */

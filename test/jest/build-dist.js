@@ -79,6 +79,9 @@ async function unlessUnchanged(stamp, fingerprintNow, make) {
 }
 
 export default async function buildDist() {
+  // Names this jest run for its workers (forked after the globalSetup, with its environment): the test files
+  // that install from a release share one folder per run (test/helpers/release-folder.ts).
+  process.env.TGBFF_TEST_RUN ??= `${process.pid}-${Date.now()}`;
   // npm run build's own script: into a fresh directory, swapped in, the CLI bin made executable.
   await unlessUnchanged(STAMP, fingerprint, () => node(['scripts/build.mjs']));
 }

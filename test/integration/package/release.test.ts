@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { installTarballs, npm, seedConsumer } from '../../helpers/consumer-project.js';
+import { releaseFolder } from '../../helpers/release-folder.js';
 
 // Issue 41: `npm run release` (scripts/release.mjs) writes one folder a team installs from. Here: its files and
 // checksums; each tarball installed into an empty project with no registry beyond the npm cache (a lock file
 // seeded with the tested versions); the service's CLI answering --version and the generator --help from
-// there; and each CycloneDX SBOM listing exactly what installing that package brought. The image is left
-// out (--no-image): no container engine runs here; the script says so when it skips it.
+// there; each CycloneDX SBOM listing exactly what installing that package brought; and the example app's
+// source with its lock file (test/e2e/react-example.test.ts builds and runs it from there). The image is left
+// out (--no-image): no container engine runs here; the script says so when it skips it. The folder is made
+// once per jest run and shared with that e2e test (test/helpers/release-folder.ts).
 const run = promisify(execFile);
 const ROOT = path.resolve('.');
 const VERSION = (JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -19,21 +22,15 @@ const TARBALLS = {
   browser: `tigergraph-bff-browser-${VERSION}.tgz`,
   codegen: `tigergraph-bff-codegen-${VERSION}.tgz`,
 };
+const EXAMPLE = `tigergraph-bff-example-react-vite-${VERSION}.tar.gz`;
 
 let work: string;
 let out: string;
 let printed: string;
 beforeAll(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'tgbff-release-'));
-  out = path.join(work, 'release');
-  // dist/ and the packages' dist/ were built by jest's globalSetup.
-  printed = (
-    await run(process.execPath, ['scripts/release.mjs', '--skip-build', '--no-image', '--out', out], {
-      cwd: ROOT,
-      maxBuffer: 16 * 1024 * 1024,
-    })
-  ).stdout;
-}, 600_000); // four packs and four offline installs on a slow, busy machine
+  ({ dir: out, printed } = await releaseFolder(path.join(work, 'release')));
+}, 600_000); // four packs and four offline installs on a slow, busy machine (when this file builds it)
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
@@ -72,7 +69,7 @@ async function sbom(tarball: string): Promise<{ subject: string; components: str
 describe('npm run release: one folder to install from', () => {
   it('when it runs, then the folder holds each tarball, each SBOM and SHA256SUMS, which check out', async () => {
     const files = (await readdir(out)).sort();
-    const expected = Object.values(TARBALLS).flatMap((t) => [t, t.replace(/\.tgz$/, '.cdx.json')]);
+    const expected = [...Object.values(TARBALLS).flatMap((t) => [t, t.replace(/\.tgz$/, '.cdx.json')]), EXAMPLE];
     expect(files).toEqual([...expected, 'SHA256SUMS'].sort());
     const { stdout } = await run('sha256sum', ['-c', 'SHA256SUMS'], { cwd: out });
     expect(stdout.trim().split('\n').sort()).toEqual(expected.map((f) => `${f}: OK`).sort());
@@ -102,5 +99,27 @@ describe('npm run release: one folder to install from', () => {
     expect(subject).toBe(`@tigergraph-bff/client@${VERSION}`);
     expect(components).toEqual(tree.filter((p) => p !== subject));
     expect(components.map((c) => c.replace(/@[^@]+$/, ''))).toEqual(['undici']);
+  });
+
+  it("when the example app is extracted, then it is the example's source with a lock file of its dependencies", async () => {
+    const { stdout } = await run('tar', ['-tzf', path.join(out, EXAMPLE)]);
+    const files = stdout.split('\n').filter((f) => f && !f.endsWith('/'));
+    expect(files).toEqual(expect.arrayContaining(['react-vite/package.json', 'react-vite/package-lock.json']));
+    expect(files).toEqual(expect.arrayContaining(['react-vite/README.md', 'react-vite/src/queries.ts']));
+    expect(files.filter((f) => /node_modules|\/dist\//.test(f))).toEqual([]);
+    await run('tar', ['-xzf', path.join(out, EXAMPLE), '-C', work]);
+    const lock = JSON.parse(await readFile(path.join(work, 'react-vite/package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version?: string }>;
+    };
+    const top = Object.keys(lock.packages)
+      .filter((k) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(k))
+      .map((k) => k.slice('node_modules/'.length));
+    // Every dependency the example names, except the two it installs from this folder's tarballs.
+    const { devDependencies } = JSON.parse(await readFile(path.join(work, 'react-vite/package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
+    for (const dep of Object.keys(devDependencies).filter((d) => !d.startsWith('@tigergraph-bff/')))
+      expect(top).toContain(dep);
+    expect(Object.keys(lock.packages).filter((k) => k.includes('@tigergraph-bff/'))).toEqual([]);
   });
 });
