@@ -18,6 +18,8 @@ const INPUTS = [
   'packages/client/package.json',
   'packages/browser/tsconfig.build.json',
   'packages/browser/package.json',
+  'packages/codegen/tsconfig.build.json',
+  'packages/codegen/package.json',
   'scripts/build.mjs',
   // Bundles the entries the child processes run (dist/bundle/).
   'scripts/bundle.mjs',
@@ -30,6 +32,8 @@ const INPUTS = [
 const TREES = [
   ['packages/client/src', 'packages/client/dist'],
   ['packages/browser/src', 'packages/browser/dist'],
+  // The service's `tgbff codegen` imports the generator's build: a change only there must rebuild too.
+  ['packages/codegen/src', 'packages/codegen/dist'],
   ['src', 'dist'],
 ];
 
