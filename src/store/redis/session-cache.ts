@@ -4,8 +4,8 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../observability/logger.js';
 import type { SessionKeys } from '../keys.js';
 import type { Guard, SessionCacheMetrics } from '../store-error.js';
-import { failFastWhileSilent, metSilence, replyBeforeTimeout } from './command-timeout.js';
-import { connectAgainWhenEnded } from './connect-again.js';
+import { metSilence } from './command-timeout.js';
+import { openCacheConnections } from './connections.js';
 
 /** The channel Redis pushes invalidations to for a RESP2 client (CLIENT TRACKING … REDIRECT). */
 export const INVALIDATE_CHANNEL = '__redis__:invalidate';
@@ -100,21 +100,9 @@ export function createSessionCache(deps: {
   /** The current subscriber connection's id, once it is subscribed; cleared when it closes. */
   let subscribed: string | undefined;
 
-  const tracker = redis.duplicate({ lazyConnect: true, enableOfflineQueue: false, connectionName: 'tgbff-tracked' });
-  const invalidations = redis.duplicate({
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    autoResubscribe: false,
-    connectionName: 'tgbff-invalidations',
-  });
-  // Their command timeout, like the main connection's, lets a reply already received win (a heartbeat
-  // answered while the event loop was busy must not flush the cache); once one timed out, the next fail
-  // at once until Redis answers again.
-  failFastWhileSilent(tracker, replyBeforeTimeout(tracker, { logger, connection: 'session-cache-tracked' }));
-  failFastWhileSilent(
-    invalidations,
-    replyBeforeTimeout(invalidations, { logger, connection: 'session-cache-invalidations' }),
-  );
+  // Built in connections.ts: duplicates of `redis`, a reply received wins over the command timeout, fail
+  // fast while silent, connected again if ioredis ends them by itself.
+  const { tracker, invalidations } = openCacheConnections(redis, () => closed, logger);
   const probePrefix = keys.cacheProbe('');
   const probeTimeoutMs = options.probeTimeoutMs ?? 2000;
   const connections = [redis, tracker, invalidations];
@@ -254,12 +242,6 @@ export function createSessionCache(deps: {
     connection.on('close', lost('connection closed'));
     connection.on('ready', () => void setUp());
   }
-  // ioredis wants an 'error' listener on every client; the main one logs outages, these need not.
-  tracker.on('error', NOOP);
-  invalidations.on('error', NOOP);
-  // Ended by ioredis itself, they would stay down, and the cache bypassed for good: connected again.
-  connectAgainWhenEnded(tracker, () => closed, logger, 'session-cache-tracked');
-  connectAgainWhenEnded(invalidations, () => closed, logger, 'session-cache-invalidations');
 
   const heartbeat = setInterval(() => {
     if (!ready) return;
