@@ -96,7 +96,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
       ? createSessionCache({
           redis,
           keys,
-          direct: (sid) => readSessionPair(redis, keys, guard, sid),
+          direct: (sid, call) => readSessionPair(redis, keys, guard, sid, call),
           guard,
           options: options.sessionCache,
           ...(options.metrics?.sessionCache && { metrics: options.metrics.sessionCache }),

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../observability/logger.js';
 import type { SessionKeys } from '../keys.js';
 import type { Guard, SessionCacheMetrics } from '../store-error.js';
+import type { StoreCall } from '../store-call.js';
 import { metSilence } from './command-timeout.js';
 import { openCacheConnections } from './connections.js';
 
@@ -30,7 +31,7 @@ export type SessionPair = [string | null, string | null];
 
 export interface SessionCache {
   /** The session and its tombstone: from memory when warm and tracked, else read (and tracked) from Redis. */
-  read(sid: string): Promise<SessionPair>;
+  read(sid: string, call?: StoreCall): Promise<SessionPair>;
   /** This instance writes the session or its tombstone: drop it now (before and after the write). */
   forget(sid: string): void;
   /** True while tracking is established and the cache serves. */
@@ -77,7 +78,7 @@ export function createSessionCache(deps: {
   redis: Redis;
   keys: SessionKeys;
   /** The read without the cache (the hot path's MGET on the main connection). */
-  direct: (sid: string) => Promise<SessionPair>;
+  direct: (sid: string, call?: StoreCall) => Promise<SessionPair>;
   /** The stores' guard: a tracked read Redis did not answer fails through it (503 store_unavailable). */
   guard: Guard;
   options: SessionCacheOptions;
@@ -283,14 +284,14 @@ export function createSessionCache(deps: {
    * the cache. Redis up but not answering (the read timed out, or its connection is silent since one did):
    * the request answers 503 now, not after a second command timeout on the main connection.
    */
-  const fallBack = (sid: string, err: unknown): Promise<SessionPair> =>
-    metSilence(err) ? guard(() => Promise.reject(err as Error)) : direct(sid);
+  const fallBack = (sid: string, err: unknown, call: StoreCall | undefined): Promise<SessionPair> =>
+    metSilence(err) ? guard(() => Promise.reject(err as Error)) : direct(sid, call);
 
   return {
-    async read(sid) {
+    async read(sid, call) {
       if (!ready) {
         metrics?.lookups.inc({ result: 'bypass' });
-        return direct(sid);
+        return direct(sid, call);
       }
       const hit = cache.get(sid);
       if (hit !== undefined) {
@@ -302,7 +303,7 @@ export function createSessionCache(deps: {
       const current = pending.get(sid);
       if (current && !current.invalidated && current.epoch === epoch) {
         metrics?.lookups.inc({ result: 'shared' });
-        return current.answer.catch((err: unknown) => fallBack(sid, err));
+        return current.answer.catch((err: unknown) => fallBack(sid, err, call));
       }
       metrics?.lookups.inc({ result: 'miss' });
       const flight: Flight = { answer: Promise.resolve([null, null]), epoch, invalidated: false };
@@ -311,7 +312,7 @@ export function createSessionCache(deps: {
       try {
         return await flight.answer;
       } catch (err) {
-        return fallBack(sid, err);
+        return fallBack(sid, err, call);
       } finally {
         if (pending.get(sid) === flight) pending.delete(sid);
       }
