@@ -12,14 +12,13 @@ import { createMemoryTombstones } from './memory/tombstones.js';
 import { createMemoryOidcStores } from './memory/oidc-stores.js';
 import { createMemorySecretDrops } from './memory/secret-drops.js';
 import { Cluster } from 'ioredis';
-import { createRedisClient, type RedisClient } from './redis/client.js';
-import { failFastWhileSilent, replyBeforeTimeout } from './redis/command-timeout.js';
-import { rideOutFailover, type FailoverWait } from './redis/failover-wait.js';
+import type { RedisClient } from './redis/client.js';
+import { keepConnected, openConnection } from './redis/connections.js';
+import type { FailoverWait } from './redis/failover-wait.js';
 import { watchSlotMasters } from './redis/slot-masters.js';
 import { createRedisOidcStores } from './redis/oidc-stores.js';
 import { createRedisSecretDrops } from './redis/secret-drops.js';
 import { connectOrGoOn } from './redis/startup.js';
-import { connectAgainWhenEnded } from './redis/connect-again.js';
 import { createRedisCredentialSessions } from './redis/credential-sessions.js';
 import { createRedisDueQueue } from './redis/due-queue.js';
 import { createRedisLeaseStore } from './redis/lease.js';
@@ -86,8 +85,8 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
   let closing = false;
   const isClosing = (): boolean => closing;
   const stopRestarts = [
-    connectAgainWhenEnded(redis, isClosing, logger),
-    ...(acks ? [connectAgainWhenEnded(acks.redis, isClosing, logger, 'replica-acks')] : []),
+    keepConnected(redis, 'main', isClosing, logger),
+    ...(acks ? [keepConnected(acks.redis, 'replica-acks', isClosing, logger)] : []),
   ];
   const alive = hot ? createAliveMarks(hot.clock) : undefined;
   const ended = hot ? createEndedMarks(hot.clock) : undefined;
@@ -97,7 +96,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
       ? createSessionCache({
           redis,
           keys,
-          direct: (sid) => readSessionPair(redis, keys, guard, sid),
+          direct: (sid, call) => readSessionPair(redis, keys, guard, sid, call),
           guard,
           options: options.sessionCache,
           ...(options.metrics?.sessionCache && { metrics: options.metrics.sessionCache }),
@@ -235,12 +234,8 @@ export async function createStores(
   if (config.mode === 'memory')
     return createMemoryStores({ cipher: deps.cipher, sessionFallbackTtlSeconds: settings.idleTimeoutSeconds });
   const faults = deps.faults;
-  const redis = createRedisClient(config, { logger: deps.logger, ...(faults && { faults }) });
-  const silence = replyBeforeTimeout(redis, { logger: deps.logger, connection: 'main' });
   const waiting = { waitMs: config.failoverWaitMs, maxWaiters: config.failoverWaiters };
-  const failover = rideOutFailover(redis, waiting);
-  // Outermost: a frozen Redis costs a request one command timeout, not one per store step.
-  failFastWhileSilent(redis, silence);
+  const { redis, failover } = openConnection(config, 'main', waiting, { logger: deps.logger, faults });
   // A standalone Redis has no automatic failover to lose a tombstone in. Both connect at once.
   const [, replicaAcks] = await Promise.all([
     connectOrGoOn(redis, deps.logger, faults),

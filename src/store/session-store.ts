@@ -1,4 +1,5 @@
 import { ShortCache } from '../cache/short-cache.js';
+import type { StoreCall } from './store-call.js';
 
 /**
  * The session store seam: a stored session is one JSON record per session id, in the shape
@@ -22,8 +23,8 @@ export interface SessionRecord {
   [field: string]: unknown;
 }
 
-/** How a read may be answered. */
-export interface SessionReadOptions {
+/** How a read may be answered, and its caller's signal (store-call.ts). */
+export interface SessionReadOptions extends StoreCall {
   /**
    * Read Redis, not this instance's session cache (store/redis/session-cache.ts), so an end written on another
    * instance is seen however late its invalidation arrives here. Every request but a relayed one reads so

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { traced, type Tracing } from '../../observability/tracing.js';
-import { issuedFor } from '../../store/redis/failover-wait.js';
+import { storeCallOf } from './leave-signal.js';
 import { sessionCookie, storedSession, type CookieSettings } from './session.js';
 import type { SessionGate, SessionContext } from './session-gate.js';
 import type { SessionLookup } from './session-lookup.js';
@@ -114,9 +114,9 @@ export class RequestSession implements SessionWriter {
   private async read(): Promise<StoredSession | null> {
     const sid = this.sid();
     if (sid === null) return null;
-    // Waiting for a lost Redis connection, the read lets go of its slot if the client leaves (failover-wait.ts).
+    // Waiting for a lost Redis connection, the read lets go of its slot if the client leaves (leave-signal.ts).
     const data = await traced(this.tracing, 'session.load', () =>
-      issuedFor(this.res, () => this.sessions.load(sid, this.fromCache)),
+      this.sessions.load(sid, this.fromCache, storeCallOf(this.res)),
     );
     if (data !== null) this.res.once('finish', () => this.ended || this.sessions.touch(sid, data));
     return data;

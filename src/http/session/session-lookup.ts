@@ -1,10 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import type { SessionStore } from '../../store/session-store.js';
+import type { SessionReadOptions, SessionStore } from '../../store/session-store.js';
+import type { StoreCall } from '../../store/store-call.js';
 import { ShortCache } from '../../cache/short-cache.js';
 import type { StoredSession } from '../../sessions/session-data.js';
 import { cookieValue, signSessionId, unsignSessionId } from './signed-cookie.js';
 
 const ignore = (): void => undefined;
+
+/** A read's options; the call's signal is passed on unread (a getter: read only if a command has to wait). */
+const readOptions = (bypassCache: boolean, call: StoreCall | undefined): SessionReadOptions =>
+  call === undefined
+    ? { bypassCache }
+    : {
+        bypassCache,
+        get signal() {
+          return call.signal;
+        },
+      };
 
 /** How long a cookie whose signature checked out is remembered (an HMAC per request showed in the profile). */
 const VERIFIED_MS = 10_000;
@@ -19,9 +31,10 @@ export interface SessionLookup {
   sid(cookieHeader: string | undefined): string | null;
   /**
    * The stored session, or null when there is none (expired or destroyed). A store failure rejects.
-   * `fromCache`: this instance's session cache may answer (the /api lane only; see RequestSession).
+   * `fromCache`: this instance's session cache may answer (the /api lane only; see RequestSession). `call`:
+   * the request's (its signal aborts when the client leaves; store/store-call.ts).
    */
-  load(sid: string, fromCache?: boolean): Promise<StoredSession | null>;
+  load(sid: string, fromCache?: boolean, call?: StoreCall): Promise<StoredSession | null>;
   /** Slides the idle TTL, once the answer is out (the store thins these out). */
   touch(sid: string, data: StoredSession): void;
   destroy(sid: string): Promise<void>;
@@ -52,7 +65,8 @@ export function sessionLookup(options: {
       return sid;
     },
     // The record's `tg` is checked by the gate (absolute timeout, sealed secret) before anything trusts it.
-    load: (sid, fromCache) => store.get(sid, { bypassCache: fromCache !== true }) as Promise<StoredSession | null>,
+    load: (sid, fromCache, call) =>
+      store.get(sid, readOptions(fromCache !== true, call)) as Promise<StoredSession | null>,
     touch(sid, data) {
       store.touch(sid, data).catch(ignore);
     },

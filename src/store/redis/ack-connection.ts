@@ -1,9 +1,9 @@
 import { Cluster } from 'ioredis';
 import type { DependencyFaults } from '../../observability/dependency-faults.js';
 import type { Logger } from '../../observability/logger.js';
-import { createRedisClient, DEFAULT_COMMAND_TIMEOUT_MS, type RedisClient, type RedisConfig } from './client.js';
-import { failFastWhileSilent, replyBeforeTimeout } from './command-timeout.js';
-import { rideOutFailover, type FailoverWait, type FailoverWaitOptions } from './failover-wait.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, type RedisClient, type RedisConfig } from './client.js';
+import { openConnection } from './connections.js';
+import type { FailoverWait, FailoverWaitOptions } from './failover-wait.js';
 import { replicaAck } from './replica-ack.js';
 import { connectOrGoOn } from './startup.js';
 
@@ -14,9 +14,10 @@ import { connectOrGoOn } from './startup.js';
  * requests' session reads) for up to the wait, and a run of logouts stalled the instance. Here the WAITs
  * queue behind one another on their own connection: logouts slow down, nothing else does.
  *
- * Built like the main connection (same settings, so the same master through the same sentinels, or the same
- * Cluster), with the same command timeout (a reply already received wins, command-timeout.ts) and the same
- * failover wait (its pipelines are held while it looks for the new master, within STORE_FAILOVER_WAIT_MS).
+ * Built like the main connection (connections.ts: same settings, so the same master through the same
+ * sentinels, or the same Cluster), with the same command timeout (a reply already received wins,
+ * command-timeout.ts) and the same failover wait (its pipelines are held while it looks for the new master,
+ * within STORE_FAILOVER_WAIT_MS).
  */
 export interface AckConnection {
   redis: RedisClient;
@@ -40,14 +41,13 @@ export interface AckConnectionOptions {
  * without an offline queue, would refuse it at once).
  */
 export async function openAckConnection(config: RedisConfig, options: AckConnectionOptions): Promise<AckConnection> {
-  const logger = options.logger.child({ redisConnection: 'replica-acks' });
   const faults = options.faults;
-  const redis = createRedisClient(config, { logger, ...(faults && { faults }) });
+  const { redis, failover } = openConnection(config, 'replica-acks', options.failover, {
+    logger: options.logger,
+    faults,
+  });
+  const logger = options.logger.child({ redisConnection: 'replica-acks' });
   const commandTimeoutMs = config.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  // The parent logger: the silence lines name the connection themselves (the child's binding would repeat it).
-  const silence = replyBeforeTimeout(redis, { logger: options.logger, connection: 'replica-acks' });
-  const failover = rideOutFailover(redis, options.failover);
-  failFastWhileSilent(redis, silence);
   let everReady = false;
   redis.once('ready', () => {
     everReady = true;

@@ -1,4 +1,5 @@
 import { Command, type Cluster, type Redis } from 'ioredis';
+import type { StoreCall } from '../store-call.js';
 import {
   freshTry,
   isFailoverError,
@@ -10,30 +11,19 @@ import {
   settle,
 } from './reissue.js';
 
-/**
- * The client a store command is issued for: the HTTP response of the request (a `ServerResponse` fits).
- * Read only when a command has to wait, so a ready Redis never looks at it.
- */
-export interface WaitingClient {
-  /** The response went out in full: what is still issued for it (a touch, an audit write) is not abandoned. */
-  readonly writableFinished: boolean;
-  /** The connection is gone (with `writableFinished` false: the client left before its answer). */
-  readonly destroyed: boolean;
-  once(event: 'close', listener: () => void): unknown;
-  off(event: 'close', listener: () => void): unknown;
-}
-
-let issuing: WaitingClient | undefined;
+let issuing: StoreCall | undefined;
 
 /**
- * Issues `issue`'s store commands for `client`: a command that has to wait for a lost connection stops
- * waiting, freeing its slot, and is never sent, when that client leaves. Only commands issued synchronously
- * within `issue` are tied to it (ioredis sends in the call), so the hot path pays two assignments and no
- * async context tracking (AsyncLocalStorage cost about a third more CPU per relayed request on Node 20).
+ * Issues `issue`'s Redis commands for `call` (store-call.ts): a command that has to wait for a lost
+ * connection stops waiting, freeing its slot, and is never sent, once `call.signal` aborts. Called by the
+ * Redis stores around the one ioredis call of an operation (ioredis builds and sends the command within it),
+ * so the hot path pays two assignments and no async context tracking (AsyncLocalStorage cost about a third
+ * more CPU per relayed request on Node 20); `call.signal` is read only when a command has to wait.
  */
-export function issuedFor<T>(client: WaitingClient, issue: () => T): T {
+export function issuedFor<T>(call: StoreCall | undefined, issue: () => T): T {
+  if (call === undefined) return issue();
   const outer = issuing;
-  issuing = client;
+  issuing = call;
   try {
     return issue();
   } finally {
@@ -41,10 +31,7 @@ export function issuedFor<T>(client: WaitingClient, issue: () => T): T {
   }
 }
 
-/** Whether `client` left before its answer was sent. */
-const clientLeft = (client: WaitingClient): boolean => client.destroyed && !client.writableFinished;
-
-/** What a command freed by its client leaving fails with (the request is gone; nobody reads the 503). */
+/** What a command freed by its caller's signal fails with (the request is gone; nobody reads the 503). */
 export class ClientLeftError extends Error {
   constructor() {
     super('the client left while its store command waited for Redis; not sent');
@@ -97,7 +84,7 @@ class Issued {
   lossesAtSend = 0;
   constructor(
     readonly command: Command,
-    readonly scope: WaitingClient | undefined,
+    readonly scope: StoreCall | undefined,
     readonly issuedAt: number,
   ) {
     this.name = command.name;
@@ -133,9 +120,9 @@ const QUIET_MS = 1000;
  *
  * Both stop at `waitMs` after the trouble began (the connection lost, or the first failed try); then the
  * command fails as ioredis failed it, which the stores answer 503. At most `maxWaiters` commands wait or
- * retry at once; beyond, a new one fails at once. A command issued for a request (see `issuedFor`)
- * stops waiting when that request's client leaves: its slot is free at once and it is not sent again
- * (it fails with ClientLeftError). A ready client that answers costs a few closures per command.
+ * retry at once; beyond, a new one fails at once. A command issued for a call (see `issuedFor`) stops
+ * waiting when the call's signal aborts (the request's client left): its slot is free at once and it is
+ * not sent again (it fails with ClientLeftError). A ready client that answers costs a few closures per command.
  */
 export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOptions): FailoverWait {
   const now = options.now ?? Date.now;
@@ -189,15 +176,16 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
     command: Command,
     stream: unknown,
     node: unknown,
-    scope: WaitingClient | undefined,
+    scope: StoreCall | undefined,
     counted: boolean,
   ): Promise<unknown> => {
     if (client.status === 'ready' || !mustWait(command, stream)) return original(command, stream, node);
     if (downSince === undefined) downSince = now();
     const remaining = downSince + options.waitMs - now();
     if (remaining <= 0 || (!counted && waiters >= options.maxWaiters)) return original(command, stream, node);
-    const watched = scope !== undefined && !scope.writableFinished ? scope : undefined;
-    if (watched && clientLeft(watched)) {
+    // Read here, where a command first has to wait (a caller's getter may make it now: store-call.ts).
+    const signal = scope?.signal;
+    if (signal?.aborted === true) {
       command.reject(new ClientLeftError());
       return command.promise;
     }
@@ -206,7 +194,7 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
       if (!wakers.delete(wake)) return false;
       if (!counted) waiters -= 1;
       clearTimeout(timer);
-      watched?.off('close', onLeave);
+      signal?.removeEventListener('abort', onLeave);
       return true;
     };
     // Ready: it goes out now. Still down at the bound, or ended: ioredis refuses it as it did before.
@@ -214,11 +202,11 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
       if (release()) void original(command, stream, node).catch(() => undefined);
     };
     const onLeave = (): void => {
-      if (watched && clientLeft(watched) && release()) command.reject(new ClientLeftError());
+      if (release()) command.reject(new ClientLeftError());
     };
     wakers.add(wake);
     const timer = setTimeout(wake, remaining);
-    watched?.once('close', onLeave);
+    signal?.addEventListener('abort', onLeave, { once: true });
     return command.promise;
   };
 
@@ -275,8 +263,7 @@ export function rideOutFailover(client: Redis | Cluster, options: FailoverWaitOp
     const next = (): void => {
       if (!wakers.delete(next)) return;
       clearTimeout(timer);
-      const scope = issued.scope;
-      if (scope !== undefined && !scope.writableFinished && clientLeft(scope)) {
+      if (issued.scope?.signal?.aborted === true) {
         finish(issued);
         issued.fail(new ClientLeftError());
         return;

@@ -4,8 +4,9 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from '../../observability/logger.js';
 import type { SessionKeys } from '../keys.js';
 import type { Guard, SessionCacheMetrics } from '../store-error.js';
-import { failFastWhileSilent, metSilence, replyBeforeTimeout } from './command-timeout.js';
-import { connectAgainWhenEnded } from './connect-again.js';
+import type { StoreCall } from '../store-call.js';
+import { metSilence } from './command-timeout.js';
+import { openCacheConnections } from './connections.js';
 
 /** The channel Redis pushes invalidations to for a RESP2 client (CLIENT TRACKING … REDIRECT). */
 export const INVALIDATE_CHANNEL = '__redis__:invalidate';
@@ -30,7 +31,7 @@ export type SessionPair = [string | null, string | null];
 
 export interface SessionCache {
   /** The session and its tombstone: from memory when warm and tracked, else read (and tracked) from Redis. */
-  read(sid: string): Promise<SessionPair>;
+  read(sid: string, call?: StoreCall): Promise<SessionPair>;
   /** This instance writes the session or its tombstone: drop it now (before and after the write). */
   forget(sid: string): void;
   /** True while tracking is established and the cache serves. */
@@ -77,7 +78,7 @@ export function createSessionCache(deps: {
   redis: Redis;
   keys: SessionKeys;
   /** The read without the cache (the hot path's MGET on the main connection). */
-  direct: (sid: string) => Promise<SessionPair>;
+  direct: (sid: string, call?: StoreCall) => Promise<SessionPair>;
   /** The stores' guard: a tracked read Redis did not answer fails through it (503 store_unavailable). */
   guard: Guard;
   options: SessionCacheOptions;
@@ -100,21 +101,9 @@ export function createSessionCache(deps: {
   /** The current subscriber connection's id, once it is subscribed; cleared when it closes. */
   let subscribed: string | undefined;
 
-  const tracker = redis.duplicate({ lazyConnect: true, enableOfflineQueue: false, connectionName: 'tgbff-tracked' });
-  const invalidations = redis.duplicate({
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    autoResubscribe: false,
-    connectionName: 'tgbff-invalidations',
-  });
-  // Their command timeout, like the main connection's, lets a reply already received win (a heartbeat
-  // answered while the event loop was busy must not flush the cache); once one timed out, the next fail
-  // at once until Redis answers again.
-  failFastWhileSilent(tracker, replyBeforeTimeout(tracker, { logger, connection: 'session-cache-tracked' }));
-  failFastWhileSilent(
-    invalidations,
-    replyBeforeTimeout(invalidations, { logger, connection: 'session-cache-invalidations' }),
-  );
+  // Built in connections.ts: duplicates of `redis`, a reply received wins over the command timeout, fail
+  // fast while silent, connected again if ioredis ends them by itself.
+  const { tracker, invalidations } = openCacheConnections(redis, () => closed, logger);
   const probePrefix = keys.cacheProbe('');
   const probeTimeoutMs = options.probeTimeoutMs ?? 2000;
   const connections = [redis, tracker, invalidations];
@@ -254,12 +243,6 @@ export function createSessionCache(deps: {
     connection.on('close', lost('connection closed'));
     connection.on('ready', () => void setUp());
   }
-  // ioredis wants an 'error' listener on every client; the main one logs outages, these need not.
-  tracker.on('error', NOOP);
-  invalidations.on('error', NOOP);
-  // Ended by ioredis itself, they would stay down, and the cache bypassed for good: connected again.
-  connectAgainWhenEnded(tracker, () => closed, logger, 'session-cache-tracked');
-  connectAgainWhenEnded(invalidations, () => closed, logger, 'session-cache-invalidations');
 
   const heartbeat = setInterval(() => {
     if (!ready) return;
@@ -301,14 +284,14 @@ export function createSessionCache(deps: {
    * the cache. Redis up but not answering (the read timed out, or its connection is silent since one did):
    * the request answers 503 now, not after a second command timeout on the main connection.
    */
-  const fallBack = (sid: string, err: unknown): Promise<SessionPair> =>
-    metSilence(err) ? guard(() => Promise.reject(err as Error)) : direct(sid);
+  const fallBack = (sid: string, err: unknown, call: StoreCall | undefined): Promise<SessionPair> =>
+    metSilence(err) ? guard(() => Promise.reject(err as Error)) : direct(sid, call);
 
   return {
-    async read(sid) {
+    async read(sid, call) {
       if (!ready) {
         metrics?.lookups.inc({ result: 'bypass' });
-        return direct(sid);
+        return direct(sid, call);
       }
       const hit = cache.get(sid);
       if (hit !== undefined) {
@@ -320,7 +303,7 @@ export function createSessionCache(deps: {
       const current = pending.get(sid);
       if (current && !current.invalidated && current.epoch === epoch) {
         metrics?.lookups.inc({ result: 'shared' });
-        return current.answer.catch((err: unknown) => fallBack(sid, err));
+        return current.answer.catch((err: unknown) => fallBack(sid, err, call));
       }
       metrics?.lookups.inc({ result: 'miss' });
       const flight: Flight = { answer: Promise.resolve([null, null]), epoch, invalidated: false };
@@ -329,7 +312,7 @@ export function createSessionCache(deps: {
       try {
         return await flight.answer;
       } catch (err) {
-        return fallBack(sid, err);
+        return fallBack(sid, err, call);
       } finally {
         if (pending.get(sid) === flight) pending.delete(sid);
       }

@@ -1,11 +1,13 @@
 import type { SessionKeys } from '../keys.js';
 import type { RedisClient } from './client.js';
 import type { Guard } from '../store-error.js';
+import type { StoreCall } from '../store-call.js';
+import { issuedFor } from './failover-wait.js';
 
 /** The Redis commands behind the session store, on `<prefix>sess:{sid}` (one `{sid}` slot, as on Cluster). */
 export interface SessionClient {
   /** `bypassCache`: read Redis even when the hot path has a session cache (session-store.ts). */
-  get(sid: string, bypassCache?: boolean): Promise<string | null>;
+  get(sid: string, bypassCache?: boolean, call?: StoreCall): Promise<string | null>;
   /** SET with EX, as connect-redis wrote it. */
   set(sid: string, value: string, ttlSeconds: number): Promise<void>;
   /** 1 when the key existed and got the TTL, 0 otherwise. */
@@ -16,7 +18,7 @@ export interface SessionClient {
 export function createSessionClient(deps: { redis: RedisClient; keys: SessionKeys; guard: Guard }): SessionClient {
   const { redis, keys, guard } = deps;
   return {
-    get: (sid) => guard(() => redis.get(keys.session(sid))),
+    get: (sid, _bypassCache, call) => guard(() => issuedFor(call, () => redis.get(keys.session(sid)))),
     set: async (sid, value, ttlSeconds) => {
       await guard(() => redis.set(keys.session(sid), value, 'EX', ttlSeconds));
     },

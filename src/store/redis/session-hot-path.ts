@@ -4,6 +4,8 @@ import type { RedisClient } from './client.js';
 import type { SessionClient } from './session-client.js';
 import { ShortCache } from '../../cache/short-cache.js';
 import type { Guard } from '../store-error.js';
+import type { StoreCall } from '../store-call.js';
+import { issuedFor } from './failover-wait.js';
 import type { SessionCache } from './session-cache.js';
 
 export interface SessionHotPathOptions {
@@ -26,9 +28,14 @@ export const DEFAULT_SESSION_HOT_PATH: SessionHotPathOptions = { touchFraction: 
  */
 export const ALIVE_MARK_MS = 250;
 
-/** The hot path's one read: a session record and its tombstone (same `{sid}` slot), as one MGET. */
-export const readSessionPair = (redis: RedisClient, keys: SessionKeys, guard: Guard, sid: string) =>
-  guard(() => redis.mget(keys.session(sid), keys.tombstone(sid))) as Promise<[string | null, string | null]>;
+/**
+ * The hot path's one read: a session record and its tombstone (same `{sid}` slot), as one MGET, issued for
+ * `call` (a wait for a lost connection ends, unsent, when its signal aborts).
+ */
+export const readSessionPair = (redis: RedisClient, keys: SessionKeys, guard: Guard, sid: string, call?: StoreCall) =>
+  guard(() => issuedFor(call, () => redis.mget(keys.session(sid), keys.tombstone(sid)))) as Promise<
+    [string | null, string | null]
+  >;
 
 /** Sessions whose load just found no tombstone, shared by the session client and the tombstone store. */
 export type AliveMarks = ShortCache<true>;
@@ -74,7 +81,7 @@ export function withSessionHotPath(
     touches.delete(sid);
     alive.delete(sid);
   };
-  const load = (sid: string) => readSessionPair(redis, keys, guard, sid);
+  const load = (sid: string, call?: StoreCall) => readSessionPair(redis, keys, guard, sid, call);
   /** A write of this instance: the cached record goes before it is sent and again once it is done. */
   const writing = async <T>(sid: string, write: () => Promise<T>): Promise<T> => {
     cache?.forget(sid);
@@ -87,8 +94,8 @@ export function withSessionHotPath(
 
   return {
     ...client,
-    async get(sid, bypassCache) {
-      const [blob, dead] = cache && bypassCache !== true ? await cache.read(sid) : await load(sid);
+    async get(sid, bypassCache, call) {
+      const [blob, dead] = cache && bypassCache !== true ? await cache.read(sid, call) : await load(sid, call);
       if (dead != null || blob == null) {
         alive.delete(sid);
         ended?.set(sid, dead ?? '');

@@ -10,7 +10,8 @@ export function createRedisSessionStore(deps: { client: SessionClient; fallbackT
   const read = recordReader();
   return {
     async get(sid, options) {
-      return read(sid, await client.get(sid, options?.bypassCache === true));
+      // `options` passed on whole: its signal is read only if a command has to wait (store-call.ts).
+      return read(sid, await client.get(sid, options?.bypassCache === true, options));
     },
     async set(sid, record) {
       const ttl = sessionTtlSeconds(record, fallbackTtlSeconds);

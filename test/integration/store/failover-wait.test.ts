@@ -8,7 +8,6 @@ import { createCipher } from '../../../src/crypto/crypto.js';
 import { createRedisStores } from '../../../src/store/create-stores.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis/client.js';
 import { failFastWhileSilent, replyBeforeTimeout } from '../../../src/store/redis/command-timeout.js';
-import { EventEmitter } from 'node:events';
 import {
   ClientLeftError,
   issuedFor,
@@ -77,21 +76,6 @@ afterAll(async () => {
   await server.stop();
 });
 
-/** A response as the wait sees it: `leave()` is the client going away, `finish()` the answer sent in full. */
-class FakeResponse extends EventEmitter {
-  destroyed = false;
-  writableFinished = false;
-  leave(): void {
-    this.destroyed = true;
-    this.emit('close');
-  }
-  finish(): void {
-    this.writableFinished = true;
-    this.destroyed = true;
-    this.emit('close');
-  }
-}
-
 describe('store commands ride out a lost Redis connection', () => {
   test('when the client ends by itself (as ioredis can in a failover) and is connected again, then a command issued meanwhile waits for it instead of failing', async () => {
     const { redis, failover, stores } = await rig(10_000, 3);
@@ -110,43 +94,51 @@ describe('store commands ride out a lost Redis connection', () => {
     }
   });
 
-  test('when the client of a waiting command leaves, then its slot is free at once and the command is never sent; a finished answer keeps its command waiting', async () => {
+  test('when the signal of a waiting command aborts, then its slot is free at once and the command is never sent; a signal not aborted keeps its command waiting', async () => {
     const { redis, failover, stores } = await rig(10_000, 3);
     try {
       await redis.set('fw:left', '0');
       await redis.set('fw:stays', '0');
+      // A command that does not wait never reads its call's signal (a request's is made on first read).
+      let reads = 0;
+      const counted = {
+        get signal(): AbortSignal | undefined {
+          reads += 1;
+          return undefined;
+        },
+      };
+      expect(await issuedFor(counted, () => redis.get('fw:left'))).toBe('0');
+      expect(reads).toBe(0);
       await redis.save();
       await server.kill();
       await poll(async () => redis.status !== 'ready', 5000, 'the client to notice the kill');
-      const leaving = new FakeResponse();
-      const finished = new FakeResponse();
+      const leaving = new AbortController();
+      const call = { signal: leaving.signal };
+      const staying = { signal: new AbortController().signal };
       const abandoned = [1, 2].map(() =>
         timed(
           Date.now(),
-          issuedFor(leaving, () => redis.incr('fw:left')),
+          issuedFor(call, () => redis.incr('fw:left')),
         ),
       );
       const kept = timed(
         Date.now(),
-        issuedFor(finished, () => redis.incr('fw:stays')),
+        issuedFor(staying, () => redis.incr('fw:stays')),
       );
       expect(failover.waiting()).toBe(3);
       // The cap is full: one more fails at once.
       const refused = await timed(Date.now(), redis.get('fw:stays'));
       expect(refused.ok).toBe(false);
 
-      leaving.leave();
+      leaving.abort();
       expect(failover.waiting()).toBe(1);
       for (const a of await Promise.all(abandoned)) expect(a.ok === false && a.error).toBeInstanceOf(ClientLeftError);
-      // A client already gone never waits at all.
+      // A call already aborted never waits at all.
       const late = await timed(
         Date.now(),
-        issuedFor(leaving, () => redis.incr('fw:left')),
+        issuedFor(call, () => redis.incr('fw:left')),
       );
       expect(late.ok === false && late.error).toBeInstanceOf(ClientLeftError);
-      expect(failover.waiting()).toBe(1);
-      // An answer sent in full is no client leaving: its command (a touch after the answer) still goes.
-      finished.finish();
       expect(failover.waiting()).toBe(1);
 
       await server.restart();

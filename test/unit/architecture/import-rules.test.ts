@@ -208,6 +208,23 @@ describe('import rules (docs/architecture.md)', () => {
     expect(show(bad)).toEqual([]);
   });
 
+  it('when a Redis connection is built or given its command layers, then only in store/redis/connections.ts', () => {
+    // The one module that builds every connection of the stores, each with its layers in their one order.
+    const building =
+      /\b(?:createRedisClient|replyBeforeTimeout|failFastWhileSilent|rideOutFailover|connectAgainWhenEnded)\(|\.duplicate\(/;
+    const files = sourceFiles(SRC).filter((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .some((line) => building.test(line) && !/\bfunction\s/.test(line)),
+    );
+    expect(files.map((file) => path.relative(SRC, file))).toEqual(['store/redis/connections.ts']);
+  });
+
+  it('when the HTTP layer imports, then never a Redis store (a request hands the stores its signal: store/store-call.ts)', () => {
+    const bad = all.filter((i) => i.from.startsWith('http/') && i.target.startsWith('store/redis/'));
+    expect(show(bad)).toEqual([]);
+  });
+
   it('when the rules scan, then they see the imports (the scan itself works)', () => {
     expect(all.some((i) => i.from === 'app.ts' && i.target === 'http/pipeline/pipeline.ts')).toBe(true);
     expect(all.some((i) => i.from.startsWith('http/routes/') && i.target === 'express')).toBe(true);
