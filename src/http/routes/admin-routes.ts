@@ -17,7 +17,7 @@ import {
   type NamedPrincipal,
 } from '../schemas/admin.js';
 import type { CredentialIds } from '../../crypto/credential-id.js';
-import type { ListedSession, PrincipalSessions } from '../../sessions/principal-sessions.js';
+import { listedView, type ListedSession, type PrincipalSessions } from '../../sessions/principal-sessions.js';
 import type { SecretMasks } from '../../sessions/secret-masks.js';
 import { jsonBody } from '../schemas/json-body.js';
 import type { Audit } from '../../observability/audit.js';
@@ -171,13 +171,7 @@ export function adminRoutes(
   }
 
   const shown = (s: ListedSession, credential?: string) => ({
-    id: s.id,
-    login: s.login,
-    graph: s.graph,
-    createdAt: new Date(s.createdAt).toISOString(),
-    lastSeenAt: new Date(s.lastSeenAt).toISOString(),
-    client: s.client,
-    address: s.address,
+    ...listedView(s),
     // Tells the sessions of secrets that share a masked form apart: a keyed id's first characters, as logs show it.
     ...(credential !== undefined && { credential: credential.slice(0, 8) }),
   });

@@ -21,7 +21,7 @@ import type { RequireSessionDeps } from '../session/session-gate.js';
 import { jsonBody, optionalJsonBody } from '../schemas/json-body.js';
 import { isSessionHandle, parseLogoutBody } from '../schemas/sessions.js';
 import { loginOrigin } from '../route-helpers/login-origin.js';
-import type { ListedSession, PrincipalSessions } from '../../sessions/principal-sessions.js';
+import { listedView, type ListedSession, type PrincipalSessions } from '../../sessions/principal-sessions.js';
 import { credentialOf } from '../../sessions/session-data.js';
 import type { SessionContext } from '../session/session-gate.js';
 import { parseLoginBody, parsePasswordLogin, wantsPasswordLogin } from '../schemas/login.js';
@@ -68,16 +68,8 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
 
 /** A listed session as GET /auth/sessions answers it: never its id, only its handle. */
 function shown(session: ListedSession, current: string) {
-  return {
-    id: session.id,
-    current: session.sid === current,
-    login: session.login,
-    graph: session.graph,
-    createdAt: new Date(session.createdAt).toISOString(),
-    lastSeenAt: new Date(session.lastSeenAt).toISOString(),
-    client: session.client,
-    address: session.address,
-  };
+  const { id, ...rest } = listedView(session);
+  return { id, current: session.sid === current, ...rest };
 }
 
 const sessionNotFound = () => new AppError('session_not_found', 'No session of yours has that id');
