@@ -16,6 +16,8 @@ import { dependencyFaults } from './observability/dependency-faults.js';
 import { dependencyTargets } from './observability/dependency-targets.js';
 import { createFaultLog } from './observability/fault-log.js';
 import { logIds } from './observability/log-ids.js';
+import { credentialIds } from './crypto/credential-id.js';
+import { secretMasks } from './sessions/secret-masks.js';
 import { describePrincipal } from './http/session/principal.js';
 import { Gauge } from 'prom-client';
 import { createMetrics, type Metrics } from './observability/metrics.js';
@@ -233,6 +235,16 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(options.secretSweep && { sweep: options.secretSweep }),
   });
 
+  // The operator's switch by alias where TigerGraph shows secrets masked only (no REST secrets API): secret
+  // logins record a keyed fingerprint of their masked form (sessions/secret-masks.ts). Nothing otherwise.
+  const masks =
+    adminParts.admin?.aliasesMasked === true
+      ? secretMasks({
+          records: stores.credentialSessions,
+          credentialIds: credentialIds(config.session.secrets[0] ?? ''),
+          ttlMs: config.session.absoluteTimeoutSeconds * 1000,
+        })
+      : undefined;
   // How every session starts and ends; one strategy per login kind (src/sessions/kinds/).
   const lifecycle = createSessionLifecycle({
     tokens: stores.tokens,
@@ -251,6 +263,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ),
     },
     cipher,
+    ...(masks && { secretMasks: masks }),
     sessionsPerCredential: config.sessionsPerCredential,
     idleTimeoutSec: config.session.idleTimeoutSeconds,
     absoluteTimeoutSec: config.session.absoluteTimeoutSeconds,
@@ -393,7 +406,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     isDraining: () => draining,
     now,
     ...(adminParts.passwords && { passwords: adminParts.passwords }),
-    ...(adminParts.admin && { admin: adminParts.admin }),
+    ...(adminParts.admin && { admin: { ...adminParts.admin, ...(masks && { masks }) } }),
     ...(oidc && { oidc: oidc.routes }),
     ...(tracing && { tracing }),
     audit,

@@ -23,6 +23,11 @@ export interface AdminSurface {
   graphRequired: boolean;
   /** TigerGraph users who may list and end any principal's sessions (SESSION_OPERATORS). */
   sessionOperators: readonly string[];
+  /**
+   * Whether the admin server shows a secret only masked (no REST secrets API: SHOW SECRET), so the switch by
+   * alias matches by the masked form's fingerprint (sessions/secret-masks.ts) rather than by the secret.
+   */
+  aliasesMasked: boolean;
 }
 
 export interface AdminParts {
@@ -68,6 +73,7 @@ export function createAdminParts(deps: AdminPartsDeps): AdminParts {
           secrets,
           graphRequired,
           sessionOperators: config.sessionOperators,
+          aliasesMasked: graphRequired,
           ...(deps.audit && { audit: deps.audit }),
         },
       }

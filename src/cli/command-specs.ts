@@ -98,6 +98,20 @@ const principal: Record<string, OptionSpec> = {
     type: 'boolean',
     description: 'the principal of a secret: the secret from TG_SECRET, standard input or a prompt, never a flag',
   },
+  alias: {
+    type: 'string',
+    value: 'ALIAS',
+    description: "a secret by its alias (the operator's own, or --owner's on 4.1+), looked up on the admin server",
+  },
+  owner: {
+    type: 'string',
+    value: 'NAME',
+    description: "with --alias: the secret's owner (4.1+; default the operator)",
+  },
+  'all-matching': {
+    type: 'boolean',
+    description: 'with --alias on 3.x: end the sessions of every secret whose masked value matches (list them first)',
+  },
 };
 const operator: Record<string, OptionSpec> = {
   service: { type: 'string', value: 'URL', description: 'the running tigergraph-bff (env TGBFF_URL)' },
@@ -116,7 +130,10 @@ const sessionsDetails =
   'Calls POST /admin/sessions/list or /end on the service (ADMIN_ROUTES=true) as the operator, whose TigerGraph\n' +
   'credentials the service checks with the admin server. Every end goes through the session lifecycle: token\n' +
   'deleted upstream, caches of every instance invalidated, audited as session.ended reason operator.\n' +
-  'A secret login is named by the secret itself: the service never learns which alias it has.';
+  'A secret login is named by the secret itself (--secret) or by its alias (--alias): on 4.1+ the service reads\n' +
+  'the secret from the admin server and matches it exactly; on 3.x TigerGraph shows only a masked value (first\n' +
+  'and last 3 characters), matched by a keyed fingerprint, so two secrets can share it: list first; end refuses\n' +
+  'sessions of more than one secret (exit 1, alias_ambiguous) unless --all-matching.';
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -169,14 +186,16 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'sessions list',
     summary: "list a person's live sessions through a running tigergraph-bff (/admin/sessions)",
-    usage: 'tgbff sessions list (--user NAME | --subject SUB | --secret) --service URL [options]',
+    usage:
+      'tgbff sessions list (--user NAME | --subject SUB | --secret | --alias ALIAS [--owner NAME]) --service URL [options]',
     details: sessionsDetails,
     options: { ...principal, ...operator, ...output },
   },
   {
     name: 'sessions end',
     summary: 'end every session of a person (and their logins in flight) through a running tigergraph-bff',
-    usage: 'tgbff sessions end (--user NAME | --subject SUB | --secret) --service URL [options]',
+    usage:
+      'tgbff sessions end (--user NAME | --subject SUB | --secret | --alias ALIAS [--owner NAME] [--all-matching]) --service URL [options]',
     details: sessionsDetails,
     options: { ...principal, ...operator, ...output },
   },

@@ -1,7 +1,11 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 
-/** What a session logged in with: a secret, a TigerGraph user name (password login), an IdP subject. */
-export type CredentialKind = 'secret' | 'user' | 'oidc';
+/**
+ * What a session logged in with: a secret, a TigerGraph user name (password login), an IdP subject; or
+ * `masked`, a secret's masked form as TigerGraph shows it (`abc****xyz`), the key of the alias index
+ * (sessions/secret-masks.ts).
+ */
+export type CredentialKind = 'secret' | 'user' | 'oidc' | 'masked';
 
 /**
  * A credential's id for per-credential limits and Redis key names: an HMAC, so neither the secret nor the

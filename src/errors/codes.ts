@@ -26,6 +26,10 @@ export const ERROR_CODES = {
   session_not_found: { status: 404, message: 'No session of yours has that id' },
   method_not_allowed: { status: 405, message: 'Method not allowed' },
   secret_exists: { status: 409, message: 'A secret with that alias already exists' },
+  alias_ambiguous: {
+    status: 409,
+    message: "Sessions of more than one secret share that alias's masked value; list them, then end with allMatching",
+  },
   payload_too_large: { status: 413, message: 'Request body is too large' },
   unsupported_encoding: { status: 415, message: 'Content encoding is not supported' },
   unsupported_charset: { status: 415, message: 'Request charset is not supported' },

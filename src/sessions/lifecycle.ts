@@ -20,6 +20,7 @@ import {
 } from './strategy.js';
 import { dropOf } from './kinds/password.js';
 import { sessionCap } from './session-cap.js';
+import type { SecretMasks } from './secret-masks.js';
 import type { StoredSession, TgSession } from './session-data.js';
 
 /** The request's session, as login needs it (http/session/request-session.ts is one): no framework here. */
@@ -49,6 +50,11 @@ export interface SessionLifecycleDeps {
    */
   strategies: Record<LoginKind, KindStrategy> & { mapped?: KindStrategy };
   cipher: Cipher;
+  /**
+   * Where secret logins record their masked form, for the operator's switch by alias where TigerGraph shows
+   * secrets only masked (ADMIN_ROUTES on a version without the REST secrets API); absent otherwise.
+   */
+  secretMasks?: SecretMasks;
   /** Live sessions one credential may hold (SESSIONS_PER_CREDENTIAL); a login beyond ends the oldest. */
   sessionsPerCredential: number;
   idleTimeoutSec: number;
@@ -246,6 +252,7 @@ export function createSessionLifecycle(deps: SessionLifecycleDeps): SessionLifec
         ...(login.from?.client !== undefined && { client: login.from.client }),
         ...(login.from?.address !== undefined && { address: login.from.address }),
       });
+      if (login.kind === 'secret') await deps.secretMasks?.note(login.secret, login.cred, createdAt);
       await writer.save(sid, tg);
       await capped.enforce();
       return sid;

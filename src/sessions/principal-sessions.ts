@@ -19,6 +19,19 @@ export interface ListedSession {
   address: string | null;
 }
 
+/** What the listing routes answer of a session (GET /auth/sessions, POST /admin/sessions/list): never its id. */
+export function listedView(s: ListedSession) {
+  return {
+    id: s.id,
+    login: s.login,
+    graph: s.graph,
+    createdAt: new Date(s.createdAt).toISOString(),
+    lastSeenAt: new Date(s.lastSeenAt).toISOString(),
+    client: s.client,
+    address: s.address,
+  };
+}
+
 export interface PrincipalSessionsDeps {
   credentialSessions: CredentialSessions;
   sessionRemainingMs: SessionRemainingMs;

@@ -9,7 +9,8 @@ const view = (s: SimSecret) => ({ alias: s.alias, value: s.value });
 
 /**
  * 4.1+ REST secrets API (`/gsql/v1/secrets[/{alias}]`). Success shapes are the documented samples; the
- * list answer is an array (what pyTigerGraph reads); error texts are inferred.
+ * list answer is an array (what pyTigerGraph reads); error texts are inferred. Values are answered in clear,
+ * as TigerGraph does here (unlike SHOW SECRET): docs/tigergraph-wire.md §4.3.
  */
 export function handleSecretsApi(sim: Sim, r: SimRequest, alias: string | undefined): void {
   const who = gsqlPrincipal(sim, r);

@@ -100,8 +100,14 @@ export interface SimulatorHandle {
   setFaults(faults: SimulatorFaults): void;
   /** Makes a token invalid at once (as if dropped server-side; an external JWT goes on the block list). */
   revokeToken(token: string): void;
-  /** Creates a secret directly (no HTTP), for tests: returns its alias and full value. */
-  createSecret(opts?: { user?: string; graph?: string; alias?: string }): { alias: string; value: string };
+  /**
+   * Creates a secret directly (no HTTP), for tests: returns its alias and full value. Of `user` (default the
+   * superuser); `value` picks it (tests of secrets that share a masked form).
+   */
+  createSecret(opts?: { user?: string; graph?: string; alias?: string; value?: string }): {
+    alias: string;
+    value: string;
+  };
   /** Live tokens with their expiry (epoch seconds), for assertions. */
   tokens(): Array<{ token: string; expiresAt: number; secretAlias: string }>;
   close(): Promise<void>;

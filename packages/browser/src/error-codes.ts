@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   session_not_found: 404,
   method_not_allowed: 405,
   secret_exists: 409,
+  alias_ambiguous: 409,
   payload_too_large: 413,
   unsupported_encoding: 415,
   unsupported_charset: 415,

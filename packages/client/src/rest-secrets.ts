@@ -50,6 +50,38 @@ export async function restListSecrets(gsql: GsqlClient, creds: AdminCredentials)
     );
 }
 
+/**
+ * One secret by alias, of `userName` or the caller (`GET /gsql/v1/secrets/{alias}?userName=`). 4.1+ answers
+ * the value in clear (TG docs 4.1, *User credentials*: "The API response will contain the secrets in plain
+ * text"); a superuser may name another user. Undefined when the server has no such endpoint.
+ */
+export async function restGetSecret(
+  gsql: GsqlClient,
+  creds: AdminCredentials,
+  alias: string,
+  userName: string | undefined,
+): Promise<{ alias: string; secret: string } | undefined> {
+  const query = userName === undefined ? '' : `?userName=${encodeURIComponent(userName)}`;
+  const answer = await gsql.callJson(creds, 'GET', `/gsql/v1/secrets/${encodeURIComponent(alias)}${query}`);
+  const env = answered(answer);
+  if (env === undefined) return undefined;
+  if (env.error) {
+    if (answer.status === 404 || /not exist|doesn't exist|not found/i.test(env.message))
+      throw new TigerGraphError('secret_not_found', `No secret with alias ${alias}.`, { status: answer.status });
+    // Another user's secrets need the superuser role: a refusal, not a broken server.
+    if (answer.status === 403)
+      throw new TigerGraphError('bad_request', `GET SECRET refused: ${env.message.slice(0, 200)}`, { status: 403 });
+    throw failure('GET SECRET', env, answer.status);
+  }
+  const results = env.body?.['results'];
+  const found = isObject(results) ? results : undefined;
+  if (typeof found?.['value'] !== 'string' || found['alias'] !== alias)
+    throw new TigerGraphError('protocol', 'Unexpected answer from the secrets API for one alias', {
+      status: answer.status,
+    });
+  return { alias, secret: found['value'] };
+}
+
 export async function restDropSecret(
   gsql: GsqlClient,
   creds: AdminCredentials,

@@ -2,7 +2,7 @@ import { maskSecret, TigerGraphError } from './errors.js';
 import { createGsqlClient, type GsqlClient } from './gsql-client.js';
 import { isName, isSecretOrAlias } from './names.js';
 import { parseCreateSecret, parseDropSecret, parseShowSecrets, requireGraphUsed } from './parse-gsql-output.js';
-import { restCreateSecret, restDropSecret, restListSecrets } from './rest-secrets.js';
+import { restCreateSecret, restDropSecret, restGetSecret, restListSecrets } from './rest-secrets.js';
 import type { AdminCredentials, ClientOptions, SecretApi } from './types.js';
 import { capabilitiesOf } from './capabilities.js';
 
@@ -12,6 +12,13 @@ export interface SecretClient extends SecretApi {
   readonly gsql: GsqlClient;
   /** Resolves when `creds` may use `graph`; throws TigerGraphError kind 'graph_not_found' otherwise. */
   useGraph(creds: AdminCredentials, graph: string): Promise<void>;
+  /**
+   * The secret `alias` of `owner` (default: the caller), as the admin server shows it: in clear from the 4.1+
+   * REST API (`masked: false`; a superuser may name another owner), masked from SHOW SECRET otherwise, where
+   * only the caller's own secrets are shown (an `owner` other than the caller is a `bad_request`). Throws
+   * kind 'secret_not_found' when the owner has no such alias.
+   */
+  secretOf(creds: AdminCredentials, alias: string, owner?: string): Promise<{ secret: string; masked: boolean }>;
   close(): Promise<void>;
 }
 
@@ -65,6 +72,16 @@ export function createSecretApi(opts: SecretApiOptions): SecretClient {
     },
     listSecrets,
     useGraph,
+    async secretOf(creds, alias, owner) {
+      if (!isName(alias)) throw new TigerGraphError('bad_request', 'A secret alias must be letters, digits or _');
+      const viaRest = preferRest ? await restGetSecret(gsql, creds, alias, owner) : undefined;
+      if (viaRest !== undefined) return { secret: viaRest.secret, masked: false };
+      if (owner !== undefined && owner !== creds.username)
+        throw new TigerGraphError('bad_request', "SHOW SECRET shows only the caller's own secrets on this version");
+      const found = parseShowSecrets(await gsql.runGsql(creds, 'SHOW SECRET')).find((r) => r.alias === alias);
+      if (found === undefined) throw new TigerGraphError('secret_not_found', `No secret with alias ${alias}.`);
+      return { secret: found.secret, masked: true };
+    },
     async dropSecret(creds, graph, alias) {
       if (!isSecretOrAlias(alias))
         throw new TigerGraphError('bad_request', 'A secret alias must be letters, digits or _');

@@ -9,6 +9,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim
 
 interface Listed {
   id: string;
+  /** By alias on 3.x: which secret (a keyed id's first characters), as several can share a masked value. */
+  credential?: string;
   login: string;
   graph: string | null;
   createdAt: string;
@@ -17,13 +19,26 @@ interface Listed {
   address: string | null;
 }
 
-/** Whose sessions, from exactly one of --user, --subject, --secret (the secret from TG_SECRET, stdin or a prompt). */
-async function principalOf(ctx: CommandContext): Promise<{ body: Record<string, string>; name: string }> {
+/**
+ * Whose sessions, from exactly one of --user, --subject, --secret (the secret from TG_SECRET, stdin or a prompt)
+ * or --alias (with --owner and --all-matching).
+ */
+async function principalOf(ctx: CommandContext): Promise<{ body: Record<string, string | boolean>; name: string }> {
   const user = str(ctx.values.user);
   const subject = str(ctx.values.subject);
+  const alias = str(ctx.values.alias);
+  const owner = str(ctx.values.owner);
+  const allMatching = ctx.values['all-matching'] === true;
   const bySecret = ctx.values.secret === true;
-  if ([user, subject, bySecret || undefined].filter((v) => v !== undefined).length !== 1)
-    throw usageError('name exactly one principal: --user NAME, --subject SUB or --secret');
+  if ([user, subject, alias, bySecret || undefined].filter((v) => v !== undefined).length !== 1)
+    throw usageError('name exactly one principal: --user NAME, --subject SUB, --secret or --alias ALIAS');
+  if (alias === undefined && (owner !== undefined || allMatching))
+    throw usageError('--owner and --all-matching go with --alias only');
+  if (alias !== undefined)
+    return {
+      body: { alias, ...(owner !== undefined && { owner }), ...(allMatching && { allMatching }) },
+      name: `alias ${alias}${owner !== undefined ? ` of ${owner}` : ''}`,
+    };
   if (user !== undefined) return { body: { user }, name: `user ${user}` };
   if (subject !== undefined) return { body: { subject }, name: `subject ${subject}` };
   const { secret, source } = await readSecret(ctx.env, ctx.stdin, ctx.prompter);
@@ -80,21 +95,24 @@ async function adminCall(ctx: CommandContext, what: 'list' | 'end'): Promise<{ a
         : res.status === 404
           ? ExitCode.notFound
           : ExitCode.other;
-    // 404: the service runs without ADMIN_ROUTES.
-    throw new CliError(exit, code, `${where} refused: ${message}${res.status === 404 ? ' (is ADMIN_ROUTES on?)' : ''}`);
+    // 404 not_found: the service runs without ADMIN_ROUTES (an unknown alias is secret_not_found).
+    const hint = code === 'not_found' ? ' (is ADMIN_ROUTES on?)' : '';
+    throw new CliError(exit, code, `${where} refused: ${message}${hint}`);
   }
   return { answer, name: principal.name };
 }
 
 export const listSessions: CommandRunner = async (ctx) => {
   const { answer, name } = await adminCall(ctx, 'list');
-  const sessions = (answer as { sessions?: Listed[] }).sessions ?? [];
+  const { sessions = [], ...match } = answer as { sessions?: Listed[]; match?: string; credentials?: number };
+  const byCredential = sessions.some((s) => s.credential !== undefined);
   const human =
     sessions.length === 0
       ? `no live sessions of ${name}`
       : table([
-          ['ID', 'LOGIN', 'GRAPH', 'CREATED', 'LAST SEEN', 'CLIENT', 'ADDRESS'],
+          [...(byCredential ? ['SECRET'] : []), 'ID', 'LOGIN', 'GRAPH', 'CREATED', 'LAST SEEN', 'CLIENT', 'ADDRESS'],
           ...sessions.map((s) => [
+            ...(byCredential ? [s.credential ?? '-'] : []),
             s.id,
             s.login,
             s.graph ?? '-',
@@ -104,7 +122,11 @@ export const listSessions: CommandRunner = async (ctx) => {
             s.address ?? '-',
           ]),
         ]);
-  ctx.out.result({ sessions }, human);
+  const note =
+    (match.credentials ?? 0) > 1
+      ? `\n${match.credentials} secrets share this masked value: \`sessions end\` needs --all-matching to end them all`
+      : '';
+  ctx.out.result({ sessions, ...match }, human + note);
   return ExitCode.ok;
 };
 

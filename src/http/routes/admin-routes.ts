@@ -2,16 +2,23 @@ import { type Request, type Response, type Router } from 'express';
 import { mapAdminError } from '../../admin/admin-errors.js';
 import { checkGraphAccess } from '../../admin/graph-access.js';
 import { AppError, isAppError } from '../../errors.js';
-import { maskSecret, type AdminCredentials } from '@tigergraph-bff/client';
+import { maskSecret, TigerGraphError, type AdminCredentials } from '@tigergraph-bff/client';
 import type { AdminSurface } from '../../admin/admin-parts.js';
 import { ADMIN_CHALLENGE, basicCredentials } from '../route-helpers/basic-credentials.js';
 import { strictRoutes } from '../route-helpers/routing.js';
 import { contextOf } from '../pipeline/context.js';
 import { outcomeOf, type GuessLimiter, type GuessOutcome, type GuessTicket } from '../limits/guess-limiter.js';
 import type { LoginBudget } from '../limits/login-budget.js';
-import { parseAliasPath, parseCreateSecret, parseGraphQuery, parsePrincipalBody } from '../schemas/admin.js';
+import {
+  parseAliasPath,
+  parseCreateSecret,
+  parseGraphQuery,
+  parsePrincipalBody,
+  type NamedPrincipal,
+} from '../schemas/admin.js';
 import type { CredentialIds } from '../../crypto/credential-id.js';
-import type { PrincipalSessions } from '../../sessions/principal-sessions.js';
+import { listedView, type ListedSession, type PrincipalSessions } from '../../sessions/principal-sessions.js';
+import type { SecretMasks } from '../../sessions/secret-masks.js';
 import { jsonBody } from '../schemas/json-body.js';
 import type { Audit } from '../../observability/audit.js';
 
@@ -19,6 +26,8 @@ import type { Audit } from '../../observability/audit.js';
 export type AdminRoutesDeps = AdminSurface & {
   /** The audit trail: secret.created and secret.dropped by an admin. */
   audit?: Audit;
+  /** Secret logins by masked form, for the switch by alias where secrets are shown masked only. */
+  masks?: SecretMasks;
 };
 
 /** What /admin/sessions needs besides the admin surface: the principals' sessions, and how to name them. */
@@ -132,34 +141,69 @@ export function adminRoutes(
     return creds.username;
   }
 
-  const principalOf = (body: unknown): string => {
-    const named = parsePrincipalBody(body);
-    return deps.credentialIds(named.kind, named.value);
-  };
+  /**
+   * The credential ids a named principal stands for: one, or for an alias on a version that shows secrets
+   * masked only, every secret on record with that masked form (`masked`). Asked of the admin server after the
+   * operator's check, so nobody learns whether an alias exists without being an operator.
+   */
+  async function principalsOf(req: Request, named: NamedPrincipal): Promise<{ ids: string[]; masked: boolean }> {
+    if (named.kind !== 'alias') return { ids: [deps.credentialIds(named.kind, named.value)], masked: false };
+    const creds = basicCredentials(req);
+    if (deps.aliasesMasked && named.owner !== undefined && named.owner !== creds.username)
+      throw new AppError(
+        'invalid_request',
+        "owner: this TigerGraph version shows only the caller's own secrets (SHOW SECRET); call as their owner",
+      );
+    const found = await secrets.secretOf(creds, named.alias, named.owner).catch((err: unknown) => {
+      if (err instanceof TigerGraphError && err.status === 403)
+        throw new AppError('forbidden', "Only a superuser may look up another user's secrets", { cause: err });
+      throw adminError(err);
+    });
+    // The value is used for its keyed id (or fingerprint) here and nowhere else: never stored, logged or shown.
+    if (!found.masked) return { ids: [deps.credentialIds('secret', found.secret)], masked: false };
+    return { ids: (await deps.masks?.credentialsOf(found.secret)) ?? [], masked: true };
+  }
+
+  /** The live sessions of every principal named, each with the short id of its credential. */
+  async function sessionsOf(ids: readonly string[]) {
+    const lists = await Promise.all(ids.map(async (id) => ({ id, sessions: await deps.sessions.list(id) })));
+    return lists.filter((l) => l.sessions.length > 0);
+  }
+
+  const shown = (s: ListedSession, credential?: string) => ({
+    ...listedView(s),
+    // Tells the sessions of secrets that share a masked form apart: a keyed id's first characters, as logs show it.
+    ...(credential !== undefined && { credential: credential.slice(0, 8) }),
+  });
 
   // POST, not GET: a secret names its principal, and a secret goes in a body, never in a URL.
   routes.post('/sessions/list', json, async (req: Request, res: Response) => {
-    const principal = principalOf(req.body);
+    const named = parsePrincipalBody(req.body);
     await asOperator(req);
-    const sessions = await deps.sessions.list(principal);
+    const { ids, masked } = await principalsOf(req, named);
+    const live = await sessionsOf(ids);
     res.set('Cache-Control', 'no-store').json({
-      sessions: sessions.map((s) => ({
-        id: s.id,
-        login: s.login,
-        graph: s.graph,
-        createdAt: new Date(s.createdAt).toISOString(),
-        lastSeenAt: new Date(s.lastSeenAt).toISOString(),
-        client: s.client,
-        address: s.address,
-      })),
+      sessions: live.flatMap((l) => l.sessions.map((s) => shown(s, masked ? l.id : undefined))),
+      ...(named.kind === 'alias' && { match: masked ? 'masked' : 'exact', credentials: live.length }),
     });
   });
 
   // The operator's switch: every session of the principal, and its logins in flight, through the lifecycle.
   routes.post('/sessions/end', json, async (req: Request, res: Response) => {
-    const principal = principalOf(req.body);
+    const named = parsePrincipalBody(req.body);
     const operator = await asOperator(req);
-    const ended = await deps.sessions.endAll(principal, 'operator', { operator: deps.operatorName(operator) });
+    const { ids, masked } = await principalsOf(req, named);
+    let targets = ids;
+    if (masked && !(named.kind === 'alias' && named.allMatching)) {
+      // A masked form shared by sessions of two secrets could name someone else's: not without being told to.
+      // Otherwise only the one secret with live sessions, or the only one on record (its logins in flight).
+      const live = await sessionsOf(ids);
+      if (live.length > 1) throw new AppError('alias_ambiguous');
+      targets = live.length === 1 ? [live[0]!.id] : ids.length === 1 ? ids : [];
+    }
+    const by = { operator: deps.operatorName(operator) };
+    let ended = 0;
+    for (const id of targets) ended += await deps.sessions.endAll(id, 'operator', by);
     res.set('Cache-Control', 'no-store').json({ ended });
   });
 

@@ -1,4 +1,4 @@
-import { type Request, type Response, type Router } from 'express';
+import { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { requestContext } from '../pipeline/context.js';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
@@ -21,7 +21,7 @@ import type { RequireSessionDeps } from '../session/session-gate.js';
 import { jsonBody, optionalJsonBody } from '../schemas/json-body.js';
 import { isSessionHandle, parseLogoutBody } from '../schemas/sessions.js';
 import { loginOrigin } from '../route-helpers/login-origin.js';
-import type { ListedSession, PrincipalSessions } from '../../sessions/principal-sessions.js';
+import { listedView, type ListedSession, type PrincipalSessions } from '../../sessions/principal-sessions.js';
 import { credentialOf } from '../../sessions/session-data.js';
 import type { SessionContext } from '../session/session-gate.js';
 import { parseLoginBody, parsePasswordLogin, wantsPasswordLogin } from '../schemas/login.js';
@@ -68,16 +68,8 @@ export interface AuthRoutesDeps extends RequireSessionDeps {
 
 /** A listed session as GET /auth/sessions answers it: never its id, only its handle. */
 function shown(session: ListedSession, current: string) {
-  return {
-    id: session.id,
-    current: session.sid === current,
-    login: session.login,
-    graph: session.graph,
-    createdAt: new Date(session.createdAt).toISOString(),
-    lastSeenAt: new Date(session.lastSeenAt).toISOString(),
-    client: session.client,
-    address: session.address,
-  };
+  const { id, ...rest } = listedView(session);
+  return { id, current: session.sid === current, ...rest };
 }
 
 const sessionNotFound = () => new AppError('session_not_found', 'No session of yours has that id');
@@ -223,9 +215,32 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     }
   }
 
+  /**
+   * A logout whose body is refused (not JSON, over its 1 KiB, not `{"everywhere": boolean}`) still ends this
+   * session, then answers the refusal (400/413): the cookie is cleared on every logout answer
+   * (logout-clears-cookie.ts), and a browser logged out must not leave its session live upstream until the
+   * idle timeout for anyone holding a copy of the cookie. "Everywhere" is not done: the answer says the body
+   * was wrong, so the caller knows only this session ended.
+   */
+  const endsOnRefusal = async (req: Request, err: unknown): Promise<never> => {
+    await logOut(req);
+    throw err;
+  };
+  const logoutBody = optionalJsonBody();
+  const readLogoutBody: RequestHandler = (req, res, next) =>
+    logoutBody(req, res, (err?: unknown) => {
+      if (err === undefined) return next();
+      endsOnRefusal(req, err).catch(next);
+    });
+
   // `{"everywhere": true}` ends every session of the caller's principal first, then this one.
-  routes.post('/logout', optionalJsonBody(), async (req: Request, res: Response) => {
-    const { everywhere } = parseLogoutBody(req.body);
+  routes.post('/logout', readLogoutBody, async (req: Request, res: Response) => {
+    let everywhere: boolean;
+    try {
+      ({ everywhere } = parseLogoutBody(req.body));
+    } catch (err) {
+      return endsOnRefusal(req, err);
+    }
     if (everywhere) {
       const live = await requestContext(req)
         .session.live()

@@ -237,6 +237,36 @@ describe('the OpenAPI document against the running service', () => {
     expectAnswer('DELETE', '/admin/secrets/{alias}', await drop(), 404, 'secret_not_found');
   });
 
+  test('when the operator names a secret by alias, then list, an ambiguous end and an unknown alias are documented answers', async () => {
+    // Two secrets with one masked form (3.x, the rig's version): the listing tags each session's secret.
+    for (const [alias, middle] of [
+      ['openapi_twin_a', 'a'],
+      ['openapi_twin_b', 'b'],
+    ] as const) {
+      const { value } = rig.sim.createSecret({ alias, value: `ope${middle.repeat(26)}api` });
+      await rig.login(value);
+    }
+    const admin = (what: string, body: object) =>
+      http().post(`/admin/sessions/${what}`).set(CSRF).set('Authorization', ADMIN).send(body);
+    const listed = await admin('list', { alias: 'openapi_twin_a' });
+    expectAnswer('POST', '/admin/sessions/list', listed, 200);
+    expect(listed.body).toMatchObject({ match: 'masked', credentials: 2 });
+    expectAnswer(
+      'POST',
+      '/admin/sessions/end',
+      await admin('end', { alias: 'openapi_twin_a' }),
+      409,
+      'alias_ambiguous',
+    );
+    expectAnswer('POST', '/admin/sessions/end', await admin('end', { alias: 'openapi_none' }), 404, 'secret_not_found');
+    expectAnswer(
+      'POST',
+      '/admin/sessions/end',
+      await admin('end', { alias: 'openapi_twin_a', allMatching: true }),
+      200,
+    );
+  });
+
   test('when the probes are asked, then liveness and readiness (ready, then draining) are documented answers', async () => {
     expectAnswer('GET', '/healthz', await http().get('/healthz'), 200);
     expectAnswer('GET', '/readyz', await http().get('/readyz'), 200);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import supertest from 'supertest';
-import { startRig, type Rig } from '../../helpers/app-rig.js';
+import { CSRF, startRig, type Rig } from '../../helpers/app-rig.js';
 import { scrape } from '../observability/prom-text.js';
 
 interface Listed {
@@ -142,6 +142,35 @@ describe.each(['redis', 'memory'] as const)('a person sees and ends their sessio
     expect(bad.body.error.message).toMatch(/^everywhere: /);
     expect((await agent.post('/auth/logout')).status).toBe(204);
     expect((await agent.get('/auth/session')).body.error.code).toBe('not_authenticated');
+  });
+
+  test('when logout’s body is refused (bad field, not JSON, too large), then the answer names it, the cookie is cleared and this session ends too, so a copy of the cookie is refused', async () => {
+    const { value } = rig.sim.createSecret({ alias: `refused_logout_${store}` });
+    const app = () => supertest(rig.service.app);
+    const cases: Array<[string, (r: supertest.Test) => supertest.Test, number]> = [
+      ['a bad field', (r) => r.send({ everywhere: 'yes' }), 400],
+      ['not JSON', (r) => r.set('Content-Type', 'application/json').send('{"everywhere":'), 400],
+      ['too large', (r) => r.send({ everywhere: true, pad: 'x'.repeat(4096) }), 413],
+    ];
+    for (const [what, send, status] of cases) {
+      const login = await app().post('/auth/login').set(CSRF).send({ secret: value, graph: 'social' });
+      expect(login.status).toBe(200);
+      const cookie = String(login.headers['set-cookie']?.[0]).split(';')[0]!;
+      const other = await app().post('/auth/login').set(CSRF).send({ secret: value, graph: 'social' });
+      const otherCookie = String(other.headers['set-cookie']?.[0]).split(';')[0]!;
+      // Set-up holds: the session is live before the logout.
+      expect((await app().get('/auth/session').set('Cookie', cookie)).status).toBe(200);
+
+      const refused = await send(app().post('/auth/logout').set(CSRF).set('Cookie', cookie));
+      expect([what, refused.status]).toEqual([what, status]);
+      expect(typeof refused.body.error.code).toBe('string');
+      expect(String(refused.headers['set-cookie'])).toMatch(/Expires=Thu, 01 Jan 1970/);
+      // Ended, not only forgotten by this browser: a copy of the cookie no longer works.
+      const copy = await app().get('/auth/session').set('Cookie', cookie);
+      expect([what, copy.status]).toEqual([what, 401]);
+      // "everywhere" was not done: the person's other session lives.
+      expect((await app().get('/auth/session').set('Cookie', otherCookie)).status).toBe(200);
+    }
   });
 });
 
