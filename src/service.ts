@@ -41,6 +41,9 @@ import { oidcStrategy } from './sessions/kinds/oidc.js';
 import { passwordStrategy } from './sessions/kinds/password.js';
 import { secretStrategy } from './sessions/kinds/secret.js';
 import { sessionEndsOver } from './tokens/session-ends.js';
+import { credentialIds } from './crypto/credential-id.js';
+import { packageVersion } from './observability/version.js';
+import type { McpEndpoint } from './mcp/mcp-endpoint.js';
 
 /** The data-server and admin-server addresses the service talks to (the simulator's when it runs in-process). */
 export interface Upstream {
@@ -322,6 +325,26 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       })
     : undefined;
 
+  // MCP_RESOURCE: AI agents through the same relay, as the person (src/mcp/); loaded only when on.
+  const mcp: McpEndpoint | undefined =
+    config.mcp && oidc
+      ? (await import('./mcp/mcp-endpoint.js')).createMcpEndpoint({
+          config: config.mcp,
+          idp: oidc.idp,
+          ...(oidc.routes.mapped && { mapped: oidc.routes.mapped }),
+          relay,
+          ...(stores.redis && { redis: stores.redis }),
+          prefix: config.redis.prefix,
+          credentialIds: credentialIds(config.session.secrets[0] ?? ''),
+          principalHandle: (principal) => sessionIds('user', principal),
+          ...(quota && { quota }),
+          audit,
+          logger,
+          now,
+          version: packageVersion(),
+        })
+      : undefined;
+
   let draining = false;
   const app = createApp({
     settings: {
@@ -394,7 +417,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     now,
     ...(adminParts.passwords && { passwords: adminParts.passwords }),
     ...(adminParts.admin && { admin: adminParts.admin }),
-    ...(oidc && { oidc: oidc.routes }),
+    ...(oidc && { oidc: { ...oidc.routes, ...(mcp && { signedOut: (subject) => mcp.signedOut(subject) }) } }),
+    ...(mcp && { mcp }),
     ...(tracing && { tracing }),
     audit,
     describe,
