@@ -55,6 +55,7 @@ describe('import rules (docs/architecture.md)', () => {
       'simulator/',
       'oidc/',
       'quota/',
+      'mcp/',
     ];
     const bad = all.filter(
       (i) =>
