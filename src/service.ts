@@ -293,10 +293,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     metrics,
   });
   tokenSweeper.start();
+  const relayAllow = parseRelayAllow(config.relayAllow ?? DEFAULT_RELAY_ALLOW);
   const relay = createRelay({
     dispatcher: pool,
     upstreamUrl: upstream.restppUrl,
-    allow: parseRelayAllow(config.relayAllow ?? DEFAULT_RELAY_ALLOW),
+    allow: relayAllow,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     maxBodyBytes: config.maxBodyBytes,
     compressedBodies: config.relayCompressedBodies,
@@ -333,6 +334,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
           idp: oidc.idp,
           ...(oidc.routes.mapped && { mapped: oidc.routes.mapped }),
           relay,
+          allow: relayAllow,
           ...(stores.redis && { redis: stores.redis }),
           prefix: config.redis.prefix,
           credentialIds: credentialIds(config.session.secrets[0] ?? ''),

@@ -11,6 +11,7 @@ import type { UserQuota } from '../quota/user-quota.js';
 import { readRequestBody } from '../relay/body-prefix.js';
 import type { ForwardedFor } from '../relay/header-policy.js';
 import type { Relay } from '../relay/relay.js';
+import type { AllowRule } from '../relay/allowlist.js';
 import type { RedisClient } from '../store/redis/client.js';
 import { bearerOf, challenge, createBearerVerifier } from './bearer.js';
 import { answerMcp } from './mcp-server.js';
@@ -24,6 +25,8 @@ export interface McpEndpointDeps {
   idp: Idp;
   mapped?: MappedSessions;
   relay: Relay;
+  /** RELAY_ALLOW, parsed (the built-in vertex lookup is offered only where it opens it). */
+  allow: readonly AllowRule[];
   /** Absent: sessions in this process only (memory store mode). */
   redis?: RedisClient;
   prefix: string;
@@ -76,6 +79,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
     withLimits(credentialConcurrency: { enter(key: string): void; leave(key: string): void }) {
       const runner = createToolRunner({
         relay: deps.relay,
+        allow: deps.allow,
         credentialConcurrency,
         ...(deps.quota && { quota: deps.quota }),
         ...(deps.audit && { audit: deps.audit }),

@@ -1,3 +1,5 @@
+import type { EndpointListing, ParamSpec } from '@tigergraph-bff/codegen';
+
 /**
  * Tools from TigerGraph's endpoint list (`GET /endpoints/<graph>?dynamic=true`, the catalog `tgbff codegen`
  * reads): one per installed query, named `<graph>__<query>`, described from the listing, with a JSON Schema of
@@ -5,21 +7,13 @@
  * simulator lists, `SET<INT>`, `VERTEX<Person>`, and RESTPP's own, `INT64`, `is_id`, `max_count`). Names come
  * from the data server, so only GSQL identifiers are used; anything else is left out.
  */
-export type EndpointListing = Record<string, { parameters?: Record<string, ParamSpec> | null } | null>;
-
-export interface ParamSpec {
-  type?: unknown;
-  is_id?: unknown;
-  id_type?: unknown;
-  min_count?: unknown;
-  max_count?: unknown;
-  default?: unknown;
-}
+export type { EndpointListing, ParamSpec };
 
 export interface QueryTool {
   name: string;
   graph: string;
-  query: string;
+  /** The installed query's name; absent for the read-only built-in vertex lookup (`builtinTools`). */
+  query?: string;
   method: 'GET' | 'POST';
   description: string;
   inputSchema: {
@@ -116,4 +110,26 @@ export function toolsOf(graph: string, listing: EndpointListing): QueryTool[] {
     });
   }
   return tools;
+}
+
+/**
+ * The read-only built-in offered beside the queries, only where RELAY_ALLOW opens it (the caller checks):
+ * `<graph>__get_vertex`, one vertex by type and id (`GET /graph/<graph>/vertices/<type>/<id>`).
+ */
+export function vertexLookupTool(graph: string): QueryTool {
+  return {
+    name: `${graph}__get_vertex`,
+    graph,
+    method: 'GET',
+    description: `Reads one vertex of graph ${graph} by its type and id, as you (TigerGraph's built-in vertex endpoint).`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        type: { type: 'string', description: 'the vertex type' },
+        id: { type: 'string', description: 'the vertex id' },
+      },
+      required: ['type', 'id'],
+      additionalProperties: false,
+    },
+  };
 }

@@ -1,12 +1,15 @@
 import { ShortCache } from '../cache/short-cache.js';
-import { AppError, isAppError } from '../errors.js';
+import { isAppError } from '../errors.js';
 import type { Audit } from '../observability/audit.js';
 import type { UserQuota } from '../quota/user-quota.js';
+import { admitAudited } from '../quota/admit-audited.js';
 import type { ForwardedFor } from '../relay/header-policy.js';
 import type { Relay } from '../relay/relay.js';
 import { internalRequest, InternalResponse, type InternalAnswer } from './internal-exchange.js';
 import type { PersonAccess } from './person-access.js';
-import { toolsOf, type EndpointListing, type QueryTool } from './tool-catalog.js';
+import { toolsOf, vertexLookupTool, type EndpointListing, type QueryTool } from './tool-catalog.js';
+import { guardRelayRequest } from '../relay/path-guard.js';
+import type { AllowRule } from '../relay/allowlist.js';
 
 /** One request's view: who, from where, under which request id. */
 export interface ToolCaller {
@@ -26,6 +29,8 @@ export interface ToolRunnerDeps {
   credentialConcurrency: { enter(key: string): void; leave(key: string): void };
   quota?: UserQuota;
   audit?: Audit;
+  /** RELAY_ALLOW, parsed: a built-in is a tool only where it opens it (the relay checks each call again). */
+  allow: readonly AllowRule[];
   /** How long one catalog (rule or person, graph) is reused; TigerGraph is asked again after it. */
   catalogTtlMs?: number;
 }
@@ -47,15 +52,7 @@ export function createToolRunner(deps: ToolRunnerDeps) {
     let endQuota: (() => void) | undefined;
     try {
       if (deps.quota) {
-        endQuota = await deps.quota.admit(caller.principal, url).catch((err: unknown) => {
-          if (err instanceof AppError && err.status === 429)
-            deps.audit?.emit({
-              event: 'limiter.tripped',
-              limit: 'quota',
-              scope: err.code === 'quota_exceeded' ? 'rate' : 'concurrency',
-            });
-          throw err;
-        });
+        endQuota = await admitAudited(deps.quota, deps.audit, caller.principal, url);
       }
       const res = new InternalResponse();
       await deps.relay.handle(internalRequest(method, body), res.asServerResponse(), {
@@ -87,6 +84,7 @@ export function createToolRunner(deps: ToolRunnerDeps) {
         const listing = answer === null ? null : listingOf(answer);
         if (listing === null) continue;
         tools = toolsOf(graph, listing);
+        if (opens(deps.allow, `${API}/graph/${graph}/vertices/t/i`)) tools.push(vertexLookupTool(graph));
         catalogs.set(key, tools);
       }
       all.push(...tools);
@@ -106,9 +104,11 @@ export function createToolRunner(deps: ToolRunnerDeps) {
     let answer: InternalAnswer;
     try {
       answer =
-        tool.method === 'POST'
-          ? await exchange(caller, tool.graph, 'POST', path, Buffer.from(JSON.stringify(args)))
-          : await exchange(caller, tool.graph, 'GET', `${path}${queryString(args)}`, null);
+        tool.query === undefined
+          ? await exchange(caller, tool.graph, 'GET', vertexPath(tool.graph, args), null)
+          : tool.method === 'POST'
+            ? await exchange(caller, tool.graph, 'POST', path, Buffer.from(JSON.stringify(args)))
+            : await exchange(caller, tool.graph, 'GET', `${path}${queryString(args)}`, null);
     } catch (err) {
       if (!isAppError(err)) throw err;
       return { ok: false, code: err.code, message: err.expose ? err.message : 'The service could not run the tool' };
@@ -122,6 +122,19 @@ export function createToolRunner(deps: ToolRunnerDeps) {
 }
 
 export type ToolRunner = ReturnType<typeof createToolRunner>;
+
+const opens = (allow: readonly AllowRule[], url: string): boolean => {
+  try {
+    guardRelayRequest(allow, 'GET', url, API);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The built-in's path; a type or id the path guard refuses (encoded separators) is refused by the relay. */
+const vertexPath = (graph: string, args: Record<string, unknown>): string =>
+  `${API}/graph/${graph}/vertices/${encodeURIComponent(String(args.type ?? ''))}/${encodeURIComponent(String(args.id ?? ''))}`;
 
 function listingOf(answer: InternalAnswer): EndpointListing | null {
   if (answer.status !== 200) return null;

@@ -23,6 +23,8 @@ describe('MCP endpoint against a hostile agent', () => {
         MCP_MAX_BODY_BYTES: String(MAX_BODY),
         REQUEST_TIMEOUT_MS: '3000',
         HEADERS_TIMEOUT_MS: '2000',
+        // No built-in endpoints: the vertex lookup must not be a tool.
+        RELAY_ALLOW: 'GET /endpoints,GET /query/,POST /query/',
       },
     });
     url = `${rig.services[0]!.url}/mcp`;
@@ -75,6 +77,15 @@ describe('MCP endpoint against a hostile agent', () => {
       expect(await redis.zcard(key)).toBeLessThanOrEqual(CAP);
       expect(await redis.pttl(key)).toBeGreaterThan(0);
     }
+  });
+
+  test('when RELAY_ALLOW does not open the built-in vertex endpoint, then no tool offers it', async () => {
+    const bearer = await rig.bearer('lister', ['team-social']);
+    const session = (await initialize(bearer)).headers.get('mcp-session-id')!;
+    const tools = ((await (await list(bearer, session)).json()) as { result: { tools: Array<{ name: string }> } })
+      .result.tools;
+    expect(tools.map((t) => t.name)).toContain('social__hello');
+    expect(tools.map((t) => t.name)).not.toContain('social__get_vertex');
   });
 
   test('when a body is larger than MCP_MAX_BODY_BYTES, then 413 before it is parsed', async () => {

@@ -51,8 +51,20 @@ describe('MCP endpoint with the official client, three instances', () => {
     const alice = await rig.connect(0, await rig.bearer('alice', ['team-social']));
     const bob = await rig.connect(1, await rig.bearer('bob', ['team-finance']));
     const names = async (c: typeof alice) => (await c.client.listTools()).tools.map((t) => t.name).sort();
-    expect(await names(alice)).toEqual(['social__friends', 'social__hello', 'social__sleep', 'social__stream']);
-    expect(await names(bob)).toEqual(['finance__friends', 'finance__hello', 'finance__sleep', 'finance__stream']);
+    expect(await names(alice)).toEqual([
+      'social__friends',
+      'social__get_vertex',
+      'social__hello',
+      'social__sleep',
+      'social__stream',
+    ]);
+    expect(await names(bob)).toEqual([
+      'finance__friends',
+      'finance__get_vertex',
+      'finance__hello',
+      'finance__sleep',
+      'finance__stream',
+    ]);
     const friends = (await alice.client.listTools()).tools.find((t) => t.name === 'social__friends')!;
     expect(friends.inputSchema).toMatchObject({
       type: 'object',
@@ -66,6 +78,13 @@ describe('MCP endpoint with the official client, three instances', () => {
     const result = await alice.client.callTool({ name: 'social__hello', arguments: { name: 'Agent' } });
     expect(result.isError).toBeFalsy();
     expect(JSON.parse(textOf(result))).toMatchObject({ results: [{ greeting: 'Hello, Agent!' }] });
+    // The built-in vertex lookup (RELAY_ALLOW's default opens GET /graph/).
+    const vertex = await alice.client.callTool({
+      name: 'social__get_vertex',
+      arguments: { type: 'Person', id: 'alice' },
+    });
+    expect(vertex.isError).toBeFalsy();
+    expect(textOf(vertex)).toContain('"v_id":"alice"');
   });
 
   test('when a person calls a tool of a graph not theirs, or a wrong argument, then a tool error they can read', async () => {
@@ -119,7 +138,7 @@ describe('MCP endpoint with the official client, three instances', () => {
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
     for (const at of [1, 2]) {
       const again = await rig.connect(at, bearer, sessionId);
-      expect((await again.client.listTools()).tools.length).toBe(4);
+      expect((await again.client.listTools()).tools.length).toBe(5);
     }
     // Another person presenting erin's session id: unknown to them.
     const mallory = await rig.connect(1, await rig.bearer('mallory', ['team-finance']), sessionId);
@@ -129,7 +148,7 @@ describe('MCP endpoint with the official client, three instances', () => {
   test('when the IdP sends a back-channel logout, then the MCP sessions end on every instance and the old token opens nothing', async () => {
     const bearer = await rig.bearer('frank', ['team-social']);
     const agent = await rig.connect(0, bearer);
-    expect((await agent.client.listTools()).tools.length).toBe(4);
+    expect((await agent.client.listTools()).tools.length).toBe(5);
     const logout = await rig.idp.logoutToken({ sub: 'frank' });
     const res = await fetch(`${rig.services[1]!.url}/auth/oidc/backchannel-logout`, {
       method: 'POST',
@@ -141,7 +160,7 @@ describe('MCP endpoint with the official client, three instances', () => {
     await expect(rig.connect(2, bearer)).rejects.toThrow();
     // A token issued after the sign-out (a new sign-in) works again.
     const fresh = await rig.bearer('frank', ['team-social'], { iat: Math.floor(Date.now() / 1000) + 1 });
-    expect((await (await rig.connect(2, fresh)).client.listTools()).tools.length).toBe(4);
+    expect((await (await rig.connect(2, fresh)).client.listTools()).tools.length).toBe(5);
   });
 
   test('when agents call tools, then each call is an audit event naming the tool and the person, in the schema', async () => {
