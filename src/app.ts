@@ -34,6 +34,9 @@ import { logIds } from './observability/log-ids.js';
 import { sessionLookup } from './http/session/session-lookup.js';
 import { logoutClearsCookie } from './http/route-helpers/logout-clears-cookie.js';
 import { BACKCHANNEL_LOGOUT_PATH, oidcRoutes, type OidcRoutesDeps } from './http/routes/oidc-routes.js';
+import { mcpRoutes } from './http/routes/mcp-routes.js';
+import type { McpEndpoint } from './mcp/mcp-endpoint.js';
+import { MCP_PATH } from './mcp/paths.js';
 
 export interface AppSettings {
   cookieName: string;
@@ -106,7 +109,9 @@ export interface AppDeps {
   /** QUOTA_*: per-principal quotas on relayed requests across instances; absent when none is set. */
   quota?: UserQuota;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
-  oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'postLoginPath' | 'mapped'>;
+  oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'postLoginPath' | 'mapped' | 'signedOut'>;
+  /** MCP_RESOURCE: the MCP endpoint for AI agents (src/mcp/); absent means /mcp is not mounted (404). */
+  mcp?: McpEndpoint;
 }
 
 export const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
@@ -148,6 +153,8 @@ export function createApp(deps: AppDeps): FrontDoor {
     gate: sessionGate(sessionDeps),
     describe,
     ...(deps.oidc && { serverToServerPosts: [BACKCHANNEL_LOGOUT_PATH] }),
+    // A bearer, never a cookie: nothing a cross-site form could ride on.
+    ...(deps.mcp && { bearerPaths: [MCP_PATH] }),
     ...(deps.tracing && { tracing: deps.tracing }),
     ...(deps.faults && { faults: deps.faults }),
     ...(deps.dependencies && { dependencies: deps.dependencies }),
@@ -257,6 +264,9 @@ export function createApp(deps: AppDeps): FrontDoor {
       }),
     );
   }
+  // One per-credential limit for the /api lane and agents' tool calls alike.
+  const credentialConcurrency = sessionConcurrency(settings.relayCredentialConcurrency, 'credential', metrics, audit);
+  if (deps.mcp) app.use(mcpRoutes(deps.mcp, credentialConcurrency));
   if (settings.openapiFile) app.use(openapiRoute(settings.openapiFile));
   const publicDir = settings.publicDir === undefined ? DEFAULT_PUBLIC_DIR : settings.publicDir;
   if (settings.appDir) app.use(appFiles(settings.appDir));
@@ -270,7 +280,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     lifecycle: deps.lifecycle,
     relay: deps.relay,
     concurrency: sessionConcurrency(settings.relaySessionConcurrency, 'session', metrics, audit),
-    credentialConcurrency: sessionConcurrency(settings.relayCredentialConcurrency, 'credential', metrics, audit),
+    credentialConcurrency,
     credentialIds: credentialIdsOf,
     ...audited,
     ...(deps.quota && { quota: deps.quota }),

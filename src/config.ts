@@ -39,6 +39,7 @@ import { relayAllowSpec } from './config/relay-allow.js';
 import { appDir } from './config/app-dir.js';
 import { credentialMapFile, credentialMapOf, type CredentialMap } from './config/credential-map.js';
 import { capabilitiesOf } from '@tigergraph-bff/client';
+import { graphName, mcpFrom, mcpResource, type McpConfig } from './config/mcp.js';
 import type { QueryGuardrails, SizingCap } from './relay/query-guardrails.js';
 
 export type { EncryptionKey, HostPort, KeyIssue, OidcConfig, QuotaConfig, RedisConfig, TrustProxy };
@@ -154,6 +155,11 @@ const FIELDS = {
   OIDC_CONNECTIONS: withDefault(integer(1, 1024), 16),
   BACKCHANNEL_ADDRESS_BUDGET: withDefault(integer(1), 60),
   OIDC_CREDENTIAL_MAP: optional(credentialMapFile),
+  MCP_RESOURCE: optional(mcpResource),
+  MCP_GRAPHS: withDefault(list(graphName), []),
+  MCP_SESSIONS_PER_PRINCIPAL: withDefault(integer(1, 1000), 4),
+  MCP_SESSION_IDLE_TIMEOUT: withDefault(integer(10, 86_400), 1800),
+  MCP_MAX_BODY_BYTES: withDefault(integer(1024, 16_777_216), 262_144),
 };
 
 export type ConfigKey = keyof typeof FIELDS;
@@ -291,6 +297,8 @@ export interface Config {
   readonly sessionsRouteBudget: number;
   /** Single sign-on; present when OIDC_ISSUER is set. */
   readonly oidc?: OidcConfig;
+  /** The MCP endpoint for AI agents (docs/mcp.md); present when MCP_RESOURCE is set. */
+  readonly mcp?: McpConfig;
   /** Keys generated at random for this start (outside production only), so main can warn. */
   readonly generated: readonly string[];
 }
@@ -450,6 +458,7 @@ function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | und
     sessionsPerCredential: v.SESSIONS_PER_CREDENTIAL,
     sessionsRouteBudget: v.SESSIONS_ROUTE_BUDGET,
     ...oidcFrom(v, credentialMap),
+    ...mcpFrom(v),
     generated,
   };
 }

@@ -43,6 +43,8 @@ import { oidcStrategy } from './sessions/kinds/oidc.js';
 import { passwordStrategy } from './sessions/kinds/password.js';
 import { secretStrategy } from './sessions/kinds/secret.js';
 import { sessionEndsOver } from './tokens/session-ends.js';
+import { packageVersion } from './observability/version.js';
+import type { McpEndpoint } from './mcp/mcp-endpoint.js';
 
 /** The data-server and admin-server addresses the service talks to (the simulator's when it runs in-process). */
 export interface Upstream {
@@ -303,10 +305,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     metrics,
   });
   tokenSweeper.start();
+  const relayAllow = parseRelayAllow(config.relayAllow ?? DEFAULT_RELAY_ALLOW);
   const relay = createRelay({
     dispatcher: pool,
     upstreamUrl: upstream.restppUrl,
-    allow: parseRelayAllow(config.relayAllow ?? DEFAULT_RELAY_ALLOW),
+    allow: relayAllow,
     upstreamTimeoutMs: config.upstreamTimeoutMs,
     maxBodyBytes: config.maxBodyBytes,
     compressedBodies: config.relayCompressedBodies,
@@ -334,6 +337,27 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         now,
       })
     : undefined;
+
+  // MCP_RESOURCE: AI agents through the same relay, as the person (src/mcp/); loaded only when on.
+  const mcp: McpEndpoint | undefined =
+    config.mcp && oidc
+      ? (await import('./mcp/mcp-endpoint.js')).createMcpEndpoint({
+          config: config.mcp,
+          idp: oidc.idp,
+          ...(oidc.routes.mapped && { mapped: oidc.routes.mapped }),
+          relay,
+          allow: relayAllow,
+          ...(stores.redis && { redis: stores.redis }),
+          prefix: config.redis.prefix,
+          credentialIds: credentialIds(config.session.secrets[0] ?? ''),
+          principalHandle: (principal) => sessionIds('user', principal),
+          ...(quota && { quota }),
+          audit,
+          logger,
+          now,
+          version: packageVersion(),
+        })
+      : undefined;
 
   let draining = false;
   const app = createApp({
@@ -407,7 +431,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     now,
     ...(adminParts.passwords && { passwords: adminParts.passwords }),
     ...(adminParts.admin && { admin: { ...adminParts.admin, ...(masks && { masks }) } }),
-    ...(oidc && { oidc: oidc.routes }),
+    ...(oidc && { oidc: { ...oidc.routes, ...(mcp && { signedOut: (subject) => mcp.signedOut(subject) }) } }),
+    ...(mcp && { mcp }),
     ...(tracing && { tracing }),
     audit,
     describe,

@@ -33,6 +33,7 @@ export interface RuleValues {
   OIDC_SCOPES: string;
   OIDC_AUDIENCE: string | undefined;
   OIDC_CREDENTIAL_MAP: unknown;
+  MCP_RESOURCE: string | undefined;
   QUERY_THREAD_LIMIT_MAX: number | undefined;
   QUERY_THREAD_LIMIT_DEFAULT: number | undefined;
   QUERY_MEMORY_LIMIT_MAX_MB: number | undefined;
@@ -244,6 +245,29 @@ export const RULES: readonly Rule[] = [
         'must include openid',
       ),
   },
+  {
+    // The MCP endpoint takes the IdP's access tokens for its own resource: it needs the IdP, and a resource of
+    // its own (a token for TigerGraph's audience, or an ID token, must never open it).
+    keys: ['MCP_RESOURCE', 'OIDC_ISSUER', 'OIDC_AUDIENCE', 'OIDC_CLIENT_ID'],
+    check: (v) =>
+      v.MCP_RESOURCE === undefined
+        ? []
+        : [
+            ...when(
+              v.OIDC_ISSUER === undefined,
+              'MCP_RESOURCE',
+              'needs single sign-on: set OIDC_ISSUER (and the other OIDC_*)',
+            ),
+            ...when(
+              v.MCP_RESOURCE === v.OIDC_AUDIENCE || v.MCP_RESOURCE === v.OIDC_CLIENT_ID,
+              'MCP_RESOURCE',
+              'must differ from OIDC_AUDIENCE and OIDC_CLIENT_ID: a token for TigerGraph, or an ID token, must not open the MCP endpoint',
+            ),
+          ],
+  },
+  inProduction(['MCP_RESOURCE'], (v) =>
+    when(v.MCP_RESOURCE?.startsWith('http:') === true, 'MCP_RESOURCE', 'must be https in production'),
+  ),
   inProduction(['OIDC_ISSUER', 'OIDC_REDIRECT_URI'], (v) => [
     ...when(v.OIDC_ISSUER?.startsWith('http:') === true, 'OIDC_ISSUER', 'must be https in production'),
     ...when(v.OIDC_REDIRECT_URI?.startsWith('http:') === true, 'OIDC_REDIRECT_URI', 'must be https in production'),

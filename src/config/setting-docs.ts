@@ -25,6 +25,7 @@ export type SectionId =
   | 'browser-security'
   | 'features'
   | 'single-sign-on'
+  | 'ai-agents'
   | 'tracing';
 
 /** The sections of .env.example and docs/configuration.md, in order. */
@@ -51,6 +52,10 @@ export const SETTING_SECTIONS: Readonly<Record<SectionId, SettingSection>> = {
   'single-sign-on': {
     title: 'Single sign-on (OIDC)',
     intro: 'on when OIDC_ISSUER is set; see README "Single sign-on"',
+  },
+  'ai-agents': {
+    title: 'AI agents (MCP)',
+    intro: 'on when MCP_RESOURCE is set (needs single sign-on); see docs/mcp.md',
   },
   tracing: {
     title: 'Tracing (OpenTelemetry)',
@@ -432,6 +437,26 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   OIDC_CREDENTIAL_MAP: {
     section: 'single-sign-on',
     doc: 'A YAML or JSON file of ordered rules: IdP claims (groups, roles, sub, email) to the TigerGraph graphs they open and the credential the service holds for them (secretFile, secretEnv, username with passwordFile or passwordEnv; never inline). Set: SSO sessions use tokens minted from the matching rule\'s credential, on every TigerGraph version; unset: the IdP\'s JWT is relayed (3.10+). Checked at start-up (docs/single-sign-on.md, "Credential map").',
+  },
+  MCP_RESOURCE: {
+    section: 'ai-agents',
+    doc: "Turns on the MCP endpoint at /mcp: the resource identifier agents ask the identity provider for (this service's https URL with /mcp). Every bearer must be an access token of OIDC_ISSUER with this as its aud; GET /.well-known/oauth-protected-resource names it. Must differ from OIDC_AUDIENCE.",
+  },
+  MCP_GRAPHS: {
+    section: 'ai-agents',
+    doc: "Graphs whose installed queries become tools when the person's graphs are not named by a credential-map rule (no OIDC_CREDENTIAL_MAP, or a rule of *); TigerGraph still decides which of them the person may read.",
+  },
+  MCP_SESSIONS_PER_PRINCIPAL: {
+    section: 'ai-agents',
+    doc: 'MCP sessions one person (IdP subject) may hold across all instances; a new one beyond it ends their least recently used.',
+  },
+  MCP_SESSION_IDLE_TIMEOUT: {
+    section: 'ai-agents',
+    doc: 'Seconds an MCP session lives without a request; then its Mcp-Session-Id is unknown (404) and the agent initializes again.',
+  },
+  MCP_MAX_BODY_BYTES: {
+    section: 'ai-agents',
+    doc: "Largest JSON-RPC request body /mcp reads; more is 413 before it is parsed. A tool call's own relayed request still meets MAX_BODY_BYTES.",
   },
   TOKEN_LEASE_TTL_MS: {
     section: 'features',

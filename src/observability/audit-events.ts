@@ -43,6 +43,16 @@ export type AuditEvent =
   | { event: 'token.reminted'; session: string }
   | { event: 'secret.created' | 'secret.dropped'; alias: string; by: 'password_login' | 'admin'; user?: string }
   | {
+      /** An AI agent's tool call over MCP (src/mcp/), for the person `principal` names (a keyed hash of the IdP subject). */
+      event: 'mcp.tool_called';
+      tool: string;
+      principal: string;
+      rule?: string;
+      result: 'ok' | 'refused';
+      /** Why it was refused: the service's error code, or upstream_<status>. */
+      code?: string;
+    }
+  | {
       event: 'limiter.tripped';
       limit: 'guess' | 'login_budget' | 'session_routes' | 'relay_concurrency' | 'quota' | 'audit';
       scope: string;

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createRemoteJWKSet, customFetch, jwtVerify, type FetchImplementation, type JWTPayload } from 'jose';
+import { jwtVerify, type JWTPayload } from 'jose';
 import type { OidcStores } from '../store/oidc-stores.js';
 import type { Idp } from './idp.js';
+import { idpKeys } from './idp-keys.js';
 
 const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 /** Logout tokens older than this are refused, and their ids remembered this long (replay window). */
@@ -22,22 +23,16 @@ export interface LogoutSubject {
  * `sid` or `sub`, no `nonce`, and a `jti` not seen before.
  */
 export function createLogoutTokenVerifier(deps: { idp: Idp; stores: OidcStores }) {
-  let keys: ReturnType<typeof createRemoteJWKSet> | undefined;
-  let keysUri: string | undefined;
+  const keysOf = idpKeys(deps.idp);
 
   return async function verify(token: string): Promise<LogoutSubject> {
-    const config = await deps.idp.configuration();
-    const meta = config.serverMetadata();
-    if (!meta.jwks_uri) throw new LogoutTokenError('the identity provider publishes no jwks_uri');
-    if (keys === undefined || keysUri !== meta.jwks_uri) {
-      keysUri = meta.jwks_uri;
-      // Through the IdP's capped agent, as every other IdP call (idp.ts).
-      keys = createRemoteJWKSet(new URL(meta.jwks_uri), { [customFetch]: deps.idp.fetch as FetchImplementation });
-    }
+    const found = await keysOf();
+    if (found === null) throw new LogoutTokenError('the identity provider publishes no jwks_uri');
+    const { keys, issuer } = found;
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
-        issuer: meta.issuer,
+        issuer,
         audience: deps.idp.settings.clientId,
         maxTokenAge: MAX_AGE_SEC,
         requiredClaims: ['iat', 'jti'],
@@ -59,7 +54,7 @@ export function createLogoutTokenVerifier(deps: { idp: Idp; stores: OidcStores }
     const sid = typeof payload.sid === 'string' && payload.sid !== '' ? payload.sid : undefined;
     if (sub === undefined && sid === undefined) throw new LogoutTokenError('logout token names neither sid nor sub');
     const jtiKey = createHash('sha256')
-      .update(`${meta.issuer}\n${String(payload.jti)}`)
+      .update(`${issuer}\n${String(payload.jti)}`)
       .digest('base64url');
     if (!(await deps.stores.firstUse(jtiKey, MAX_AGE_SEC * 2 * 1000)))
       throw new LogoutTokenError('logout token replayed');

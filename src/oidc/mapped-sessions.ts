@@ -29,6 +29,8 @@ export interface MappedSessions {
   scope(rule: string, graph: string | null): string;
   /** The rule's shared token for `graph`, minted when there is none (a login checks the credential so). */
   shared(rule: string, graph: string | null): Promise<TokenState>;
+  /** The rule's shared token for `graph` refused by TigerGraph: replaced once across instances (as for sessions). */
+  sharedRejected(rule: string, graph: string | null, token: string): Promise<TokenState | null>;
   /** The rule named `name`, if the map still has it. */
   rule(name: string): MapRule | undefined;
   /** The graphs a rule opens, as GET /auth/session shows them. */
@@ -100,6 +102,15 @@ export function createMappedSessions(deps: {
     return sharedBroker.token(sharedKey(rule, g), rule, deps.lifetimeMs, g ?? undefined).catch(asMapped);
   };
 
+  const sharedRejected = async (rule: string, graph: string | null, token: string): Promise<TokenState | null> => {
+    if (!rules.has(rule)) throw new AppError('session_expired', 'The sign-in rule is gone; log in again');
+    // Every session of the rule that met the refusal lands here; the lease keeps it to one mint.
+    const g = tokenGraph(rule, graph);
+    return sharedBroker
+      .replaceRejected(sharedKey(rule, g), rule, token, deps.lifetimeMs, g ?? undefined)
+      .catch(asMapped);
+  };
+
   const broker: TokenBroker = {
     mint: () => Promise.reject(new Error('a mapped login is verified by the IdP, not by a mint')),
     adopt: (sid, grant, ttl) => idpBroker.adopt(sid, grant, ttl),
@@ -109,14 +120,9 @@ export function createMappedSessions(deps: {
       await idpBroker.token(sid, refreshToken, sessionTtlMs, sessionScope);
       return shared(rule, graph);
     },
-    async replaceRejected(_sid, _refreshToken, token, _ttl, sessionScope) {
+    replaceRejected: (_sid, _refreshToken, token, _ttl, sessionScope) => {
       const { rule, graph } = parseScope(sessionScope);
-      if (!rules.has(rule)) throw new AppError('session_expired', 'The sign-in rule is gone; log in again');
-      // Every session of the rule that met the refusal lands here; the lease keeps it to one mint.
-      const g = tokenGraph(rule, graph);
-      return sharedBroker
-        .replaceRejected(sharedKey(rule, g), rule, token, deps.lifetimeMs, g ?? undefined)
-        .catch(asMapped);
+      return sharedRejected(rule, graph, token);
     },
     // The person's own state only: the shared token is never revoked by one person's end.
     revoke: (sid, refreshToken, opts) => idpBroker.revoke(sid, refreshToken, opts),
@@ -128,6 +134,7 @@ export function createMappedSessions(deps: {
     broker,
     scope,
     shared,
+    sharedRejected,
     rule: (name) => rules.get(name),
     graphsOf: (name) => rules.get(name)?.graphs,
     tokenKey: (rule, graph) => sharedKey(rule, tokenGraph(rule, graph)),

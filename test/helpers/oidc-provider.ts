@@ -38,6 +38,12 @@ export interface TestIdp {
   destroyAllRefreshTokens(): Promise<void>;
   /** A logout token signed with the provider's key; claims override the valid defaults (undefined removes one). */
   logoutToken(claims: Record<string, unknown>, options?: { key?: 'provider' | 'foreign' }): Promise<string>;
+  /**
+   * An access token (JWT) as the provider issues one for a resource, signed with its key: iss, sub, aud, iat,
+   * exp (5 minutes) by default; claims override them (undefined removes one). For resource servers that only
+   * verify bearers (the MCP endpoint), without a browser's authorization-code flow.
+   */
+  accessToken(claims: Record<string, unknown>, options?: { key?: 'provider' | 'foreign' }): Promise<string>;
   /** Stops answering (connections refused) / starts again on the same port. */
   stop(): Promise<void>;
   restart(): Promise<void>;
@@ -260,6 +266,13 @@ export async function startTestIdp(options: TestIdpOptions): Promise<TestIdp> {
       for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
       const key = opts?.key === 'foreign' ? foreign.privateKey : privateKey;
       return new SignJWT(merged).setProtectedHeader({ alg: 'RS256', kid: 'test-rs256', typ: 'logout+jwt' }).sign(key);
+    },
+    async accessToken(claims, opts) {
+      const now = Math.floor(Date.now() / 1000);
+      const merged: Record<string, unknown> = { iss: issuer, aud: audience, iat: now, exp: now + 300, ...claims };
+      for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
+      const key = opts?.key === 'foreign' ? foreign.privateKey : privateKey;
+      return new SignJWT(merged).setProtectedHeader({ alg: 'RS256', kid: 'test-rs256', typ: 'at+jwt' }).sign(key);
     },
     stop,
     async restart() {

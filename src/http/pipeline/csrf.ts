@@ -41,13 +41,18 @@ type Check = (typeof CSRF_CHECKS)[number];
  * learns what to change from the 403 itself.
  */
 export function csrfGuard(
-  options: OriginOptions & { serverToServerPosts?: readonly string[]; faults?: FaultLog },
+  options: OriginOptions & {
+    serverToServerPosts?: readonly string[];
+    bearerPaths?: readonly string[];
+    faults?: FaultLog;
+  },
 ): Step {
   const listed = originAllowList(options.allowedOrigins);
   const header = options.csrfHeader.toLowerCase();
   // Exact paths only (routes are strict and case-sensitive, so no other spelling reaches them): endpoints a
   // server calls with no cookie and no browser, authenticated by what they carry (a signed logout token).
   const serverPosts = new Set(options.serverToServerPosts ?? []);
+  const bearerPaths = new Set(options.bearerPaths ?? []);
   const refuse = (check: Check, message: string, ctx: RequestContext, fields: Record<string, string>): AppError => {
     options.faults?.report({
       fault: check,
@@ -59,6 +64,7 @@ export function csrfGuard(
   return (req, _res, ctx) => {
     if (SAFE_METHODS.has(req.method ?? 'GET') && ctx.lane !== 'api') return;
     if (req.method === 'POST' && serverPosts.has(ctx.path)) return;
+    if (bearerPaths.has(ctx.path)) return;
     const raw = req.headers[header];
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
     if (value === undefined || value.trim() === '') {

@@ -40,6 +40,8 @@ export interface PipelineDeps {
   dependencies?: DependencyFaults;
   /** Exact paths servers POST to without a browser (OIDC back-channel logout): no CSRF header asked. */
   serverToServerPosts?: readonly string[];
+  /** Exact paths authenticated by a bearer alone, any method (MCP): no cookie is read there, no CSRF header asked. */
+  bearerPaths?: readonly string[];
 }
 
 /** What runs before every handler: the context, then the steps; null when a step already answered. */

@@ -11,6 +11,7 @@ import { credentialOf } from '../../sessions/session-data.js';
 import type { SessionLifecycle } from '../../sessions/lifecycle.js';
 import type { SessionConcurrency } from '../limits/session-concurrency.js';
 import type { UserQuota } from '../../quota/user-quota.js';
+import { admitAudited } from '../../quota/admit-audited.js';
 
 const ROUTE = `${API_MOUNT}/*`;
 
@@ -70,15 +71,7 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
     if (closed) credentialConcurrency.leave(id);
     else credential = id;
     if (deps.quota) {
-      const end = await deps.quota.admit(id, ctx.url).catch((err: unknown) => {
-        if (err instanceof AppError && err.status === 429)
-          deps.audit?.emit({
-            event: 'limiter.tripped',
-            limit: 'quota',
-            scope: err.code === 'quota_exceeded' ? 'rate' : 'concurrency',
-          });
-        throw err;
-      });
+      const end = await admitAudited(deps.quota, deps.audit, id, ctx.url);
       if (closed) end();
       else endQuota = end;
     }

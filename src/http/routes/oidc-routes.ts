@@ -44,6 +44,8 @@ export interface OidcRoutesDeps {
   /** OIDC_CREDENTIAL_MAP: the rules' shared tokens (a login checks its rule's credential through them). */
   mapped?: MappedSessions;
   verifyLogoutToken: LogoutTokenVerifier;
+  /** The person signed out (RP-initiated or back-channel logout): the MCP endpoint ends their agents' sessions. */
+  signedOut?: (subject: { sub?: string; sid?: string }) => Promise<void>;
   /** How sessions start and end (src/sessions/). */
   lifecycle: SessionLifecycle;
   logger: Logger;
@@ -198,6 +200,8 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
           target = (await deps.sessions.logoutUrl(sid, current.tg, { hint: check.kind === 'navigation' })) ?? target;
         session.ending(current.tg);
         await deps.lifecycle.end(sid, 'logout', current.tg);
+        const signOn = current.tg.oidc;
+        if (signOn) await deps.signedOut?.({ sub: signOn.sub });
       }
       res.clearCookie(deps.cookieName, cookieClearOptions(deps));
       res.redirect(303, target);
@@ -237,6 +241,7 @@ export function oidcRoutes(deps: OidcRoutesDeps): Router {
         if (await deps.lifecycle.end(found.sid, 'backchannel')) ended++;
         await found.unindex();
       }
+      await deps.signedOut?.(subject);
       deps.logger.info({ ended }, 'back-channel logout');
       res.status(200).end();
     },

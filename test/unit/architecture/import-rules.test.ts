@@ -55,6 +55,7 @@ describe('import rules (docs/architecture.md)', () => {
       'simulator/',
       'oidc/',
       'quota/',
+      'mcp/',
     ];
     const bad = all.filter(
       (i) =>
@@ -111,7 +112,9 @@ describe('import rules (docs/architecture.md)', () => {
 
   it('when single sign-on is off, then nothing loads src/oidc, openid-client or jose (only service.ts, dynamically, when it is on)', () => {
     // About 10 MB of RSS per replica for a feature most deployments leave off.
-    const eager = all.filter((i) => !i.typeOnly && !i.dynamic && !i.from.startsWith('oidc/'));
+    const eager = all.filter(
+      (i) => !i.typeOnly && !i.dynamic && !i.from.startsWith('oidc/') && !i.from.startsWith('mcp/'),
+    );
     const bad = eager.filter(
       (i) =>
         (i.target.startsWith('oidc/') && i.target !== 'oidc/logout-token-error.ts') ||
@@ -119,6 +122,18 @@ describe('import rules (docs/architecture.md)', () => {
     );
     expect(show(bad)).toEqual([]);
     expect(all.filter((i) => i.dynamic && i.target === 'oidc/oidc-parts.ts').map((i) => i.from)).toEqual([
+      'service.ts',
+    ]);
+  });
+
+  it('when the MCP endpoint is off, then nothing loads src/mcp or the MCP SDK (only service.ts, dynamically, when it is on)', () => {
+    const eager = all.filter((i) => !i.typeOnly && !i.dynamic && !i.from.startsWith('mcp/'));
+    const bad = eager.filter(
+      (i) =>
+        (i.target.startsWith('mcp/') && i.target !== 'mcp/paths.ts') || i.target.startsWith('@modelcontextprotocol/'),
+    );
+    expect(show(bad)).toEqual([]);
+    expect(all.filter((i) => i.dynamic && i.target === 'mcp/mcp-endpoint.ts').map((i) => i.from)).toEqual([
       'service.ts',
     ]);
   });
