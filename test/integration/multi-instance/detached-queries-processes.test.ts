@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { DEFAULT_RELAY_ALLOW } from '../../../src/relay/allowlist.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { SimulatorHandle } from '../../../src/simulator/types.js';
-import { deleteKeysWithPrefix, uniquePrefix } from '../../helpers/redis-prefix.js';
+import { uniquePrefix } from '../../helpers/redis-prefix.js';
 import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
+import { dropPrefix, processEnv } from '../hostile/process-env.js';
 import { login } from './cluster.js';
 
 /**
@@ -24,15 +24,10 @@ describe('detached queries across two service processes', () => {
   beforeAll(async () => {
     sim = await startSimulator({});
     const env = {
-      NODE_ENV: 'test',
+      ...processEnv(prefix),
       TG_RESTPP_URL: sim.restppUrl,
       TG_GSQL_URL: sim.gsqlUrl,
       TG_VERSION: sim.version,
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      REDIS_PREFIX: prefix,
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      SESSION_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-      COOKIE_SECURE: 'false',
       METRICS_PORT: 'off',
       DETACHED_QUERIES: 'true',
       QUERY_TIMEOUT_MAX_MS: '300000',
@@ -43,9 +38,7 @@ describe('detached queries across two service processes', () => {
 
   afterAll(async () => {
     await Promise.allSettled(instances.map((i) => i.kill()));
-    const redis = new Redis('redis://127.0.0.1:6379');
-    await deleteKeysWithPrefix(redis, prefix).catch(() => undefined);
-    redis.disconnect();
+    await dropPrefix(prefix);
     await sim?.close();
   });
 
