@@ -307,7 +307,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     logger,
     ...(tracing && { tracing }),
     ...(config.detachedQueries && {
-      detached: createDetachedQueries({ store: stores.detachedQueries, settings: config.detachedQueries, now }),
+      detached: createDetachedQueries({
+        store: stores.detachedQueries,
+        settings: config.detachedQueries,
+        now,
+        count: (event, n = 1) => metrics.detachedQueries.inc({ event }, n),
+      }),
     }),
   });
   // Off unless a QUOTA_* setting or the policy file limits something: it costs Redis calls per request. Its

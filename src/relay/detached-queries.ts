@@ -75,9 +75,12 @@ export function createDetachedQueries(deps: {
   store: DetachedQueryStore;
   settings: DetachedSettings;
   now?: () => number;
+  /** tgbff_detached_queries_total. */
+  count?: (event: 'started' | 'refused' | 'foreign', n?: number) => void;
 }): DetachedQueries {
   const { store, settings } = deps;
   const now = deps.now ?? Date.now;
+  const count = deps.count ?? (() => undefined);
 
   /** Keeps the answer's `results` entries whose `requestid` is the caller's. */
   const ownResults =
@@ -101,20 +104,24 @@ export function createDetachedQueries(deps: {
     };
 
   const start = async (owner: DetachedOwner): Promise<DetachedPlan> => {
-    if ((await store.count(owner, now())) >= settings.cap)
+    if ((await store.count(owner, now())) >= settings.cap) {
+      count('refused');
       throw new AppError(
         'quota_exceeded',
         `This user has ${settings.cap} detached queries on record (DETACHED_QUERIES_PER_PRINCIPAL); wait until older ones expire`,
       );
+    }
     return {
       async: true,
       async after(status, body) {
         const id = status === 200 ? startedId(body) : undefined;
-        if (id !== undefined)
+        if (id !== undefined) {
           await store.record(owner, id, now(), {
             ttlMs: settings.ttlMs,
             ceiling: settings.cap + CEILING_SLACK,
           });
+          count('started');
+        }
         return body;
       },
     };
@@ -154,13 +161,17 @@ export function createDetachedQueries(deps: {
         if (requested.length !== 1 || all) throw new AppError('invalid_request', 'requestid: name exactly one query');
         const id = requested[0]!;
         const mine = await store.owned(owner, nameable([id]), now());
-        if (!mine.has(id)) return { answer: { status: 200, body: noResultAnswer(id) } };
+        if (!mine.has(id)) {
+          count('foreign');
+          return { answer: { status: 200, body: noResultAnswer(id) } };
+        }
         return { target: `${base}?${query([...named, ['requestid', [id]]])}` };
       }
       // query_status
       if (all) return { target: `${base}?${query([...named, ['requestid', ['all']]])}`, after: ownResults(owner) };
       const mine = await store.owned(owner, nameable(requested), now());
       const foreign = requested.filter((id) => !mine.has(id));
+      if (foreign.length > 0) count('foreign', foreign.length);
       if (mine.size === 0) return { answer: { status: 200, body: unknownStatusAnswer(foreign) } };
       return {
         target: `${base}?${query([...named, ['requestid', [...mine]]])}`,

@@ -199,6 +199,14 @@ describe('detached queries owned, on the machine’s Redis', () => {
 
   detachedCases(() => rig);
 
+  test('when queries were started, refused and foreign ids asked, then tgbff_detached_queries_total counts each', async () => {
+    const text = await rig.service.metrics.registry.getSingleMetricAsString('tgbff_detached_queries_total');
+    const value = (event: string) => Number(new RegExp(`event="${event}"} (\\d+)`).exec(text)?.[1] ?? 0);
+    expect(value('started')).toBeGreaterThanOrEqual(CAP + 3);
+    expect(value('refused')).toBe(1);
+    expect(value('foreign')).toBeGreaterThanOrEqual(5);
+  });
+
   test('when an id is recorded, then its key is the principal’s, tagged, with a TTL of at most DETACHED_QUERY_TTL', async () => {
     const redis = rig.redis();
     const keys = await redis.keys(`${rig.prefix}detached:{*}`);
