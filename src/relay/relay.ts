@@ -137,8 +137,11 @@ class UndiciRelay implements Relay {
       Math.max(0, started + this.opts.upstreamTimeoutMs - performance.now()),
     );
     try {
-      const sending = { limits, async: plan?.async === true };
-      const { answer, token } = await cancel.race(this.exchange(req, method, call, path, sending, cancel), discard);
+      const detach = plan?.async === true;
+      const { answer, token } = await cancel.race(
+        this.exchange(req, method, call, path, limits, detach, cancel),
+        discard,
+      );
       clearTimeout(deadline);
       this.refuseOverCap(answer);
       const after = plan?.after;
@@ -165,7 +168,8 @@ class UndiciRelay implements Relay {
     method: string,
     call: RelayCall,
     path: string,
-    limits: Sending,
+    limits: QueryLimits | null,
+    detach: boolean,
     cancel: RelayCancel,
   ): Promise<{ answer: UpstreamAnswer; token: string }> {
     const { auth, requestId } = call;
@@ -174,12 +178,12 @@ class UndiciRelay implements Relay {
     if (encoding !== undefined && body !== null)
       await checkBodyEncoding(encoding, body, this.opts.maxBodyBytes, this.opts.compressedBodies === true);
     let token = await auth.token();
-    let answer = await this.send(req, method, call, path, body, token, limits, cancel);
+    let answer = await this.send(req, method, call, path, body, token, limits, detach, cancel);
     if (answer.tokenRejected) {
       const fresh = await auth.rejected(token);
       if (fresh === null) throw this.tokenRejected(requestId);
       token = fresh;
-      answer = await this.send(req, method, call, path, body, token, limits, cancel);
+      answer = await this.send(req, method, call, path, body, token, limits, detach, cancel);
       if (answer.tokenRejected) throw this.tokenRejected(requestId);
     }
     return { answer, token };
@@ -192,14 +196,16 @@ class UndiciRelay implements Relay {
     path: string,
     body: Buffer | null,
     token: string,
-    limits: Sending,
+    limits: QueryLimits | null,
+    detach: boolean,
     signal: RelayCancel,
   ): Promise<UpstreamAnswer> {
     const tracing = this.opts.tracing;
-    if (tracing === undefined) return this.sendOnce(req, method, call, path, body, token, limits, signal, undefined);
+    if (tracing === undefined)
+      return this.sendOnce(req, method, call, path, body, token, limits, detach, signal, undefined);
     return tracing.inSpan(
       'tigergraph.request',
-      (span) => this.sendOnce(req, method, call, path, body, token, limits, signal, span),
+      (span) => this.sendOnce(req, method, call, path, body, token, limits, detach, signal, span),
       'client',
     );
   }
@@ -211,15 +217,17 @@ class UndiciRelay implements Relay {
     path: string,
     body: Buffer | null,
     token: string,
-    sending: Sending,
+    limits: QueryLimits | null,
+    /** `GSQL-ASYNC: true`, for a detached start the relay records. */
+    detach: boolean,
     signal: RelayCancel,
     span: TraceSpan | undefined,
   ): Promise<UpstreamAnswer> {
     const requestId = call.requestId;
     const allowed = this.policy.upstream(req.headers, token, requestId, call.forwarded, span?.traceparent());
-    const headers = sending.limits === null ? allowed : withQueryLimits(allowed, sending.limits);
+    const headers = limits === null ? allowed : withQueryLimits(allowed, limits);
     // Only a start the detached-query owner records is detached (the header is never forwarded as sent).
-    if (sending.async) headers.push('gsql-async', 'true');
+    if (detach) headers.push('gsql-async', 'true');
     if (span !== undefined) {
       span.set('http.request.method', method);
       span.set('server.address', this.host);
@@ -335,13 +343,6 @@ class UndiciRelay implements Relay {
     this.opts.logger?.debug({ requestId, kind, code }, 'relay upstream failure');
     return kind;
   }
-}
-
-/** What one upstream call carries besides the browser's allowed headers. */
-interface Sending {
-  readonly limits: QueryLimits | null;
-  /** `GSQL-ASYNC: true`, for a detached start the relay records. */
-  readonly async: boolean;
 }
 
 /** An answer that came after its request was cancelled: free its pooled connection. */
