@@ -21,6 +21,7 @@ import {
 import { forwardHeader, responseHeader } from './config/forward-header.js';
 import { redisMode, redisUrl, type RedisConfig } from './config/redis-mode.js';
 import { RULES, type RuleValues } from './config/rules.js';
+import type { DetachedSettings } from './relay/detached-queries.js';
 import {
   encryptionKeys,
   generateEncryptionKeys,
@@ -108,6 +109,9 @@ const FIELDS = {
   QUOTA_POLICY_FILE: optional(policyFile),
   RELAY_FORWARD_HEADERS: withDefault(list(forwardHeader), []),
   RELAY_RESPONSE_HEADERS: withDefault(list(responseHeader), []),
+  DETACHED_QUERIES: withDefault(boolean, false),
+  DETACHED_QUERY_TTL: withDefault(integer(1, 604_800), 3600),
+  DETACHED_QUERIES_PER_PRINCIPAL: withDefault(integer(1, 100_000), 100),
   HEADERS_TIMEOUT_MS: withDefault(integer(1000, 600_000), 10_000),
   REQUEST_TIMEOUT_MS: withDefault(integer(1000, 3_600_000), 30_000),
   PASSWORD_LOGIN: withDefault(boolean, false),
@@ -240,6 +244,8 @@ export interface Config {
   readonly relayForwardHeaders: readonly string[];
   /** Upstream answer headers passed to the browser besides the default allowlist (lower-case). */
   readonly relayResponseHeaders: readonly string[];
+  /** DETACHED_QUERIES: GSQL-ASYNC starts recorded per principal, their ids relayed only for their owner. */
+  readonly detachedQueries?: DetachedSettings;
   /** Node's headersTimeout and requestTimeout on the listening server: slow clients lose their request. */
   readonly clientTimeouts: Readonly<{ headersMs: number; requestMs: number }>;
   readonly passwordLogin: boolean;
@@ -427,6 +433,9 @@ function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | und
     maxResponseBytes: v.RELAY_MAX_RESPONSE_BYTES,
     relayForwardHeaders: v.RELAY_FORWARD_HEADERS,
     relayResponseHeaders: v.RELAY_RESPONSE_HEADERS,
+    ...(v.DETACHED_QUERIES && {
+      detachedQueries: { ttlMs: v.DETACHED_QUERY_TTL * 1000, cap: v.DETACHED_QUERIES_PER_PRINCIPAL },
+    }),
     clientTimeouts: { headersMs: v.HEADERS_TIMEOUT_MS, requestMs: v.REQUEST_TIMEOUT_MS },
     passwordLogin: v.PASSWORD_LOGIN,
     adminRoutes: v.ADMIN_ROUTES,

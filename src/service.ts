@@ -22,6 +22,7 @@ import { describePrincipal } from './http/session/principal.js';
 import { Gauge } from 'prom-client';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { DEFAULT_RELAY_ALLOW, parseRelayAllow } from './relay/allowlist.js';
+import { createDetachedQueries } from './relay/detached-queries.js';
 import { createRelay } from './relay/relay.js';
 import { adminReachable, reachable } from './relay/upstream-reachable.js';
 import { probeAtStart, VERSION_MISMATCH, type StartupProbe } from './relay/upstream-version.js';
@@ -321,6 +322,14 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     metrics,
     logger,
     ...(tracing && { tracing }),
+    ...(config.detachedQueries && {
+      detached: createDetachedQueries({
+        store: stores.detachedQueries,
+        settings: config.detachedQueries,
+        now,
+        count: (event, n = 1) => metrics.detachedQueries.inc({ event }, n),
+      }),
+    }),
   });
   // Off unless a QUOTA_* setting or the policy file limits something: it costs Redis calls per request. Its
   // metrics are there either way, at zero (the dashboard shows them).

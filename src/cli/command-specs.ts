@@ -216,6 +216,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       },
       out: { type: 'string', value: 'FILE', description: 'write the module here (default: standard output)' },
       service: { type: 'string', value: 'URL', description: 'a running tigergraph-bff to read the listing through' },
+      async: {
+        type: 'boolean',
+        description: 'also a <query>Async function per query, started in Detached Mode (tgbff-codegen.json "async")',
+      },
       token,
       ...connection,
       ...output,

@@ -41,6 +41,8 @@ export interface RuleValues {
   TRUST_PROXY: unknown;
   APP_DIR: string | undefined;
   DEMO_CONSOLE: boolean | undefined;
+  DETACHED_QUERIES: boolean;
+  RELAY_FORWARD_HEADERS: readonly string[];
 }
 
 /** A check across keys; it runs only when every key it reads parsed, so it never sees a bad value. */
@@ -75,6 +77,16 @@ function sizingDefault(
 export const RULES: readonly Rule[] = [
   sizingDefault('QUERY_THREAD_LIMIT_MAX', 'QUERY_THREAD_LIMIT_DEFAULT'),
   sizingDefault('QUERY_MEMORY_LIMIT_MAX_MB', 'QUERY_MEMORY_LIMIT_DEFAULT_MB'),
+  {
+    // With detached queries owned, the relay sends GSQL-ASYNC itself, only for the starts it records.
+    keys: ['DETACHED_QUERIES', 'RELAY_FORWARD_HEADERS'],
+    check: (v) =>
+      when(
+        v.DETACHED_QUERIES && v.RELAY_FORWARD_HEADERS.includes('gsql-async'),
+        'RELAY_FORWARD_HEADERS',
+        'must not name gsql-async with DETACHED_QUERIES on: the relay sends it for the starts it records',
+      ),
+  },
   {
     // Both would answer `/`: the app's index.html and the console's.
     keys: ['APP_DIR', 'DEMO_CONSOLE'],

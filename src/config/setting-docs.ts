@@ -201,6 +201,19 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     doc: 'Largest relayed answer in bytes, and the most (and default) RESPONSE-LIMIT sent to TigerGraph. A declared longer answer gets 502 response_too_large; a streamed one is cut (docs/quotas.md).',
     defaultNote: '(64 MiB)',
   },
+  DETACHED_QUERIES: {
+    section: 'quotas',
+    doc: "Detached (GSQL-ASYNC) installed queries, owned: the relay sends GSQL-ASYNC: true for a browser that asks, records the request id TigerGraph answers against the principal, and relays /query_status, /query_result, /abortquery and /showprocesslist only for (or filtered to) the caller's own ids; RELAY_ALLOW must still open those paths. Off: GSQL-ASYNC is not forwarded (unless RELAY_FORWARD_HEADERS names it) and those paths, when allowlisted, are relayed as sent (docs/quotas.md).",
+  },
+  DETACHED_QUERY_TTL: {
+    section: 'quotas',
+    doc: "Seconds a detached query id stays its starter's (and readable by them); after it the id answers as unknown.",
+    defaultNote: '(1 hour)',
+  },
+  DETACHED_QUERIES_PER_PRINCIPAL: {
+    section: 'quotas',
+    doc: 'Live detached query ids one principal may have on record; a start beyond it gets 429 quota_exceeded before it reaches TigerGraph.',
+  },
   RELAY_FORWARD_HEADERS: {
     section: 'tigergraph',
     doc: 'Browser headers the relay forwards besides its allowlist (Accept, Accept-Language, Content-Type, Content-Encoding, GSQL-TIMEOUT, RESPONSE-LIMIT), comma list; credentials, framing and override headers are refused, and so are GSQL-THREAD-LIMIT and GSQL-QueryLocalMemLimitMB (their QUERY_*_MAX settings forward them capped).',

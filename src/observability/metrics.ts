@@ -20,6 +20,8 @@ export interface Metrics {
   httpDuration: Histogram<'route' | 'method' | 'status_class'>;
   /** kind = timeout | unavailable | rejected | protocol | too_large (an answer over RELAY_MAX_RESPONSE_BYTES). */
   upstreamErrors: Counter<'kind'>;
+  /** DETACHED_QUERIES: event = started | refused (over the cap) | foreign (an id not the caller's, answered as unknown). */
+  detachedQueries: Counter<'event'>;
   redisErrors: Counter;
   /** result = ok | invalid | rate_limited | error. */
   logins: Counter<'result'>;
@@ -103,6 +105,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'tgbff_upstream_errors_total',
       help: 'Data/admin server failures by kind',
       labelNames: ['kind'],
+      registers,
+    }),
+    detachedQueries: new Counter({
+      name: 'tgbff_detached_queries_total',
+      help: 'Detached (GSQL-ASYNC) queries: started, refused over the cap, foreign ids answered as unknown',
+      labelNames: ['event'],
       registers,
     }),
     redisErrors: new Counter({ name: 'tgbff_redis_errors_total', help: 'Redis command failures', registers }),
@@ -202,6 +210,7 @@ function startAtZero(m: Metrics): void {
   zero(m.tokenDeletes, crossed(['reason', ['replaced', 'session_end']], results));
   zero(m.leaseWaits, crossed(['outcome', ['coalesced', 'token', 'took_over', 'stale', 'unavailable']]));
   zero(m.upstreamErrors, crossed(['kind', ['timeout', 'unavailable', 'rejected', 'protocol', 'too_large']]));
+  zero(m.detachedQueries, crossed(['event', ['started', 'refused', 'foreign']]));
   zero(m.logins, crossed(['result', ['ok', 'invalid', 'rate_limited', 'error']]));
   zero(m.guessesLimited, crossed(['route', ['login', 'admin']], ['scope', ['address', 'user', 'user_address']]));
   zero(m.loginBudgetLimited, crossed(['scope', ['address', 'credential', 'admin_credential', 'backchannel_address']]));

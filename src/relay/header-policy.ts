@@ -28,7 +28,8 @@ const HOP_BY_HOP = ['connection', 'keep-alive', 'te', 'trailer', 'transfer-encod
  * Content negotiation, the body's type and encoding, and the query knobs TigerGraph documents that only
  * shape one answer (GSQL-TIMEOUT, RESPONSE-LIMIT). Left out on purpose: Accept-Encoding (a compressed
  * 403 could not be read for its token-refusal code), GSQL-ASYNC (detaches the query from the request, so
- * no deadline or per-session limit would bound it) and the resource knobs an administrator sets
+ * no deadline or per-session limit would bound it, and anyone could read its result by id; with
+ * DETACHED_QUERIES the relay sends it itself for the starts it records, relay/detached-queries.ts) and the resource knobs an administrator sets
  * (GSQL-THREAD-LIMIT, GSQL-QueryLocalMemLimitMB, GSQL-REPLICA). RELAY_FORWARD_HEADERS adds to this.
  */
 export const DEFAULT_FORWARD_HEADERS: readonly string[] = [

@@ -6,8 +6,14 @@ import type { Logger } from '../observability/logger.js';
 import type { TraceSpan, Tracing } from '../observability/tracing.js';
 import type { AllowRule } from './allowlist.js';
 import { checkBodyEncoding } from './body-encoding.js';
-import { readRequestBody } from './body-prefix.js';
-import { HeaderPolicy, type ForwardedFor } from './header-policy.js';
+import { concatPrefix, readPrefix, readRequestBody } from './body-prefix.js';
+import {
+  FILTERED_ANSWER_MAX_BYTES,
+  type DetachedOwner,
+  type DetachedPlan,
+  type DetachedQueries,
+} from './detached-queries.js';
+import { HeaderPolicy, RELAYED_CACHE_CONTROL, type ForwardedFor } from './header-policy.js';
 import { lingerThenClose } from './linger.js';
 import { guardRelayRequest } from './path-guard.js';
 import {
@@ -44,6 +50,8 @@ export interface RelayCall {
    * Default: when handle() is called.
    */
   arrivedAt?: number;
+  /** The principal's keyed id; with `detached` on, the owner of the detached queries it starts or names. */
+  owner?: DetachedOwner;
 }
 
 export interface Relay {
@@ -77,6 +85,8 @@ export interface RelayOptions {
   mountPath?: string;
   /** OpenTelemetry: a client span per upstream call, its traceparent sent along. Absent: tracing is off. */
   tracing?: Tracing;
+  /** DETACHED_QUERIES: detached queries owned by who started them (detached-queries.ts). Absent: off. */
+  detached?: DetachedQueries;
 }
 
 export function createRelay(opts: RelayOptions): Relay {
@@ -102,7 +112,13 @@ class UndiciRelay implements Relay {
   async handle(req: IncomingMessage, res: ServerResponse, call: RelayCall): Promise<void> {
     const method = req.method ?? 'GET';
     // Path first: a refused request must never cost a token or an upstream call.
-    const target = guardRelayRequest(this.opts.allow, method, call.url, this.mount);
+    const found = guardRelayRequest(this.opts.allow, method, call.url, this.mount);
+    const plan =
+      this.opts.detached === undefined || call.owner === undefined
+        ? null
+        : await this.opts.detached.plan(method, found, req.headers, call.owner);
+    if (plan?.answer !== undefined) return this.answerHere(req, res, plan.answer, method, call);
+    const target = plan?.target === undefined ? found : { path: found.path, target: plan.target };
     // Then the guardrails, headers and a built-in's `timeout` parameter: a malformed one is 400 before it
     // costs a token either.
     const guardrails = this.opts.guardrails;
@@ -121,11 +137,17 @@ class UndiciRelay implements Relay {
       Math.max(0, started + this.opts.upstreamTimeoutMs - performance.now()),
     );
     try {
-      const { answer, token } = await cancel.race(this.exchange(req, method, call, path, limits, cancel), discard);
+      const detach = plan?.async === true;
+      const { answer, token } = await cancel.race(
+        this.exchange(req, method, call, path, limits, detach, cancel),
+        discard,
+      );
       clearTimeout(deadline);
       this.refuseOverCap(answer);
-      this.observe(method, answer.statusCode, started);
-      await this.respond(answer, res, token, call.requestId);
+      const after = plan?.after;
+      const shown = after === undefined ? answer : await cancel.race(this.rewritten(answer, after), () => undefined);
+      this.observe(method, shown.statusCode, started);
+      await this.respond(shown, res, token, call.requestId);
     } catch (err) {
       clearTimeout(deadline);
       if (cancel.reason === 'client') return; // the browser left: nobody to answer
@@ -147,6 +169,7 @@ class UndiciRelay implements Relay {
     call: RelayCall,
     path: string,
     limits: QueryLimits | null,
+    detach: boolean,
     cancel: RelayCancel,
   ): Promise<{ answer: UpstreamAnswer; token: string }> {
     const { auth, requestId } = call;
@@ -155,12 +178,12 @@ class UndiciRelay implements Relay {
     if (encoding !== undefined && body !== null)
       await checkBodyEncoding(encoding, body, this.opts.maxBodyBytes, this.opts.compressedBodies === true);
     let token = await auth.token();
-    let answer = await this.send(req, method, call, path, body, token, limits, cancel);
+    let answer = await this.send(req, method, call, path, body, token, limits, detach, cancel);
     if (answer.tokenRejected) {
       const fresh = await auth.rejected(token);
       if (fresh === null) throw this.tokenRejected(requestId);
       token = fresh;
-      answer = await this.send(req, method, call, path, body, token, limits, cancel);
+      answer = await this.send(req, method, call, path, body, token, limits, detach, cancel);
       if (answer.tokenRejected) throw this.tokenRejected(requestId);
     }
     return { answer, token };
@@ -174,13 +197,15 @@ class UndiciRelay implements Relay {
     body: Buffer | null,
     token: string,
     limits: QueryLimits | null,
+    detach: boolean,
     signal: RelayCancel,
   ): Promise<UpstreamAnswer> {
     const tracing = this.opts.tracing;
-    if (tracing === undefined) return this.sendOnce(req, method, call, path, body, token, limits, signal, undefined);
+    if (tracing === undefined)
+      return this.sendOnce(req, method, call, path, body, token, limits, detach, signal, undefined);
     return tracing.inSpan(
       'tigergraph.request',
-      (span) => this.sendOnce(req, method, call, path, body, token, limits, signal, span),
+      (span) => this.sendOnce(req, method, call, path, body, token, limits, detach, signal, span),
       'client',
     );
   }
@@ -193,12 +218,16 @@ class UndiciRelay implements Relay {
     body: Buffer | null,
     token: string,
     limits: QueryLimits | null,
+    /** `GSQL-ASYNC: true`, for a detached start the relay records. */
+    detach: boolean,
     signal: RelayCancel,
     span: TraceSpan | undefined,
   ): Promise<UpstreamAnswer> {
     const requestId = call.requestId;
     const allowed = this.policy.upstream(req.headers, token, requestId, call.forwarded, span?.traceparent());
     const headers = limits === null ? allowed : withQueryLimits(allowed, limits);
+    // Only a start the detached-query owner records is detached (the header is never forwarded as sent).
+    if (detach) headers.push('gsql-async', 'true');
     if (span !== undefined) {
       span.set('http.request.method', method);
       span.set('server.address', this.host);
@@ -220,6 +249,46 @@ class UndiciRelay implements Relay {
       if (signal.aborted) throw err;
       throw upstreamAppError(this.fail(classifyUpstreamError(err), err, requestId), err);
     }
+  }
+
+  /** A detached-query answer read whole and given to `after` (the owner's view of it). */
+  private async rewritten(answer: UpstreamAnswer, after: NonNullable<DetachedPlan['after']>): Promise<UpstreamAnswer> {
+    let body = answer.head ?? Buffer.alloc(0);
+    if (answer.rest !== null) {
+      const prefix = await readPrefix(answer.rest, FILTERED_ANSWER_MAX_BYTES - body.length);
+      if (!prefix.ended) {
+        answer.rest.on('error', () => undefined).destroy();
+        this.opts.metrics?.upstreamErrors.inc({ kind: 'too_large' });
+        throw new AppError(
+          'response_too_large',
+          "The data server's list of queries is larger than this service filters",
+        );
+      }
+      body = Buffer.concat([body, concatPrefix(prefix)]);
+    }
+    const shown = await after(answer.statusCode, body);
+    const headers = { ...answer.headers, 'content-length': String(shown.length) };
+    delete headers['content-encoding'];
+    delete headers['transfer-encoding'];
+    return { statusCode: answer.statusCode, headers, tokenRejected: false, head: shown, rest: null };
+  }
+
+  /** A detached-query answer the relay gives itself (an id of someone else reads as one that never existed). */
+  private answerHere(
+    req: IncomingMessage,
+    res: ServerResponse,
+    answer: { status: number; body: object },
+    method: string,
+    call: RelayCall,
+  ): void {
+    if (!req.complete) req.resume();
+    const text = JSON.stringify(answer.body);
+    res.statusCode = answer.status;
+    res.setHeader('cache-control', RELAYED_CACHE_CONTROL);
+    res.setHeader('content-type', 'application/json');
+    res.setHeader('content-length', Buffer.byteLength(text));
+    res.end(text);
+    this.observe(method, answer.status, call.arrivedAt ?? performance.now());
   }
 
   private tokenRejected(requestId: string): AppError {

@@ -1,5 +1,6 @@
 import { authorizeData } from './data-auth.js';
 import { DEMO_QUERIES, runDemoQuery, sendQueryResult, sleepQuery, streamQuery } from './demo-queries.js';
+import { asksDetached, handleDetachedEndpoint, sendDetachedStart } from './detached-queries.js';
 import { delay, sendJson } from './http-server.js';
 import { parseLenientObject } from './lenient-json.js';
 import { endpointNotFound, restppError } from './restpp-errors.js';
@@ -61,8 +62,21 @@ export async function handleRestpp(sim: Sim, r: SimRequest): Promise<void> {
     if (!authorizeData(sim, r, graph) || !graphExists(sim, r, graph)) return;
     return builtin(sim, r, sim.graphs.get(graph)!);
   }
+  if (DETACHED_SECTIONS.has(section ?? '') && method === 'GET') {
+    const scope = section === 'query_status' ? (r.query.get('graph_name') ?? undefined) : graph;
+    if (!authorizeData(sim, r, scope)) return;
+    return handleDetachedEndpoint(sim, r, section!, graph);
+  }
   return endpointNotFound(sim, r.res, path);
 }
+
+const DETACHED_SECTIONS = new Set([
+  'query_status',
+  'query_result',
+  'abortquery',
+  'showprocesslist',
+  'showprocesslistall',
+]);
 
 function graphExists(sim: Sim, r: SimRequest, graph: string): boolean {
   if (sim.graphs.has(graph)) return true;
@@ -105,6 +119,15 @@ async function query(sim: Sim, r: SimRequest, graphName: string, name: string): 
     Object.assign(params, body);
   }
   // `stream` writes as it goes and honours neither GSQL-TIMEOUT nor RESPONSE-LIMIT: a test tool for relays' own caps.
+  if (asksDetached(r) && name !== 'stream') {
+    if (name === 'sleep') {
+      const ms = Math.min(Math.max(Math.floor(Number(params['ms'] ?? 0)) || 0, 0), 300_000);
+      return sendDetachedStart(sim, r, graphName, ms, [{ slept: ms }]);
+    }
+    const outcome = runDemoQuery(sim.graphs.get(graphName)!, name, params)!;
+    if ('code' in outcome) return sendQueryResult(sim, r, outcome);
+    return sendDetachedStart(sim, r, graphName, 0, outcome.results);
+  }
   if (name === 'stream') return streamQuery(sim, r, params);
   if (name === 'sleep') return sleepQuery(sim, r, params);
   sendQueryResult(sim, r, runDemoQuery(sim.graphs.get(graphName)!, name, params)!);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DemoGraph } from './demo-graph.js';
+import type { DetachedQueries } from './detached-registry.js';
 import type { ExternalJwtVerifier } from './external-jwt.js';
 import type { JwtSigner } from './jwt.js';
 import type { Recorder } from './recorder.js';
@@ -38,6 +39,8 @@ export interface Sim {
   log: ((line: string) => void) | undefined;
   /** Who may use /__sim/ (admin-surface.ts). */
   adminAccess: AdminAccess;
+  /** Installed queries run with GSQL-ASYNC (detached-queries.ts). */
+  detached: DetachedQueries;
 }
 
 /** One request as the handlers see it. */

@@ -1,4 +1,5 @@
 import { createDemoGraph, type DemoGraph } from './demo-graph.js';
+import { DetachedQueries } from './detached-registry.js';
 import { adminAccess } from './admin-surface.js';
 import { loadExternalJwtVerifier, readKeyValue } from './external-jwt.js';
 import { closeServer, createRawServer, listen } from './http-server.js';
@@ -66,6 +67,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     envelopeVersion: version.v4 ? { edition: 'enterprise', api: 'v2', schema: 0 } : { api: 'v2', schema: 0 },
     log: options.log,
     adminAccess: adminAccess(host, adminKey),
+    detached: new DetachedQueries(now),
   };
 
   const createSecret = (opts: { user?: string; graph?: string; alias?: string; value?: string } = {}) => {
@@ -116,6 +118,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     createSecret: (opts) => createSecret(opts),
     tokens: () => state.liveTokens().map(({ token, expiresAt, secretAlias }) => ({ token, expiresAt, secretAlias })),
     close: async () => {
+      sim.detached.close();
       await Promise.all([closeServer(restppServer), closeServer(gsqlServer)]);
     },
   };

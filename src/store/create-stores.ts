@@ -11,6 +11,8 @@ import { createMemoryTokenStore } from './memory/token-store.js';
 import { createMemoryTombstones } from './memory/tombstones.js';
 import { createMemoryOidcStores } from './memory/oidc-stores.js';
 import { createMemorySecretDrops } from './memory/secret-drops.js';
+import { createMemoryDetachedQueries } from './memory/detached-queries.js';
+import { createRedisDetachedQueries } from './redis/detached-queries.js';
 import { Cluster } from 'ioredis';
 import type { RedisClient } from './redis/client.js';
 import { keepConnected, openConnection } from './redis/connections.js';
@@ -134,6 +136,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     sessionStore: createRedisSessionStore({ client, fallbackTtlSeconds: options.sessionFallbackTtlSeconds ?? 86_400 }),
     secretDrops: createRedisSecretDrops({ redis, keys, guard }),
     oidc: createRedisOidcStores({ redis, keys, guard }),
+    detachedQueries: createRedisDetachedQueries({ redis, keys, guard }),
     redis,
     ...(options.failover && { waiting: waitingOf(options.failover, acks?.failover) }),
     ...(cache && { sessionCache: cache }),
@@ -202,6 +205,7 @@ export function createMemoryStores(options: { cipher: Cipher; sessionFallbackTtl
   const sessionStore = new MemorySessionStore(options.sessionFallbackTtlSeconds);
   const credentialSessions = createMemoryCredentialSessions();
   const oidc = createMemoryOidcStores();
+  const detachedQueries = createMemoryDetachedQueries();
   return {
     tokens,
     leases,
@@ -213,9 +217,19 @@ export function createMemoryStores(options: { cipher: Cipher; sessionFallbackTtl
     sessionStore,
     secretDrops: createMemorySecretDrops(),
     oidc,
+    detachedQueries,
     ping: async () => undefined,
     async close() {
-      for (const part of [tokens, leases, tombstones, rateLimiter, sessionStore, credentialSessions, oidc])
+      for (const part of [
+        tokens,
+        leases,
+        tombstones,
+        rateLimiter,
+        sessionStore,
+        credentialSessions,
+        oidc,
+        detachedQueries,
+      ])
         part.close();
     },
   };

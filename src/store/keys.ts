@@ -29,6 +29,8 @@ export interface RedisKeys {
   quotaCounters(rule: string): string;
   /** Per-principal quotas: a principal's in-flight leases, overall or for one rule, under one hash tag. */
   inflight(principal: string, rule?: string): string;
+  /** Detached (GSQL-ASYNC) queries a principal started: one sorted set per principal, its own `{…}` tag. */
+  detachedQueries(principal: string): string;
   /**
    * The session cache's set-up probe (store/redis/session-cache.ts): read with tracking on, written once, its
    * invalidation awaited, deleted; lives at most 10 s. `{id}` empty gives the prefix of every probe key.
@@ -54,6 +56,7 @@ export function redisKeys(prefix: string): RedisKeys {
     oidcUsed: (key) => `${prefix}oidc-jti:{${key}}`,
     quotaCounters: (rule) => `${prefix}quota:${rule}`,
     cacheProbe: (id) => (id === '' ? `${prefix}cache-probe:` : `${prefix}cache-probe:{${id}}`),
+    detachedQueries: (principal) => `${prefix}detached:{${principal}}`,
     inflight: (principal, rule) => `${prefix}inflight:{${principal}}${rule === undefined ? '' : `:${rule}`}`,
   };
 }

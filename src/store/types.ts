@@ -1,4 +1,5 @@
 import type { SessionCache } from './redis/session-cache.js';
+import type { DetachedQueryStore } from './detached-queries.js';
 import type { DueQueue } from './due-queue.js';
 import type { RedisClient } from './redis/client.js';
 import type { OidcStores } from './oidc-stores.js';
@@ -146,6 +147,8 @@ export interface Stores {
   sessionStore: SessionStore;
   /** Password-login secrets waiting to be dropped (`<prefix>secret-drops`). */
   secretDrops: SecretDropStore;
+  /** Detached (GSQL-ASYNC) queries by the principal that started them (`<prefix>detached:{principal id}`). */
+  detachedQueries: DetachedQueryStore;
   /** What single sign-on keeps besides sessions (`<prefix>oidc-idx:{…}`, `<prefix>oidc-jti:{…}`). */
   oidc: OidcStores;
   /**

@@ -103,6 +103,33 @@ export interface QueryOptions extends CallOptions {
   headers?: Record<string, string> | undefined;
 }
 
+/** `queryStatus` options: the graph to ask about (`graph_name`; TigerGraph's first graph when absent). */
+export interface DetachedOptions extends CallOptions {
+  graph?: string | undefined;
+}
+
+/** One detached query's status, as `GET /query_status` gives it. */
+export interface QueryStatus {
+  requestid: string;
+  status: 'running' | 'success' | 'timeout' | 'aborted' | (string & {});
+  startTime?: string;
+  expirationTime?: string;
+  url?: string;
+  elapsedTime?: number;
+}
+
+interface TigerGraphEnvelope {
+  error?: unknown;
+  code?: unknown;
+  message?: unknown;
+  results?: unknown;
+  request_id?: unknown;
+}
+
+/** A TigerGraph answer without what the call needs. */
+const noResults = (data: TigerGraphEnvelope): TigerGraphError =>
+  new TigerGraphError(200, undefined, 'The answer has no results', data);
+
 const MAX_TIMER_MS = 2_147_483_647;
 
 /** The page's location; undefined outside a browser (typed here so the package needs no DOM lib to check). */
@@ -244,17 +271,81 @@ export class TgbffClient extends EventTarget {
     params: QueryParams = {},
     options: QueryOptions = {},
   ): Promise<T[]> {
+    const data = await this.#tigerGraph(await this.#queryCall(graph, name, params, options));
+    if (!Array.isArray(data.results)) throw noResults(data);
+    return data.results as T[];
+  }
+
+  /**
+   * Starts an installed query in Detached Mode (`GSQL-ASYNC: true`) and returns TigerGraph's request id at
+   * once; follow it with `queryStatus`, `queryResult` and `abortQuery`. Needs the service's DETACHED_QUERIES
+   * (which keeps the id yours: nobody else can read or abort it) and RELAY_ALLOW opening those paths.
+   */
+  async runQueryAsync(
+    graph: string,
+    name: string,
+    params: QueryParams = {},
+    options: QueryOptions = {},
+  ): Promise<string> {
+    const headers = { ...options.headers, 'GSQL-ASYNC': 'true' };
+    const data = await this.#tigerGraph(await this.#queryCall(graph, name, params, { ...options, headers }));
+    if (typeof data.request_id !== 'string') throw noResults(data);
+    return data.request_id;
+  }
+
+  /** A detached query's status, or null when TigerGraph (or, for someone else's id, the service) knows no such id. */
+  async queryStatus(requestId: string, options: DetachedOptions = {}): Promise<QueryStatus | null> {
+    const query = { ...(options.graph !== undefined && { graph_name: options.graph }), requestid: requestId };
+    const data = await this.#tigerGraph(await this.relay('GET', '/query_status', { query, signal: options.signal }));
+    const found = Array.isArray(data.results) ? (data.results as QueryStatus[]) : [];
+    return found.find((s) => s.requestid === requestId) ?? null;
+  }
+
+  /**
+   * A finished detached query's `results`. Still running, or an unknown id (someone else's reads the same),
+   * throws `TigerGraphError` ("Unable to retrieve result for query …").
+   */
+  async queryResult<T = unknown>(requestId: string, options: CallOptions = {}): Promise<T[]> {
+    const query = { requestid: requestId };
+    const data = await this.#tigerGraph(await this.relay('GET', '/query_result', { query, signal: options.signal }));
+    if (!Array.isArray(data.results)) throw noResults(data);
+    return data.results as T[];
+  }
+
+  /**
+   * Aborts detached queries of `graph`: one id, or `'all'` (with the service's DETACHED_QUERIES, all of yours
+   * only). Returns the ids TigerGraph aborted.
+   */
+  async abortQuery(graph: string, requestId: string, options: CallOptions = {}): Promise<string[]> {
+    const path = `/abortquery/${encodeURIComponent(graph)}`;
+    const data = await this.#tigerGraph(
+      await this.relay('GET', path, { query: { requestid: requestId }, signal: options.signal }),
+    );
+    const results = Array.isArray(data.results) ? (data.results as Array<{ aborted_queries?: unknown }>) : [];
+    return results.flatMap((r) =>
+      Array.isArray(r.aborted_queries)
+        ? (r.aborted_queries as Array<{ requestid?: unknown }>)
+            .map((q) => q.requestid)
+            .filter((id): id is string => typeof id === 'string')
+        : [],
+    );
+  }
+
+  #queryCall(graph: string, name: string, params: QueryParams, options: QueryOptions): Promise<Response> {
     const path = `/query/${encodeURIComponent(graph)}/${encodeURIComponent(name)}`;
     const post = options.method === 'POST';
-    const res = await this.relay(post ? 'POST' : 'GET', path, {
+    return this.relay(post ? 'POST' : 'GET', path, {
       ...(post ? { body: params } : { query: params }),
       ...(options.headers && { headers: options.headers }),
       ...(options.signal && { signal: options.signal }),
     });
+  }
+
+  /** TigerGraph's JSON envelope; its refusal (`"error": true`, or not JSON) throws `TigerGraphError`. */
+  async #tigerGraph(res: Response): Promise<TigerGraphEnvelope> {
     const text = await res.text();
-    const data = parseJson(text) as
-      { error?: unknown; code?: unknown; message?: unknown; results?: unknown } | undefined;
-    if (!res.ok || data === undefined || data.error === true || data.error === 'true' || !Array.isArray(data.results)) {
+    const data = parseJson(text) as TigerGraphEnvelope | undefined;
+    if (!res.ok || data === undefined || data === null || data.error === true || data.error === 'true') {
       const message =
         typeof data?.message === 'string' && data.message ? data.message : `${res.status} from TigerGraph`;
       throw new TigerGraphError(
@@ -264,7 +355,7 @@ export class TgbffClient extends EventTarget {
         data ?? text,
       );
     }
-    return data.results as T[];
+    return data;
   }
 
   /** Clears the expiry timers (a page that unmounts its app, a test that ends). */

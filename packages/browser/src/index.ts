@@ -4,10 +4,12 @@ export type {
   CallOptions,
   ClientOptions,
   Credentials,
+  DetachedOptions,
   ListedSession,
   LoginResult,
   Methods,
   QueryOptions,
+  QueryStatus,
   RelayInit,
   Session,
 } from './client.js';

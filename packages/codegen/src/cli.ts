@@ -28,6 +28,8 @@ Options:
   --config FILE       a JSON config (default ./tgbff-codegen.json when present): graph, service,
                       restppUrl, out, and "results": { "<query>": "<TypeScript row type>" },
                       "imports": ["import type { Person } from './model.js';"]
+  --async             also a <query>Async function per query: the query started in Detached Mode
+                      (GSQL-ASYNC), answering its request id (config: "async": true)
   --timeout-ms MS     how long each call may take (default 30000)
   --verbose           say where the listing came from and what was skipped (on standard error)
   --version           print the version
@@ -75,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
         config: { type: 'string' },
         'timeout-ms': { type: 'string' },
         verbose: { type: 'boolean' },
+        async: { type: 'boolean' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -119,7 +122,11 @@ async function main(argv: string[]): Promise<number> {
   }
   let module;
   try {
-    module = generateQueryModule(graph, listing, from, { results: config?.results, imports: config?.imports });
+    module = generateQueryModule(graph, listing, from, {
+      results: config?.results,
+      imports: config?.imports,
+      async: values.async ?? config?.async,
+    });
   } catch (err) {
     if (err instanceof TypeError) throw usage(`config: ${err.message}`);
     throw err;

@@ -13,9 +13,11 @@ export interface CodegenConfig {
   out?: string;
   results?: Record<string, string>;
   imports?: string[];
+  /** Also a `<query>Async` function per query (Detached Mode). */
+  async?: boolean;
 }
 
-const FIELDS = new Set(['$schema', 'graph', 'service', 'restppUrl', 'out', 'results', 'imports']);
+const FIELDS = new Set(['$schema', 'graph', 'service', 'restppUrl', 'out', 'results', 'imports', 'async']);
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
 const isString = (v: unknown): v is string => typeof v === 'string';
@@ -54,5 +56,6 @@ export async function readConfig(file: string, optional = false): Promise<Codege
     throw usage(`${file}: "results" must map query names to TypeScript types (strings)`);
   if (raw.imports !== undefined && !(Array.isArray(raw.imports) && raw.imports.every(isString)))
     throw usage(`${file}: "imports" must be a list of import lines`);
+  if (raw.async !== undefined && typeof raw.async !== 'boolean') throw usage(`${file}: "async" must be true or false`);
   return raw as CodegenConfig;
 }

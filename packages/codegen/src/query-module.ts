@@ -12,6 +12,11 @@ export interface ModuleOptions {
   results?: Readonly<Record<string, string>> | undefined;
   /** Lines put after the SDK's import, for the types `results` names (`import type { Person } from './model.js';`). */
   imports?: readonly string[] | undefined;
+  /**
+   * Also a `<query>Async` function per query: the query started in Detached Mode (`client.runQueryAsync`),
+   * answering its request id for `queryStatus`, `queryResult` and `abortQuery` (the service's DETACHED_QUERIES).
+   */
+  async?: boolean | undefined;
 }
 
 export interface GeneratedModule {
@@ -85,12 +90,14 @@ export function generateQueryModule(
     const fn = RESERVED.has(name) || taken.has(name) ? `${name}Query` : name;
     const type = `${pascal(name)}Params`;
     const row = `${pascal(name)}Result`;
-    const clash = [fn, type, row].find((n) => taken.has(n));
+    const detached = options.async === true ? `${fn}Async` : undefined;
+    const clash = [fn, type, row, ...(detached === undefined ? [] : [detached])].find((n) => taken.has(n));
     if (clash !== undefined) {
       skipped.push(`${name}: its name ${clash} is taken by ${taken.get(clash)}`);
       continue;
     }
     taken.set(fn, `query ${name}`).set(type, `query ${name}`).set(row, `query ${name}`);
+    if (detached !== undefined) taken.set(detached, `query ${name}`);
     const method = methods.has('GET') ? 'GET' : 'POST';
     const fields: Array<{ text: string; optional: boolean }> = [];
     for (const [param, spec] of [...parameters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -125,6 +132,19 @@ export function generateQueryModule(
         `): Promise<T[]> {`,
         `  return client.runQuery<T>(GRAPH, ${JSON.stringify(name)}, params, { ...options, method: '${method}' });`,
         `}`,
+        ...(detached === undefined
+          ? []
+          : [
+              '',
+              `/** ${method} /query/${commentSafe(graph)}/${name} in Detached Mode (GSQL-ASYNC): its request id. */`,
+              `export function ${detached}(`,
+              `  client: TgbffClient,`,
+              `  params: ${type}${anyRequired ? '' : ' = {}'},`,
+              `  options: CallOptions = {},`,
+              `): Promise<string> {`,
+              `  return client.runQueryAsync(GRAPH, ${JSON.stringify(name)}, params, { ...options, method: '${method}' });`,
+              `}`,
+            ]),
       ].join('\n'),
     );
     queries.push({ name, method });

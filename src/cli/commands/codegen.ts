@@ -46,7 +46,11 @@ export const runCodegen: CommandRunner = async (ctx) => {
   const config = await asCli(() => readConfig('tgbff-codegen.json', true));
   const module = await asCli(async () => {
     try {
-      return generateQueryModule(graph, listing, from, { results: config?.results, imports: config?.imports });
+      return generateQueryModule(graph, listing, from, {
+        results: config?.results,
+        imports: config?.imports,
+        async: ctx.values.async === true || config?.async === true,
+      });
     } catch (err) {
       throw err instanceof TypeError ? usageError(`tgbff-codegen.json: ${err.message}`) : err;
     }

@@ -104,6 +104,7 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       url: ctx.url,
       forwarded: ctx.forwarded,
       arrivedAt: ctx.arrivedAt,
+      owner: id,
     });
   };
 

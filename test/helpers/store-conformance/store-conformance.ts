@@ -1,4 +1,5 @@
 import type { Stores } from '../../../src/store/types.js';
+import { detachedQueryCases } from './conformance-detached-queries.js';
 import { credentialSessionCases } from './conformance-credential-sessions.js';
 import { leaseCases } from './conformance-leases.js';
 import { limitAndSessionCases } from './conformance-limits-sessions.js';
@@ -34,6 +35,7 @@ export function storeConformance(label: string, open: () => Promise<StoresUnderT
     credentialSessionCases(stores, pass);
     secretDropCases(stores);
     oidcCases(stores, pass);
+    detachedQueryCases(stores, pass);
 
     test('when storage is up, then ping resolves', async () => {
       await expect(stores().ping()).resolves.toBeUndefined();

@@ -97,6 +97,8 @@ describe('@tigergraph-bff/browser, packed and installed, with a generated query 
     // Declared once in the fixture's tgbff-codegen.json; the others are unknown rows.
     expect(written).toContain('export type HelloResult = { greeting: string };');
     expect(written).toContain('export type SleepResult = unknown;');
+    // The fixture asks for the detached variants too ("async": true), compiled below against the SDK's types.
+    expect(written).toContain('export function sleepAsync(');
     // The service's CLI runs the same generator, reading the project's tgbff-codegen.json as well.
     const viaService = await serviceCodegen(['--service', url], { TG_SECRET: rig.secret });
     expect([viaService.stderr, 'code' in viaService ? viaService.code : 0]).toEqual(['', 0]);

@@ -185,3 +185,30 @@ describe('codegen: declared result types', () => {
     );
   });
 });
+
+describe('codegen: detached variants (async)', () => {
+  const listing: EndpointListing = {
+    'GET /query/social/hello': { parameters: { name: { type: 'STRING', min_count: 0, default: 'World' } } },
+    'POST /query/social/friends': { parameters: { person: { type: 'VERTEX<Person>', min_count: 1 } } },
+    'GET /query/social/helloAsync': { parameters: {} },
+  };
+
+  it('when async is asked for, then each query also gets a <query>Async function answering its request id', () => {
+    const { text, skipped } = generateQueryModule('social', listing, 'listing', { async: true });
+    expect(text).toContain(
+      'export function friendsAsync(\n  client: TgbffClient,\n  params: FriendsParams,\n  options: CallOptions = {},\n): Promise<string> {\n' +
+        '  return client.runQueryAsync(GRAPH, "friends", params, { ...options, method: \'POST\' });\n}',
+    );
+    expect(text).toContain('  return client.runQueryAsync(GRAPH, "hello", params, { ...options, method: \'GET\' });');
+    // A query named like another's variant gets the `Query` suffix, as a query named like any taken name.
+    expect(skipped).toEqual([]);
+    expect(text).toContain('export function helloAsyncQuery<T = HelloAsyncResult>(');
+    expect(text.match(/^export (function|type|const) (\w+)/gm)?.length).toBe(
+      new Set(text.match(/^export (function|type|const) (\w+)/gm)).size,
+    );
+  });
+
+  it('when async is not asked for, then no Async function is written', () => {
+    expect(generateQueryModule('social', listing, 'listing').text).not.toContain('runQueryAsync');
+  });
+});
