@@ -105,6 +105,8 @@ export interface AppDeps {
   dependencies?: DependencyFaults;
   /** QUOTA_*: per-principal quotas on relayed requests across instances; absent when none is set. */
   quota?: UserQuota;
+  /** RELAY_COALESCE: the /api lane names who asks, so identical reads of one principal share a call. */
+  coalescing?: boolean;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
   oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'postLoginPath' | 'mapped'>;
 }
@@ -274,6 +276,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     credentialIds: credentialIdsOf,
     ...audited,
     ...(deps.quota && { quota: deps.quota }),
+    ...(deps.coalescing === true && { coalescing: true }),
   });
   return frontDoor(pipeline, lane, app);
 }

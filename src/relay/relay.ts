@@ -17,6 +17,7 @@ import {
   type QueryGuardrails,
   type QueryLimits,
 } from './query-guardrails.js';
+import type { Coalescer, ExchangeNote } from './coalescing.js';
 import { capBytes, declaredOverCap, ResponseCutError } from './response-cap.js';
 import { streamBody } from './stream-body.js';
 import { RelayCancel } from './relay-cancel.js';
@@ -44,6 +45,11 @@ export interface RelayCall {
    * Default: when handle() is called.
    */
   arrivedAt?: number;
+  /**
+   * With RELAY_COALESCE on: who asks, as coalescing keys it (the principal and its token's scope). Identical
+   * concurrent reads with the same value share one upstream call (coalescing.ts). Absent: never shared.
+   */
+  shareAs?: string;
 }
 
 export interface Relay {
@@ -77,6 +83,8 @@ export interface RelayOptions {
   mountPath?: string;
   /** OpenTelemetry: a client span per upstream call, its traceparent sent along. Absent: tracing is off. */
   tracing?: Tracing;
+  /** RELAY_COALESCE: identical concurrent reads of one principal share a call. Absent: off. */
+  coalescer?: Coalescer;
 }
 
 export function createRelay(opts: RelayOptions): Relay {
@@ -106,7 +114,7 @@ class UndiciRelay implements Relay {
     // Then the guardrails, headers and a built-in's `timeout` parameter: a malformed one is 400 before it
     // costs a token either.
     const guardrails = this.opts.guardrails;
-    const limits = guardrails ? queryLimits(req.headers, guardrails) : null;
+    const limits = guardrails ? queryLimits(req.headers, guardrails, target.path) : null;
     const path = this.basePath + (guardrails ? withTimeoutParamCapped(target, guardrails) : target.target);
     const started = call.arrivedAt ?? performance.now();
     const cancel = new RelayCancel();
@@ -121,7 +129,12 @@ class UndiciRelay implements Relay {
       Math.max(0, started + this.opts.upstreamTimeoutMs - performance.now()),
     );
     try {
-      const { answer, token } = await cancel.race(this.exchange(req, method, call, path, limits, cancel), discard);
+      const coalescer = this.opts.coalescer;
+      const work =
+        coalescer !== undefined && call.shareAs !== undefined && coalescer.eligible(method, target.path)
+          ? this.shared(coalescer, call.shareAs, req, method, call, path, limits, cancel)
+          : this.exchange(req, method, call, path, limits, cancel);
+      const { answer, token } = await cancel.race(work, discard);
       clearTimeout(deadline);
       this.refuseOverCap(answer);
       this.observe(method, answer.statusCode, started);
@@ -149,14 +162,58 @@ class UndiciRelay implements Relay {
     limits: QueryLimits | null,
     cancel: RelayCancel,
   ): Promise<{ answer: UpstreamAnswer; token: string }> {
-    const { auth, requestId } = call;
+    return this.exchangeBody(req, method, call, path, await this.body(req), limits, cancel);
+  }
+
+  private async body(req: IncomingMessage): Promise<Buffer | null> {
     const body = await readRequestBody(req, this.opts.maxBodyBytes);
     const encoding = req.headers['content-encoding'];
     if (encoding !== undefined && body !== null)
       await checkBodyEncoding(encoding, body, this.opts.maxBodyBytes, this.opts.compressedBodies === true);
-    let token = await auth.token();
+    return body;
+  }
+
+  /** A read that may share the call of an identical one of the same principal in flight (coalescing.ts). */
+  private async shared(
+    coalescer: Coalescer,
+    shareAs: string,
+    req: IncomingMessage,
+    method: string,
+    call: RelayCall,
+    path: string,
+    limits: QueryLimits | null,
+    cancel: RelayCancel,
+  ): Promise<{ answer: UpstreamAnswer; token: string }> {
+    const body = await this.body(req);
+    const forwarded = this.policy.forwarded(req.headers, []);
+    const key = coalescer.keyOf({ shareAs, method, path, limits, forwarded, body });
+    return coalescer.share(
+      key,
+      cancel,
+      (flight, note) => this.exchangeBody(req, method, call, path, body, limits, flight, note),
+      () => this.exchangeBody(req, method, call, path, body, limits, cancel),
+    );
+  }
+
+  /** `note`, when given, learns whether the outcome is this session's own (its token steps). */
+  private async exchangeBody(
+    req: IncomingMessage,
+    method: string,
+    call: RelayCall,
+    path: string,
+    body: Buffer | null,
+    limits: QueryLimits | null,
+    cancel: RelayCancel,
+    note?: ExchangeNote,
+  ): Promise<{ answer: UpstreamAnswer; token: string }> {
+    const { auth, requestId } = call;
+    let token = await auth.token().catch((err: unknown) => {
+      if (note) note.ownOnly = true;
+      throw err;
+    });
     let answer = await this.send(req, method, call, path, body, token, limits, cancel);
     if (answer.tokenRejected) {
+      if (note) note.ownOnly = true;
       const fresh = await auth.rejected(token);
       if (fresh === null) throw this.tokenRejected(requestId);
       token = fresh;
