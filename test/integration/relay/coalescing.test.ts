@@ -71,11 +71,12 @@ function coalescingCases(name: string, setup: () => Promise<{ rig: Rig; close():
     };
     const untilWaiting = (n: number) =>
       until(`${n} requests waiting on shared calls`, async () => (await waiting()) === n);
-    const calls = (from: number, upstreamPath: string) =>
+    /** The calls TigerGraph saw since `from` to `upstreamPath`, with `name=<name>` when given (this test's own). */
+    const calls = (from: number, upstreamPath: string, name?: string) =>
       rig.sim
         .seen()
         .slice(from)
-        .filter((r) => r.path === upstreamPath);
+        .filter((r) => r.path === upstreamPath && (name === undefined || r.query.includes(`name=${name}`)));
     const held = async <T>(work: () => Promise<T>): Promise<T> => {
       rig.sim.setFaults({ holdData: true });
       try {
@@ -90,7 +91,8 @@ function coalescingCases(name: string, setup: () => Promise<{ rig: Rig; close():
       const sent = await held(async () => {
         const sent = Array.from({ length: 10 }, (_, i) => send('/api/query/social/hello?name=Ada', i % 2 ? a1 : a2));
         await untilWaiting(10);
-        expect(calls(from, '/query/social/hello')).toHaveLength(1);
+        // Waiting as soon as they joined; the call itself goes up once the first one's token is there.
+        await until('the shared call upstream', () => calls(from, '/query/social/hello', 'Ada').length === 1);
         return sent;
       });
       const answers = await Promise.all(sent.map((s) => s.done));
@@ -98,12 +100,12 @@ function coalescingCases(name: string, setup: () => Promise<{ rig: Rig; close():
         new Set([JSON.stringify({ status: 200, text: (answers[0] as { text: string }).text })]),
       );
       expect((answers[0] as { text: string }).text).toContain('Hello, Ada!');
-      expect(calls(from, '/query/social/hello')).toHaveLength(1);
+      expect(calls(from, '/query/social/hello', 'Ada')).toHaveLength(1);
       // Not a cache: the same read once the call is over makes a call of its own.
       expect((await send('/api/query/social/hello?name=Ada', a1).done) as { status: number }).toMatchObject({
         status: 200,
       });
-      expect(calls(from, '/query/social/hello')).toHaveLength(2);
+      expect(calls(from, '/query/social/hello', 'Ada')).toHaveLength(2);
     });
 
     test('when two principals send the same read at once, then TigerGraph gets one call per principal', async () => {
@@ -111,13 +113,13 @@ function coalescingCases(name: string, setup: () => Promise<{ rig: Rig; close():
       const sent = await held(async () => {
         const sent = Array.from({ length: 10 }, (_, i) => send('/api/query/social/hello?name=Bo', i % 2 ? a1 : b));
         await untilWaiting(10);
-        await until('both principals to be upstream', () => calls(from, '/query/social/hello').length === 2);
+        await until('both principals to be upstream', () => calls(from, '/query/social/hello', 'Bo').length === 2);
         return sent;
       });
       const answers = await Promise.all(sent.map((s) => s.done));
       expect(answers.map((a) => (a as { status: number }).status)).toEqual(Array(10).fill(200));
-      const tokens = new Set(calls(from, '/query/social/hello').map((r) => r.headers.authorization));
-      expect([calls(from, '/query/social/hello').length, tokens.size]).toEqual([2, 2]);
+      const tokens = new Set(calls(from, '/query/social/hello', 'Bo').map((r) => r.headers.authorization));
+      expect([calls(from, '/query/social/hello', 'Bo').length, tokens.size]).toEqual([2, 2]);
     });
 
     test('when the request that made the call and another leave, then the rest still get the answer', async () => {
@@ -135,7 +137,7 @@ function coalescingCases(name: string, setup: () => Promise<{ rig: Rig; close():
       expect(await sent[0]!.done).toBe('aborted');
       expect(await sent[1]!.done).toBe('aborted');
       expect(await sent[2]!.done).toMatchObject({ status: 200 });
-      expect(calls(from, '/query/social/hello')).toHaveLength(1);
+      expect(calls(from, '/query/social/hello', 'Cy')).toHaveLength(1);
     });
 
     test('when every waiter leaves, then the upstream call ends', async () => {
@@ -143,15 +145,16 @@ function coalescingCases(name: string, setup: () => Promise<{ rig: Rig; close():
       await held(async () => {
         const sent = [0, 1, 2].map((i) => send('/api/query/social/hello?name=Di', i === 1 ? a2 : a1));
         await untilWaiting(3);
+        await until('the shared call upstream', () => calls(from, '/query/social/hello', 'Di').length === 1);
         for (const s of sent) s.abort();
         for (const s of sent) expect(await s.done).toBe('aborted');
         await until(
           'TigerGraph to see its caller go',
-          () => calls(from, '/query/social/hello')[0]?.closedEarly === true,
+          () => calls(from, '/query/social/hello', 'Di')[0]?.closedEarly === true,
         );
         expect(await waiting()).toBe(0);
       });
-      expect(calls(from, '/query/social/hello')).toHaveLength(1);
+      expect(calls(from, '/query/social/hello', 'Di')).toHaveLength(1);
     });
 
     test('when reads differ in body, or a POST is not marked read-only, then they make calls of their own', async () => {
@@ -199,20 +202,38 @@ function coalescingCases(name: string, setup: () => Promise<{ rig: Rig; close():
       }
     });
 
+    test('when more identical reads come than RELAY_COALESCE_WAITERS, then the ones over it make their own call', async () => {
+      const from = rig.sim.seen().length;
+      const sent = await held(async () => {
+        const sent = Array.from({ length: 16 }, () => send('/api/query/social/hello?name=Hal', a1));
+        await untilWaiting(16);
+        sent.push(send('/api/query/social/hello?name=Hal', a2));
+        await until('the 17th read upstream on its own', () => calls(from, '/query/social/hello', 'Hal').length === 2);
+        return sent;
+      });
+      const answers = (await Promise.all(sent.map((s) => s.done))) as { status: number }[];
+      expect(answers.map((a) => a.status)).toEqual(Array(17).fill(200));
+      expect(calls(from, '/query/social/hello', 'Hal')).toHaveLength(2);
+    });
+
     test("when TigerGraph refuses the first request's token, then its replay is its own and the others make their own calls", async () => {
       const from = rig.sim.seen().length;
       const sent = await held(async () => {
         const sent = [send('/api/query/social/hello?name=Gus', a1), send('/api/query/social/hello?name=Gus', a2)];
         await untilWaiting(2);
+        await until('the shared call upstream', () => calls(from, '/query/social/hello', 'Gus').length === 1);
         // The token the shared call carries dies while TigerGraph holds it.
-        const token = String(calls(from, '/query/social/hello')[0]!.headers.authorization).replace(/^Bearer /, '');
+        const token = String(calls(from, '/query/social/hello', 'Gus')[0]!.headers.authorization).replace(
+          /^Bearer /,
+          '',
+        );
         rig.sim.revokeToken(token);
         return sent;
       });
       const answers = (await Promise.all(sent.map((s) => s.done))) as { status: number; text: string }[];
       expect(answers.map((a) => a.status)).toEqual([200, 200]);
       // The refused call, the first request's replay with a new token, the second request's own call.
-      const seen = calls(from, '/query/social/hello');
+      const seen = calls(from, '/query/social/hello', 'Gus');
       expect(seen.map((r) => r.status)).toEqual([401, 200, 200]);
     });
   });
@@ -238,4 +259,54 @@ coalescingCases('Redis Cluster', async () => {
       await cluster?.stop();
     },
   };
+});
+
+describe('request coalescing past RELAY_COALESCE_MAX_BYTES', () => {
+  let rig: Rig;
+  let base: string;
+  let cookie: string;
+  beforeAll(async () => {
+    // 300 bytes for all shared answers together: the 20 x 100-byte stream below cannot be held.
+    rig = await startRig({ label: 'coalesce-bytes', env: { RELAY_COALESCE: 'true', RELAY_COALESCE_MAX_BYTES: '300' } });
+    base = await rig.listen();
+    cookie = await login(base, rig.secret);
+  });
+  afterAll(async () => {
+    rig?.sim.setFaults({});
+    await rig?.close();
+  });
+
+  test('when a shared answer passes the memory for shared answers, then the first waiter streams it and the others make their own calls', async () => {
+    const target = '/api/query/social/stream?chunks=20&delayMs=1&chunkBytes=100';
+    const from = rig.sim.seen().length;
+    rig.sim.setFaults({ holdData: true });
+    const sent = [0, 1, 2].map(() =>
+      fetch(`${base}${target}`, { headers: { ...CSRF, Cookie: cookie } }).then(async (r) => ({
+        status: r.status,
+        text: await r.text(),
+      })),
+    );
+    try {
+      await until('three reads waiting on one call', async () =>
+        /tgbff_relay_coalesce_waiting 3/.test(
+          await rig.service.metrics.registry.getSingleMetricAsString('tgbff_relay_coalesce_waiting'),
+        ),
+      );
+    } finally {
+      rig.sim.setFaults({});
+    }
+    const answers = await Promise.all(sent);
+    for (const a of answers) {
+      expect(a.status).toBe(200);
+      expect(JSON.parse(a.text)).toMatchObject({ error: false });
+    }
+    expect(
+      rig.sim
+        .seen()
+        .slice(from)
+        .filter((r) => r.path === '/query/social/stream'),
+    ).toHaveLength(3);
+    const counted = await rig.service.metrics.registry.getSingleMetricAsString('tgbff_relay_coalesced_total');
+    expect(counted).toMatch(/result="alone"} 2/);
+  });
 });
