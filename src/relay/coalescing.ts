@@ -258,6 +258,8 @@ export function createCoalescer(opts: CoalescingOptions): Coalescer {
     },
 
     share(key, own, lead, alone) {
+      // Gone before it could join (while its body was read): nothing to wait for, nobody to leave.
+      if (own.aborted) return Promise.reject(abandoned());
       const found = flights.get(key);
       if (found !== undefined && found.waiters.size >= opts.maxWaiters) {
         counted?.inc({ result: 'alone' });
@@ -288,7 +290,11 @@ export function createCoalescer(opts: CoalescingOptions): Coalescer {
         if (flight.waiters.size === 0 && !flight.done) {
           flight.done = true;
           if (flights.get(key) === flight) flights.delete(key);
+          // Stops the exchange and the answer's read at once (the abort is synchronous), so no byte is
+          // held after this: its reservation goes back now (fly's own end() returns early for a done flight).
           flight.cancel.abort('client');
+          buffered -= flight.reserved;
+          flight.reserved = 0;
         }
         // Nothing to answer: the relay's own cancel has already failed this request.
         waiter.settle({ kind: 'alone' });
@@ -310,7 +316,7 @@ export function createCoalescer(opts: CoalescingOptions): Coalescer {
           case 'failed':
             throw outcome.err;
           case 'alone':
-            if (own.aborted) throw Object.assign(new Error('relayed request cancelled'), { code: 'UND_ERR_ABORTED' });
+            if (own.aborted) throw abandoned();
             counted?.inc({ result: 'alone' });
             return alone();
         }
@@ -318,6 +324,8 @@ export function createCoalescer(opts: CoalescingOptions): Coalescer {
     },
   };
 }
+
+const abandoned = (): Error => Object.assign(new Error('relayed request cancelled'), { code: 'UND_ERR_ABORTED' });
 
 const compareNames = (a: string, b: string): number => {
   const na = a.slice(0, a.indexOf('\n'));
