@@ -3,7 +3,7 @@ export interface BenchOptions {
   quick: boolean;
   rounds: number;
   /** Seconds of each measured run, per phase. */
-  seconds: { c50: number; c1: number; rate: number };
+  seconds: { c50: number; c1: number; rate: number; dashboard: number };
   /** Seconds of unmeasured load before each measured run. */
   warmupSeconds: number;
   sessions: number;
@@ -25,6 +25,8 @@ export interface BenchOptions {
   compareDist: string | null;
   /** Phases to run, in order (default all: c50, c1, rate). A before/after check may want only c50. */
   phases: Array<'c50' | 'c1' | 'rate'>;
+  /** The "dashboard" phase (bench/dashboard.ts): request coalescing off and on, after the others. */
+  dashboard: boolean;
   /** NODE_OPTIONS for the BFF processes (e.g. --max-semi-space-size=4 to trade a little GC for memory). */
   bffNodeOptions: string;
   /**
@@ -60,7 +62,8 @@ BENCH_COMPARE_DIST (another build's dist/ directory, run as one more subject "bf
 BENCH_BFF_NODE_OPTIONS (NODE_OPTIONS of the BFF processes; default none, as the Dockerfile runs it),
 BENCH_BFF_NODE_ARGS (space-separated node flags of the BFF processes; default the Dockerfile's,
 ${DEPLOYED_NODE_ARGS.join(' ')}; set it empty for V8's defaults), BENCH_COMPARE_NODE_ARGS (the same for
-bff-compare; default BENCH_BFF_NODE_ARGS), BENCH_PHASES (comma list of c50, c1, rate; default all three).
+bff-compare; default BENCH_BFF_NODE_ARGS), BENCH_PHASES (comma list of c50, c1, rate, dashboard; default all
+four; dashboard: 50 users x 8 widgets on 3 heavy queries, RELAY_COALESCE off and on).
 `;
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutDir: string): BenchOptions | 'help' {
@@ -71,10 +74,10 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutD
   const forced = number(env, 'BENCH_SECONDS');
   const seconds =
     forced !== undefined
-      ? { c50: forced, c1: forced, rate: forced }
+      ? { c50: forced, c1: forced, rate: forced, dashboard: forced }
       : quick
-        ? { c50: 1.5, c1: 1, rate: 1 }
-        : { c50: 5, c1: 3, rate: 3 };
+        ? { c50: 1.5, c1: 1, rate: 1, dashboard: 2 }
+        : { c50: 5, c1: 3, rate: 3, dashboard: 10 };
   return {
     quick,
     rounds: number(env, 'BENCH_ROUNDS') ?? (quick ? 1 : 3),
@@ -98,15 +101,19 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutD
     compareNodeArgs: nodeArgs(env.BENCH_COMPARE_NODE_ARGS) ??
       nodeArgs(env.BENCH_BFF_NODE_ARGS) ?? [...DEPLOYED_NODE_ARGS],
     phases: phases(env.BENCH_PHASES),
+    dashboard: !env.BENCH_PHASES || env.BENCH_PHASES.split(',').some((p) => p.trim() === 'dashboard'),
   };
 }
 
 function phases(raw: string | undefined): BenchOptions['phases'] {
   if (!raw) return ['c50', 'c1', 'rate'];
-  const list = raw.split(',').map((p) => p.trim());
+  const list = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== 'dashboard');
   for (const p of list)
     if (p !== 'c50' && p !== 'c1' && p !== 'rate')
-      throw new Error(`BENCH_PHASES: unknown phase "${p}" (c50, c1, rate)`);
+      throw new Error(`BENCH_PHASES: unknown phase "${p}" (c50, c1, rate, dashboard)`);
   // The fixed rate is half of a c=50 result of the same run.
   if (list.includes('rate') && !list.includes('c50')) throw new Error('BENCH_PHASES: rate needs c50 in the same run');
   return list as BenchOptions['phases'];

@@ -10,6 +10,7 @@ import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { answers, freePort, startChild, type Child } from './processes.js';
 import { deletePrefix, startPrivateRedis } from './redis-stats.js';
 import { formatTable } from './report.js';
+import { formatDashboard, runDashboard } from './dashboard.js';
 import { simulatorClient } from './simulator-client.js';
 import { subjectsFor, type Target } from './subjects.js';
 import { checkTargets, compareBuilds, summarize } from './summary.js';
@@ -68,6 +69,14 @@ async function main(): Promise<number> {
     const secrets: string[] = [];
     for (let i = 0; i < options.sessions; i++) secrets.push(await sim.createSecret());
 
+    const dashboardCtx = { root, options, sim, simChild, secrets, redisUrl };
+    if (options.phases.length === 0) {
+      // BENCH_PHASES=dashboard: that phase alone.
+      const dashboard = await runDashboard(dashboardCtx, options.seconds.dashboard, log);
+      writeFileSync(join(options.outDir, 'dashboard.json'), `${JSON.stringify({ machine, dashboard }, null, 2)}\n`);
+      process.stdout.write(`\n${formatDashboard(dashboard)}\n\nWrote ${join(options.outDir, 'dashboard.json')}\n`);
+      return 0;
+    }
     const chosen = subjectsFor(options);
     const targets = new Map<string, Target>();
     for (const subject of chosen) {
@@ -93,6 +102,8 @@ async function main(): Promise<number> {
       }),
     );
     const checks = checkTargets(samples, summaries);
+    // After the others, with their subjects still up but idle: the dashboard's two services run one at a time.
+    const dashboard = options.dashboard ? await runDashboard(dashboardCtx, options.seconds.dashboard, log) : null;
     const comparison = compareBuilds(samples, summaries);
     machine.loadAverage.end = currentLoad();
     const finished = new Date();
@@ -111,12 +122,13 @@ async function main(): Promise<number> {
       targets: checks,
       ...(comparison && { comparison, compareDist: options.compareDist }),
       runs: samples,
+      ...(dashboard && { dashboard }),
     };
     writeFileSync(join(options.outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
     const title = `tigergraph-bff relay overhead: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${started.toISOString().slice(0, 10)}`;
     writeFileSync(join(options.outDir, 'latest.svg'), renderChart(summaries, title));
     process.stdout.write(
-      `\n${title}\n\n${formatTable(summaries, checks, comparison)}\n\nWrote ${join(options.outDir, 'latest.json')} and latest.svg\n`,
+      `\n${title}\n\n${formatTable(summaries, checks, comparison)}\n${dashboard ? `\n${formatDashboard(dashboard)}\n` : ''}\nWrote ${join(options.outDir, 'latest.json')} and latest.svg\n`,
     );
     return 0;
   } finally {

@@ -108,6 +108,8 @@ export interface AppDeps {
   dependencies?: DependencyFaults;
   /** QUOTA_*: per-principal quotas on relayed requests across instances; absent when none is set. */
   quota?: UserQuota;
+  /** RELAY_COALESCE: the /api lane names who asks, so identical reads of one principal share a call. */
+  coalescing?: boolean;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
   oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'postLoginPath' | 'mapped' | 'signedOut'>;
   /** MCP_RESOURCE: the MCP endpoint for AI agents (src/mcp/); absent means /mcp is not mounted (404). */
@@ -284,6 +286,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     credentialIds: credentialIdsOf,
     ...audited,
     ...(deps.quota && { quota: deps.quota }),
+    ...(deps.coalescing === true && { coalescing: true }),
   });
   return frontDoor(pipeline, lane, app);
 }

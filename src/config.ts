@@ -34,14 +34,14 @@ import { nodeEnv } from './config/node-env.js';
 import { otlpUrl, ratio, TRACE_SAMPLERS, tracingFrom } from './config/tracing.js';
 import type { TracingSettings } from './observability/tracing.js';
 import { DEFAULT_FAULT_LOG_INTERVAL_MS } from './observability/fault-log.js';
-import { policyFile, quotaFrom, quotaRules, type QuotaConfig } from './config/quota.js';
+import { policyFile, queryPolicies, quotaFrom, quotaRules, type QuotaConfig } from './config/quota.js';
 import { absoluteUrl, oidcFrom, sameOriginPath, scopes, type OidcConfig } from './config/oidc.js';
 import { relayAllowSpec } from './config/relay-allow.js';
 import { appDir } from './config/app-dir.js';
 import { credentialMapFile, credentialMapOf, type CredentialMap } from './config/credential-map.js';
 import { capabilitiesOf } from '@tigergraph-bff/client';
 import { graphName, mcpFrom, mcpResource, type McpConfig } from './config/mcp.js';
-import type { QueryGuardrails, SizingCap } from './relay/query-guardrails.js';
+import type { QueryGuardrails, QuerySizing, SizingCap } from './relay/query-guardrails.js';
 
 export type { EncryptionKey, HostPort, KeyIssue, OidcConfig, QuotaConfig, RedisConfig, TrustProxy };
 
@@ -94,6 +94,9 @@ const FIELDS = {
   RELAY_SESSION_CONCURRENCY: withDefault(integer(1, 65_535), 16),
   RELAY_CREDENTIAL_CONCURRENCY: withDefault(integer(1, 65_535), 64),
   RELAY_MAX_RESPONSE_BYTES: withDefault(integer(1), 67_108_864),
+  RELAY_COALESCE: withDefault(boolean, false),
+  RELAY_COALESCE_WAITERS: withDefault(integer(2, 65_535), 64),
+  RELAY_COALESCE_MAX_BYTES: withDefault(integer(1), 268_435_456),
   QUERY_TIMEOUT_MAX_MS: optional(integer(1)),
   QUERY_TIMEOUT_DEFAULT_MS: withDefault(integer(1), 16_000),
   QUERY_THREAD_LIMIT_MAX: optional(integer(1, 65_535)),
@@ -240,6 +243,13 @@ export interface Config {
   readonly queryGuardrails: QueryGuardrails;
   /** A relayed answer longer than this is refused (declared length) or cut (streamed). */
   readonly maxResponseBytes: number;
+  /** RELAY_COALESCE: identical concurrent reads of one principal share one TigerGraph call; absent when off. */
+  readonly relayCoalescing?: Readonly<{
+    maxWaiters: number;
+    maxBufferedBytes: number;
+    /** `graph/query` of the installed queries whose POSTs may be shared (policy file `readOnly: true`). */
+    readOnlyQueries: ReadonlySet<string>;
+  }>;
   /** Browser headers forwarded upstream besides the default allowlist (lower-case). */
   readonly relayForwardHeaders: readonly string[];
   /** Upstream answer headers passed to the browser besides the default allowlist (lower-case). */
@@ -372,6 +382,20 @@ function sizingCap<K extends 'threads' | 'memoryMb'>(
   return max === undefined ? {} : ({ [key]: { max, default: fallback ?? max } } as { [P in K]?: SizingCap });
 }
 
+/** The policy file's per-query thread and memory caps, keyed `graph/query`; absent when it names none. */
+function perQuerySizing(v: Values): { perQuery?: ReadonlyMap<string, QuerySizing> } {
+  const sized = queryPolicies(v).filter((q) => q.threads !== undefined || q.memoryMb !== undefined);
+  if (sized.length === 0) return {};
+  return {
+    perQuery: new Map(
+      sized.map((q) => [
+        `${q.graph}/${q.query}`,
+        { ...(q.threads && { threads: q.threads }), ...(q.memoryMb && { memoryMb: q.memoryMb }) },
+      ]),
+    ),
+  };
+}
+
 function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | undefined): Config {
   const production = v.NODE_ENV === 'production';
   const generated: string[] = [];
@@ -429,8 +453,16 @@ function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | und
       responseLimitMax: v.RELAY_MAX_RESPONSE_BYTES,
       ...sizingCap('threads', v.QUERY_THREAD_LIMIT_MAX, v.QUERY_THREAD_LIMIT_DEFAULT),
       ...sizingCap('memoryMb', v.QUERY_MEMORY_LIMIT_MAX_MB, v.QUERY_MEMORY_LIMIT_DEFAULT_MB),
+      ...perQuerySizing(v),
     },
     maxResponseBytes: v.RELAY_MAX_RESPONSE_BYTES,
+    ...(v.RELAY_COALESCE && {
+      relayCoalescing: {
+        maxWaiters: v.RELAY_COALESCE_WAITERS,
+        maxBufferedBytes: v.RELAY_COALESCE_MAX_BYTES,
+        readOnlyQueries: new Set(queryPolicies(v).flatMap((q) => (q.readOnly ? [`${q.graph}/${q.query}`] : []))),
+      },
+    }),
     relayForwardHeaders: v.RELAY_FORWARD_HEADERS,
     relayResponseHeaders: v.RELAY_RESPONSE_HEADERS,
     ...(v.DETACHED_QUERIES && {

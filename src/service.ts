@@ -23,6 +23,7 @@ import { Gauge } from 'prom-client';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { DEFAULT_RELAY_ALLOW, parseRelayAllow } from './relay/allowlist.js';
 import { createDetachedQueries } from './relay/detached-queries.js';
+import { createCoalescer } from './relay/coalescing.js';
 import { createRelay } from './relay/relay.js';
 import { adminReachable, reachable } from './relay/upstream-reachable.js';
 import { probeAtStart, VERSION_MISMATCH, type StartupProbe } from './relay/upstream-version.js';
@@ -319,6 +320,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     responseHeaders: config.relayResponseHeaders,
     guardrails: config.queryGuardrails,
     maxResponseBytes: config.maxResponseBytes,
+    ...(config.relayCoalescing && {
+      coalescer: createCoalescer({
+        ...config.relayCoalescing,
+        maxResponseBytes: config.maxResponseBytes,
+        registry: metrics.registry,
+      }),
+    }),
     metrics,
     logger,
     ...(tracing && { tracing }),
@@ -448,6 +456,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     faults,
     dependencies,
     ...(quota && { quota }),
+    ...(config.relayCoalescing && { coalescing: true }),
   });
 
   return {

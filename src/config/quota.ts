@@ -1,5 +1,13 @@
 import { Invalid } from './fields.js';
-import { parsePolicy, PolicyError, type QuotaLimits, type QuotaPolicy, type QuotaRule } from '../quota/quota-policy.js';
+import {
+  parsePolicy,
+  parseQueryPolicies,
+  PolicyError,
+  type QueryPolicy,
+  type QuotaLimits,
+  type QuotaPolicy,
+  type QuotaRule,
+} from '../quota/quota-policy.js';
 import { readFileSync } from 'node:fs';
 
 export type QuotaConfig = QuotaPolicy;
@@ -27,7 +35,9 @@ interface QuotaValues {
 export function quotaRules(v: QuotaValues): { rules: QuotaRule[]; issue?: string } {
   if (v.QUOTA_POLICY_FILE === undefined) return { rules: [] };
   try {
-    return { rules: parsePolicy(v.QUOTA_POLICY_FILE.text, defaultsOf(v)) };
+    const rules = parsePolicy(v.QUOTA_POLICY_FILE.text, defaultsOf(v));
+    parseQueryPolicies(v.QUOTA_POLICY_FILE.text);
+    return { rules };
   } catch (err) {
     if (err instanceof PolicyError) return { rules: [], issue: err.message };
     throw err;
@@ -44,4 +54,9 @@ const defaultsOf = (v: QuotaValues): QuotaLimits => ({
 
 export function quotaFrom(v: QuotaValues): QuotaConfig {
   return { defaults: defaultsOf(v), rules: quotaRules(v).rules, leaseMs: v.QUOTA_LEASE_MS };
+}
+
+/** The policy file's `queries:` entries (sizing overrides, read-only queries); none without a file. */
+export function queryPolicies(v: Pick<QuotaValues, 'QUOTA_POLICY_FILE'>): QueryPolicy[] {
+  return v.QUOTA_POLICY_FILE === undefined ? [] : parseQueryPolicies(v.QUOTA_POLICY_FILE.text);
 }

@@ -214,6 +214,19 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'quotas',
     doc: 'Live detached query ids one principal may have on record; a start beyond it gets 429 quota_exceeded before it reaches TigerGraph.',
   },
+  RELAY_COALESCE: {
+    section: 'quotas',
+    doc: 'Identical concurrent reads (GETs, and POSTs to installed queries the policy file marks readOnly) of one principal share one TigerGraph call; the answer is read into memory and given to each (docs/quotas.md). Off: every request makes its own call and answers stream through.',
+  },
+  RELAY_COALESCE_WAITERS: {
+    section: 'quotas',
+    doc: 'Requests that may share one TigerGraph call (the first included) with RELAY_COALESCE; more make their own.',
+  },
+  RELAY_COALESCE_MAX_BYTES: {
+    section: 'quotas',
+    doc: "Answer bytes all shared calls of one instance may hold in memory at once with RELAY_COALESCE; past it a call's answer streams to its first request and the others make their own calls.",
+    defaultNote: '(256 MiB)',
+  },
   RELAY_FORWARD_HEADERS: {
     section: 'tigergraph',
     doc: 'Browser headers the relay forwards besides its allowlist (Accept, Accept-Language, Content-Type, Content-Encoding, GSQL-TIMEOUT, RESPONSE-LIMIT), comma list; credentials, framing and override headers are refused, and so are GSQL-THREAD-LIMIT and GSQL-QueryLocalMemLimitMB (their QUERY_*_MAX settings forward them capped).',

@@ -54,7 +54,50 @@ const ruleSchema = z
   .strict()
   .refine((r) => r.graph !== undefined, { message: 'needs graph (and optionally query)' });
 
-const fileSchema = z.object({ rules: z.array(ruleSchema).max(200) }).strict();
+const sizing = z.number().int().min(1).max(16_777_216);
+
+/** A `queries:` entry: how the relay treats one installed query (sizing caps, coalescing), not its quota. */
+const querySchema = z
+  .object({
+    graph: z.string().regex(IDENT, 'must be a TigerGraph graph name'),
+    query: z.string().regex(IDENT, 'must be a TigerGraph query name'),
+    threadLimit: sizing.max(65_535).optional(),
+    threadLimitDefault: sizing.max(65_535).optional(),
+    memoryLimitMb: sizing.optional(),
+    memoryLimitDefaultMb: sizing.optional(),
+    readOnly: z.boolean().optional(),
+  })
+  .strict()
+  .refine((q) => q.threadLimitDefault === undefined || q.threadLimit !== undefined, {
+    message: 'threadLimitDefault needs threadLimit',
+  })
+  .refine((q) => q.threadLimitDefault === undefined || q.threadLimitDefault <= q.threadLimit!, {
+    message: 'threadLimitDefault must be at most threadLimit',
+  })
+  .refine((q) => q.memoryLimitDefaultMb === undefined || q.memoryLimitMb !== undefined, {
+    message: 'memoryLimitDefaultMb needs memoryLimitMb',
+  })
+  .refine((q) => q.memoryLimitDefaultMb === undefined || q.memoryLimitDefaultMb <= q.memoryLimitMb!, {
+    message: 'memoryLimitDefaultMb must be at most memoryLimitMb',
+  });
+
+const fileSchema = z
+  .object({ rules: z.array(ruleSchema).max(200).default([]), queries: z.array(querySchema).max(500).default([]) })
+  .strict();
+
+/**
+ * One installed query's own treatment by the relay (QUOTA_POLICY_FILE `queries:`): its GSQL-THREAD-LIMIT and
+ * GSQL-QueryLocalMemLimitMB caps and defaults replace QUERY_THREAD_LIMIT_* / QUERY_MEMORY_LIMIT_* for it (an
+ * unset one keeps the setting's), and `readOnly` lets its POSTs share one TigerGraph call (RELAY_COALESCE).
+ * Apart from `rules:` so that naming a query here never gives it a rate bucket of its own.
+ */
+export interface QueryPolicy {
+  readonly graph: string;
+  readonly query: string;
+  readonly threads?: { readonly max: number; readonly default: number };
+  readonly memoryMb?: { readonly max: number; readonly default: number };
+  readonly readOnly: boolean;
+}
 
 /** Thrown with a message that completes "QUOTA_POLICY_FILE: …" (no file content in it beyond a rule's name). */
 export class PolicyError extends Error {}
@@ -64,21 +107,25 @@ export class PolicyError extends Error {}
  * unset rate fields take the defaults' values (its concurrency none). The first problem is named with its
  * path in the file.
  */
-export function parsePolicy(text: string, defaults: QuotaLimits): QuotaRule[] {
+function parseFile(text: string): z.infer<typeof fileSchema> {
   let raw: unknown;
   try {
     raw = parseYaml(text, { maxAliasCount: 0 });
   } catch {
     throw new PolicyError('is not valid YAML or JSON');
   }
-  const parsed = fileSchema.safeParse(raw ?? { rules: [] });
+  const parsed = fileSchema.safeParse(raw ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new PolicyError(`${issue.path.join('.') || 'file'}: ${issue.message}`);
   }
+  return parsed.data;
+}
+
+export function parsePolicy(text: string, defaults: QuotaLimits): QuotaRule[] {
   const names = new Set<string>();
   const rules: QuotaRule[] = [];
-  for (const r of parsed.data.rules) {
+  for (const r of parseFile(text).rules) {
     if (names.has(r.name) || r.name === 'default') throw new PolicyError(`rule name ${r.name} is used twice`);
     names.add(r.name);
     rules.push({
@@ -100,4 +147,25 @@ export function parsePolicy(text: string, defaults: QuotaLimits): QuotaRule[] {
 export function policyLimits(policy: QuotaPolicy): boolean {
   const on = (l: QuotaLimits) => l.rate > 0 || l.concurrency > 0;
   return on(policy.defaults) || policy.rules.some(on);
+}
+
+/** The file's `queries:` entries, checked once at start-up; a query named twice is refused. */
+export function parseQueryPolicies(text: string): QueryPolicy[] {
+  const seen = new Set<string>();
+  return parseFile(text).queries.map((q) => {
+    const key = `${q.graph}/${q.query}`;
+    if (seen.has(key)) throw new PolicyError(`queries: ${key} is named twice`);
+    seen.add(key);
+    return {
+      graph: q.graph,
+      query: q.query,
+      ...(q.threadLimit !== undefined && {
+        threads: { max: q.threadLimit, default: q.threadLimitDefault ?? q.threadLimit },
+      }),
+      ...(q.memoryLimitMb !== undefined && {
+        memoryMb: { max: q.memoryLimitMb, default: q.memoryLimitDefaultMb ?? q.memoryLimitMb },
+      }),
+      readOnly: q.readOnly === true,
+    };
+  });
 }

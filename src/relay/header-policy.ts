@@ -172,8 +172,17 @@ export class HeaderPolicy {
     fwd: ForwardedFor,
     traceparent?: string,
   ): string[] {
+    const out = this.forwarded(incoming, []);
+    out.push('authorization', `Bearer ${token}`, 'x-request-id', requestId, 'x-forwarded-proto', fwd.proto);
+    if (fwd.clientIp !== undefined) out.push('x-forwarded-for', fwd.clientIp);
+    if (fwd.host !== undefined) out.push('x-forwarded-host', fwd.host);
+    if (traceparent !== undefined) out.push('traceparent', traceparent);
+    return out;
+  }
+
+  /** The browser's headers that go upstream (the allowlist), pushed onto `out` as [name, value, …]. */
+  forwarded(incoming: IncomingHttpHeaders, out: string[]): string[] {
     const named = connectionNamed(incoming.connection);
-    const out: string[] = [];
     for (const name in incoming) {
       const value = incoming[name];
       if (value === undefined || !this.forward.has(name)) continue;
@@ -181,10 +190,6 @@ export class HeaderPolicy {
       if (typeof value === 'string') out.push(name, value);
       else for (const v of value) out.push(name, v);
     }
-    out.push('authorization', `Bearer ${token}`, 'x-request-id', requestId, 'x-forwarded-proto', fwd.proto);
-    if (fwd.clientIp !== undefined) out.push('x-forwarded-for', fwd.clientIp);
-    if (fwd.host !== undefined) out.push('x-forwarded-host', fwd.host);
-    if (traceparent !== undefined) out.push('traceparent', traceparent);
     return out;
   }
 

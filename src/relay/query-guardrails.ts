@@ -25,6 +25,25 @@ export interface QueryGuardrails {
   readonly threads?: SizingCap;
   /** GSQL-QueryLocalMemLimitMB (a query's memory per machine, MB; TigerGraph 4.x), as `threads`. */
   readonly memoryMb?: SizingCap;
+  /**
+   * Per installed query (`graph/query`, as TigerGraph reads them: decoded), from QUOTA_POLICY_FILE `queries:`:
+   * caps that replace `threads` / `memoryMb` for that query (one it leaves unset keeps the setting's).
+   */
+  readonly perQuery?: ReadonlyMap<string, QuerySizing>;
+}
+
+export interface QuerySizing {
+  readonly threads?: SizingCap;
+  readonly memoryMb?: SizingCap;
+}
+
+/** `graph/query` of an installed-query path (`/query/<graph>/<query>`, decoded), else null. */
+export function installedQueryKey(path: string): string | null {
+  if (!path.startsWith('/query/')) return null;
+  const rest = path.slice('/query/'.length);
+  const slash = rest.indexOf('/');
+  if (slash <= 0 || slash === rest.length - 1 || rest.indexOf('/', slash + 1) >= 0) return null;
+  return rest;
 }
 
 export interface SizingCap {
@@ -56,8 +75,21 @@ function capped(raw: string | string[] | undefined, name: string, unit: string, 
   return Math.min(n, max);
 }
 
-/** The capped GSQL-TIMEOUT and RESPONSE-LIMIT of one request, or 400 invalid_request naming the header. */
-export function queryLimits(headers: IncomingHttpHeaders, g: QueryGuardrails): QueryLimits {
+/**
+ * The capped sizing headers of one request to `path` (decoded, after the mount), or 400 invalid_request naming
+ * the header. An installed query named in the policy file's `queries:` gets its own thread and memory caps.
+ */
+export function queryLimits(headers: IncomingHttpHeaders, g: QueryGuardrails, path = ''): QueryLimits {
+  let threads = g.threads;
+  let memoryMb = g.memoryMb;
+  if (g.perQuery !== undefined) {
+    const key = installedQueryKey(path);
+    const own = key === null ? undefined : g.perQuery.get(key);
+    if (own !== undefined) {
+      threads = own.threads ?? threads;
+      memoryMb = own.memoryMb ?? memoryMb;
+    }
+  }
   return {
     timeout: String(
       capped(headers['gsql-timeout'], 'GSQL-TIMEOUT', 'milliseconds', g.timeoutDefaultMs, g.timeoutMaxMs),
@@ -66,14 +98,14 @@ export function queryLimits(headers: IncomingHttpHeaders, g: QueryGuardrails): Q
       capped(headers['response-limit'], 'RESPONSE-LIMIT', 'bytes', g.responseLimitMax, g.responseLimitMax),
     ),
     threads:
-      g.threads === undefined
+      threads === undefined
         ? undefined
-        : String(capped(headers[THREAD_LIMIT], 'GSQL-THREAD-LIMIT', 'threads', g.threads.default, g.threads.max)),
+        : String(capped(headers[THREAD_LIMIT], 'GSQL-THREAD-LIMIT', 'threads', threads.default, threads.max)),
     memoryMb:
-      g.memoryMb === undefined
+      memoryMb === undefined
         ? undefined
         : String(
-            capped(headers[MEMORY_LIMIT], 'GSQL-QueryLocalMemLimitMB', 'megabytes', g.memoryMb.default, g.memoryMb.max),
+            capped(headers[MEMORY_LIMIT], 'GSQL-QueryLocalMemLimitMB', 'megabytes', memoryMb.default, memoryMb.max),
           ),
   };
 }

@@ -23,6 +23,7 @@ import {
   type QueryGuardrails,
   type QueryLimits,
 } from './query-guardrails.js';
+import type { Coalescer, ExchangeNote } from './coalescing.js';
 import { capBytes, declaredOverCap, ResponseCutError } from './response-cap.js';
 import { streamBody } from './stream-body.js';
 import { RelayCancel } from './relay-cancel.js';
@@ -52,6 +53,11 @@ export interface RelayCall {
   arrivedAt?: number;
   /** The principal's keyed id; with `detached` on, the owner of the detached queries it starts or names. */
   owner?: DetachedOwner;
+  /**
+   * With RELAY_COALESCE on: who asks, as coalescing keys it (the principal and its token's scope). Identical
+   * concurrent reads with the same value share one upstream call (coalescing.ts). Absent: never shared.
+   */
+  shareAs?: string;
 }
 
 export interface Relay {
@@ -87,6 +93,8 @@ export interface RelayOptions {
   tracing?: Tracing;
   /** DETACHED_QUERIES: detached queries owned by who started them (detached-queries.ts). Absent: off. */
   detached?: DetachedQueries;
+  /** RELAY_COALESCE: identical concurrent reads of one principal share a call. Absent: off. */
+  coalescer?: Coalescer;
 }
 
 export function createRelay(opts: RelayOptions): Relay {
@@ -122,7 +130,7 @@ class UndiciRelay implements Relay {
     // Then the guardrails, headers and a built-in's `timeout` parameter: a malformed one is 400 before it
     // costs a token either.
     const guardrails = this.opts.guardrails;
-    const limits = guardrails ? queryLimits(req.headers, guardrails) : null;
+    const limits = guardrails ? queryLimits(req.headers, guardrails, target.path) : null;
     const path = this.basePath + (guardrails ? withTimeoutParamCapped(target, guardrails) : target.target);
     const started = call.arrivedAt ?? performance.now();
     const cancel = new RelayCancel();
@@ -138,10 +146,13 @@ class UndiciRelay implements Relay {
     );
     try {
       const detach = plan?.async === true;
-      const { answer, token } = await cancel.race(
-        this.exchange(req, method, call, path, limits, detach, cancel),
-        discard,
-      );
+      const coalescer = this.opts.coalescer;
+      // A detached start is never shared: its request id is recorded for the caller that started it.
+      const work =
+        !detach && coalescer !== undefined && call.shareAs !== undefined && coalescer.eligible(method, target.path)
+          ? this.shared(coalescer, call.shareAs, req, method, call, path, limits, cancel)
+          : this.exchange(req, method, call, path, limits, detach, cancel);
+      const { answer, token } = await cancel.race(work, discard);
       clearTimeout(deadline);
       this.refuseOverCap(answer);
       const after = plan?.after;
@@ -172,14 +183,59 @@ class UndiciRelay implements Relay {
     detach: boolean,
     cancel: RelayCancel,
   ): Promise<{ answer: UpstreamAnswer; token: string }> {
-    const { auth, requestId } = call;
+    return this.exchangeBody(req, method, call, path, await this.body(req), limits, detach, cancel);
+  }
+
+  private async body(req: IncomingMessage): Promise<Buffer | null> {
     const body = await readRequestBody(req, this.opts.maxBodyBytes);
     const encoding = req.headers['content-encoding'];
     if (encoding !== undefined && body !== null)
       await checkBodyEncoding(encoding, body, this.opts.maxBodyBytes, this.opts.compressedBodies === true);
-    let token = await auth.token();
+    return body;
+  }
+
+  /** A read that may share the call of an identical one of the same principal in flight (coalescing.ts). */
+  private async shared(
+    coalescer: Coalescer,
+    shareAs: string,
+    req: IncomingMessage,
+    method: string,
+    call: RelayCall,
+    path: string,
+    limits: QueryLimits | null,
+    cancel: RelayCancel,
+  ): Promise<{ answer: UpstreamAnswer; token: string }> {
+    const body = await this.body(req);
+    const forwarded = this.policy.forwarded(req.headers, []);
+    const key = coalescer.keyOf({ shareAs, method, path, limits, forwarded, body });
+    return coalescer.share(
+      key,
+      cancel,
+      (flight, note) => this.exchangeBody(req, method, call, path, body, limits, false, flight, note),
+      () => this.exchangeBody(req, method, call, path, body, limits, false, cancel),
+    );
+  }
+
+  /** `note`, when given, learns whether the outcome is this session's own (its token steps). */
+  private async exchangeBody(
+    req: IncomingMessage,
+    method: string,
+    call: RelayCall,
+    path: string,
+    body: Buffer | null,
+    limits: QueryLimits | null,
+    detach: boolean,
+    cancel: RelayCancel,
+    note?: ExchangeNote,
+  ): Promise<{ answer: UpstreamAnswer; token: string }> {
+    const { auth, requestId } = call;
+    let token = await auth.token().catch((err: unknown) => {
+      if (note) note.ownOnly = true;
+      throw err;
+    });
     let answer = await this.send(req, method, call, path, body, token, limits, detach, cancel);
     if (answer.tokenRejected) {
+      if (note) note.ownOnly = true;
       const fresh = await auth.rejected(token);
       if (fresh === null) throw this.tokenRejected(requestId);
       token = fresh;

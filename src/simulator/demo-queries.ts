@@ -1,7 +1,14 @@
 import { delay, sendJson } from './http-server.js';
 import type { DemoGraph } from './demo-graph.js';
 import { restppError } from './restpp-errors.js';
-import { queryTimeout, responseLimit, sendQueryTimeout, sendResponseTooLarge } from './query-limits.js';
+import {
+  memoryLimitMb,
+  queryTimeout,
+  responseLimit,
+  sendMemoryAborted,
+  sendQueryTimeout,
+  sendResponseTooLarge,
+} from './query-limits.js';
 import type { Sim, SimRequest } from './sim-context.js';
 
 /** Installed demo queries: results as GSQL PRINT would give them, or an error to send. */
@@ -20,7 +27,7 @@ export const DEMO_QUERY_PARAMS = {
     delayMs: { type: 'INT', default: '20' },
     chunkBytes: { type: 'INT', default: '16384' },
   },
-  sleep: { ms: { type: 'INT', default: '0' } },
+  sleep: { ms: { type: 'INT', default: '0' }, memMb: { type: 'INT', default: '0' } },
 } as const satisfies Record<string, Record<string, { type: string; default?: string }>>;
 
 export type DemoQuery = keyof typeof DEMO_QUERY_PARAMS;
@@ -90,9 +97,14 @@ export function sendQueryResult(sim: Sim, r: SimRequest, outcome: QueryResult): 
 /**
  * `sleep`: a query that runs `ms` milliseconds (at most 300 s), as a long installed query would. Like
  * TigerGraph it stops at its time limit (GSQL-TIMEOUT, else 16 s) and answers the timeout error instead.
+ * `memMb` is the memory it needs per machine: over a 4.x request's GSQL-QueryLocalMemLimitMB it is aborted
+ * at once, as TigerGraph aborts a query past its memory limit.
  */
 export async function sleepQuery(sim: Sim, r: SimRequest, params: Record<string, unknown>): Promise<void> {
   const ms = clampInt(params['ms'], 0, 300_000);
+  const memMb = clampInt(params['memMb'], 0, 16_777_216);
+  const memLimit = memoryLimitMb(sim, r);
+  if (memLimit !== undefined && memMb > memLimit) return sendMemoryAborted(sim, r, memMb, memLimit);
   const limit = queryTimeout(r);
   let closed = false;
   // A client that leaves ends the wait too: no timer outlives its request (nor keeps a closing process up).

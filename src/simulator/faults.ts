@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { delay, sendJson } from './http-server.js';
 import type { Sim } from './sim-context.js';
+import type { SeenRequest } from './types.js';
 
 /**
  * Test knobs for token calls. Answers with a simulator-specific code (SIM-…) so a failure injected
@@ -34,4 +35,23 @@ export function applyDataFaults(sim: Sim, res: ServerResponse, path: string): bo
     code: 'SIM-FORCED',
   });
   return true;
+}
+
+/** `holdData`: waits until the hold is lifted; false when the client left meanwhile (nothing to answer). */
+export function holdWhileAsked(sim: Sim, res: ServerResponse, seen: SeenRequest): Promise<boolean> {
+  if (sim.faults.holdData !== true) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const release = (): void => {
+      sim.held.delete(release);
+      res.off('close', onClose);
+      resolve(true);
+    };
+    const onClose = (): void => {
+      sim.held.delete(release);
+      seen.closedEarly = true;
+      resolve(false);
+    };
+    sim.held.add(release);
+    res.once('close', onClose);
+  });
 }

@@ -81,3 +81,27 @@ export function sendResponseTooLarge(sim: Sim, r: SimRequest, bytes: number, lim
     `The query response size is ${size(bytes)}, which exceeds limit ${size(limit)}.`,
   );
 }
+
+/**
+ * GSQL-QueryLocalMemLimitMB, when a 4.x request sends one: TigerGraph's "Memory management" page (4.x, "By HTTP
+ * header") says it limits the query's memory on each machine for that request only, overriding
+ * GPE.QueryLocalMemLimitMB, and a query over it is aborted. 3.x documents no such header: it is ignored there.
+ * GSQL-THREAD-LIMIT is not modelled (the simulator runs no threads); both are recorded in seen().
+ */
+export function memoryLimitMb(sim: Sim, r: SimRequest): number | undefined {
+  return sim.version.v4 ? headerNumber(r, 'gsql-querylocalmemlimitmb') : undefined;
+}
+
+/**
+ * The answer of a query aborted for passing its memory limit. TigerGraph's docs say only that such a query
+ * "is aborted automatically"; the status, code and text here are inferred (modelled on its other query errors).
+ */
+export function sendMemoryAborted(sim: Sim, r: SimRequest, neededMb: number, limitMb: number): void {
+  restppError(
+    sim,
+    r.res,
+    500,
+    'GPE-MEMORY',
+    `The query is aborted because its memory usage on a machine (${neededMb} MB) exceeds the query memory limit (${limitMb} MB). Try a larger GSQL-QueryLocalMemLimitMB header value.`,
+  );
+}

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { admitAdmin, handleAdmin, type AdminActions } from './admin-surface.js';
 import { handleRestpp } from './data-endpoints.js';
 import { handleGsql } from './gsql-endpoint.js';
-import { applyDataFaults } from './faults.js';
+import { applyDataFaults, holdWhileAsked } from './faults.js';
 import { sendQueryTimeout, timeoutParamMs } from './query-limits.js';
 import { delay, readBody, type RawHandler } from './http-server.js';
 import type { Sim, SimRequest } from './sim-context.js';
@@ -44,6 +44,7 @@ export function createDispatcher(
     const seen: SeenRequest = { port, method, path, query: rawQuery, headers: req.headers, status: 0, at: now() };
     if (body.length > 0) seen.bodyText = body.subarray(0, SEEN_BODY_BYTES).toString('utf8');
     sim.recorder.record(seen);
+    if (restpp && path !== '/requesttoken' && !(await holdWhileAsked(sim, res, seen))) return;
 
     const latency = sim.faults.latencyMs ?? sim.latencyMs;
     const query = rawQuery === '' ? NO_PARAMS : new URLSearchParams(rawQuery);

@@ -34,6 +34,8 @@ export interface Sim {
   omitTokenExpiration: boolean;
   latencyMs: number;
   faults: SimulatorFaults;
+  /** Releases of the data calls `holdData` is holding. */
+  held: Set<() => void>;
   /** RESTPP's `version` object: {api, schema} on 3.x, with `edition` first on 4.x. */
   envelopeVersion: Record<string, unknown>;
   log: ((line: string) => void) | undefined;

@@ -64,6 +64,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     omitTokenExpiration: options.omitTokenExpiration ?? false,
     latencyMs: options.latencyMs ?? 0,
     faults: {},
+    held: new Set(),
     envelopeVersion: version.v4 ? { edition: 'enterprise', api: 'v2', schema: 0 } : { api: 'v2', schema: 0 },
     log: options.log,
     adminAccess: adminAccess(host, adminKey),
@@ -88,6 +89,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     setFaults: (faults: SimulatorFaults) => {
       sim.faults = { ...faults };
+      if (faults.holdData !== true) for (const release of [...sim.held]) release();
     },
   };
   const restppServer = createRawServer(createDispatcher(sim, 'restpp', now, actions), options.log);

@@ -64,6 +64,11 @@ export interface SimulatorFaults {
   latencyMs?: number;
   /** Every data call (anything but /requesttoken) answers with this HTTP status + error body until cleared. */
   dataForcedStatus?: number;
+  /**
+   * Data calls (anything but /requesttoken) wait, recorded but unanswered, until faults without it are set: a
+   * test's way to have requests in flight on cue. One whose client leaves meanwhile is marked `closedEarly`.
+   */
+  holdData?: boolean;
 }
 
 /** A recorded request as the simulator saw it. Bounded ring (last 2000). */
@@ -80,6 +85,8 @@ export interface SeenRequest {
   at: number;
   /** First 4 KiB of the request body as UTF-8, when there was a body. */
   bodyText?: string;
+  /** The client closed the connection before the answer was sent (seen while `holdData` held it). */
+  closedEarly?: boolean;
 }
 
 export interface SimulatorHandle {

@@ -7,7 +7,7 @@ import { endsSession } from '../../tokens/map-upstream-error.js';
 import { API_MOUNT, type RequestContext } from '../pipeline/context.js';
 import { answerError } from '../pipeline/error-handler.js';
 import type { CredentialIds } from '../../crypto/credential-id.js';
-import { credentialOf } from '../../sessions/session-data.js';
+import { credentialOf, kindOf } from '../../sessions/session-data.js';
 import type { SessionLifecycle } from '../../sessions/lifecycle.js';
 import type { SessionConcurrency } from '../limits/session-concurrency.js';
 import type { UserQuota } from '../../quota/user-quota.js';
@@ -32,6 +32,8 @@ export interface ApiLaneDeps {
   quota?: UserQuota;
   /** The audit trail: a quota refusal (a re-mint is the token broker's event). */
   audit?: Audit;
+  /** RELAY_COALESCE: pass the relay who asks (principal, login kind, token scope) so identical reads share a call. */
+  coalescing?: boolean;
 }
 
 /** The /api handler, after the pipeline: session, per-session and per-credential concurrency, token, relay. */
@@ -105,6 +107,8 @@ export function createApiLane(deps: ApiLaneDeps): ApiLane {
       forwarded: ctx.forwarded,
       arrivedAt: ctx.arrivedAt,
       owner: id,
+      // Never across principals; within one, only among sessions whose tokens are for the same graph (and rule).
+      ...(deps.coalescing === true && { shareAs: `${id}\n${kindOf(live.tg)}\n${graph ?? ''}` }),
     });
   };
 

@@ -25,3 +25,13 @@ describe('npm run bench options: the warm-up', () => {
     expect(() => parse({ BENCH_SECONDS: '0' })).toThrow(/BENCH_SECONDS must be a positive number/);
   });
 });
+
+describe('npm run bench options: the dashboard phase', () => {
+  it('when BENCH_PHASES is unset or names dashboard, then the phase runs; named alone, nothing else does', () => {
+    expect(parse({}).dashboard).toBe(true);
+    expect(parse({ BENCH_PHASES: 'dashboard' })).toMatchObject({ dashboard: true, phases: [] });
+    expect(parse({ BENCH_PHASES: 'c50,dashboard' })).toMatchObject({ dashboard: true, phases: ['c50'] });
+    expect(parse({ BENCH_PHASES: 'c50' }).dashboard).toBe(false);
+    expect(() => parse({ BENCH_PHASES: 'dash' })).toThrow(/unknown phase "dash" \(c50, c1, rate, dashboard\)/);
+  });
+});

@@ -2,7 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../../src/config.js';
-import { parsePolicy, policyLimits, PolicyError, type QuotaLimits } from '../../../src/quota/quota-policy.js';
+import {
+  parsePolicy,
+  parseQueryPolicies,
+  policyLimits,
+  PolicyError,
+  type QuotaLimits,
+} from '../../../src/quota/quota-policy.js';
 import { quotaTarget } from '../../../src/quota/request-target.js';
 
 const DEFAULTS: QuotaLimits = { rate: 50, windowSec: 1, burst: 10, burstWindowSec: 10, concurrency: 8 };
@@ -68,7 +74,8 @@ describe('quota policy file', () => {
     ['rules: [{name: x, graph: a}, {name: x, graph: b}]', /used twice/],
     ['rules: [{name: default, graph: a}]', /used twice/],
     ['rules: [', /not valid YAML/],
-    ['limits: {}', /rules: .*expected array/],
+    ['limits: {}', /file: Unrecognized key/],
+    ['rules: 3', /rules: .*expected array/],
   ])('when the file holds %j, then it is refused naming the problem', (text, message) => {
     expect(() => parsePolicy(text, DEFAULTS)).toThrow(PolicyError);
     expect(() => parsePolicy(text, DEFAULTS)).toThrow(message);
@@ -123,5 +130,38 @@ describe('quota target', () => {
     expect(() => quotaTarget('/api/query/social%2fx/q', '/api')).toThrow(
       expect.objectContaining({ code: 'invalid_path' }),
     );
+  });
+
+  it('when the file names queries, then each gets its caps (a default defaulting to its cap) and readOnly, apart from the rules', () => {
+    const text =
+      'queries:\n  - {graph: social, query: report, threadLimit: 4, memoryLimitMb: 2048, memoryLimitDefaultMb: 512}\n  - {graph: social, query: hello, readOnly: true}\n';
+    expect(parseQueryPolicies(text)).toEqual([
+      {
+        graph: 'social',
+        query: 'report',
+        threads: { max: 4, default: 4 },
+        memoryMb: { max: 2048, default: 512 },
+        readOnly: false,
+      },
+      { graph: 'social', query: 'hello', readOnly: true },
+    ]);
+    expect(parsePolicy(text, DEFAULTS)).toEqual([]);
+  });
+
+  it.each([
+    [
+      'queries:\n  - {graph: social, query: hello, threadLimit: 2}\n  - {graph: social, query: hello, readOnly: true}\n',
+      /queries: social\/hello is named twice/,
+    ],
+    [
+      'queries: [{graph: social, query: hello, threadLimit: 2, threadLimitDefault: 3}]',
+      /queries\.0: threadLimitDefault must be at most threadLimit/,
+    ],
+    ['queries: [{graph: social, query: hello, memoryLimitDefaultMb: 3}]', /memoryLimitDefaultMb needs memoryLimitMb/],
+    ['queries: [{graph: social, query: hello, threadLimit: 0}]', /queries\.0\.threadLimit/],
+    ['queries: [{graph: social, query: "he/llo"}]', /queries\.0\.query: must be a TigerGraph query name/],
+    ['queries: [{graph: social, query: hello, readonly: true}]', /Unrecognized key/],
+  ])('when queries: holds %j, then it is refused naming the problem', (text, message) => {
+    expect(() => parseQueryPolicies(text)).toThrow(message);
   });
 });
