@@ -7,7 +7,7 @@ import { renderChart } from './chart.js';
 import { currentLoad, describeMachine } from './machine.js';
 import { measure } from './measure.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
-import { answers, freePort, startChild, type Child } from './processes.js';
+import { answers, describeChildren, freePort, startChild, stopChildrenOnSignal, type Child } from './processes.js';
 import { deletePrefix, startPrivateRedis } from './redis-stats.js';
 import { formatTable } from './report.js';
 import { simulatorClient } from './simulator-client.js';
@@ -34,6 +34,12 @@ async function main(): Promise<number> {
   const children: Child[] = [];
   let redis: Redis | undefined;
   const prefixes: string[] = [];
+  // An external Redis keeps the subjects' keys unless the interrupted run deletes them too.
+  stopChildrenOnSignal(log, async () => {
+    if (redis && options.redisUrl !== null)
+      for (const prefix of prefixes) await deletePrefix(redis, prefix).catch(() => undefined);
+    redis?.disconnect();
+  });
   try {
     let redisUrl = options.redisUrl;
     if (redisUrl === null) {
@@ -78,6 +84,7 @@ async function main(): Promise<number> {
       targets.set(subject.id, target);
     }
 
+    log(`started: ${describeChildren(children)}`);
     const rateReference = targets.has('bff-redis') ? 'bff-redis' : ([...targets.keys()].at(-1) as string);
     const samples = await measure({ options, targets, redis, sim, rateReference, progress: log });
     const summaries = summarize(
