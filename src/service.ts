@@ -1,3 +1,4 @@
+import { createOverloadGuard } from './http/limits/overload.js';
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { Agent, Pool } from 'undici';
@@ -322,6 +323,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       })
     : undefined;
 
+  // On by default with limits a quiet instance never meets; both 0: no guard, nothing on the request path.
+  const { maxInFlight, maxEventLoopDelayMs } = config.overload;
+  const overload =
+    maxInFlight > 0 || maxEventLoopDelayMs > 0
+      ? createOverloadGuard({ maxInFlight, maxEventLoopDelayMs }, { metrics, logger })
+      : undefined;
+
   let draining = false;
   const app = createApp({
     settings: {
@@ -401,6 +409,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     faults,
     dependencies,
     ...(quota && { quota }),
+    ...(overload && { overload }),
   });
 
   return {
@@ -418,6 +427,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     async close() {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
       quota?.close();
+      overload?.close();
       stopProbe.abort();
       await Promise.allSettled([
         stores.close(),
