@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -114,7 +114,7 @@ export function answers(url: string): () => Promise<boolean> {
   };
 }
 
-function peakRssMb(pid: number): number | null {
+export function peakRssMb(pid: number): number | null {
   try {
     const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : null;
@@ -127,7 +127,7 @@ function peakRssMb(pid: number): number | null {
  * utime + stime from /proc/<pid>/stat. CPU time per request holds up on a busy machine where wall-clock
  * throughput does not: time the process spends waiting for a core is not counted.
  */
-function cpuSeconds(pid: number): number | null {
+export function cpuSeconds(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -153,4 +153,26 @@ function tail(file: string): string {
   } catch {
     return '';
   }
+}
+
+/** The pids whose parent is `pid` (from /proc/<pid>/stat of every process; empty without /proc). */
+export function childPids(pid: number): number[] {
+  const found: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }

@@ -13,6 +13,8 @@ import { formatTable } from './report.js';
 import { simulatorClient } from './simulator-client.js';
 import { subjectsFor, type Target } from './subjects.js';
 import { checkTargets, compareBuilds, summarize } from './summary.js';
+import { overloadPhase, type OverloadReport } from './overload-phase.js';
+import { scalePhase, type ScaleRun } from './scale-phase.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -74,11 +76,12 @@ async function main(): Promise<number> {
     const secrets: string[] = [];
     for (let i = 0; i < options.sessions; i++) secrets.push(await sim.createSecret());
 
+    const ctx = { root, options, sim, simChild, secrets, redisUrl };
     const chosen = subjectsFor(options);
     const targets = new Map<string, Target>();
     for (const subject of chosen) {
       log(`starting ${subject.label}`);
-      const target = await subject.start({ root, options, sim, simChild, secrets, redisUrl });
+      const target = await subject.start(ctx);
       if (target.child !== simChild) children.push(target.child);
       if (target.redisPrefix) prefixes.push(target.redisPrefix);
       targets.set(subject.id, target);
@@ -100,6 +103,15 @@ async function main(): Promise<number> {
       }),
     );
     const checks = checkTargets(samples, summaries);
+    // After the rounds, each on a (d) of its own, so they never disturb the interleaved figures.
+    let overload: OverloadReport | null = null;
+    if (options.extraPhases.includes('overload')) {
+      overload = await overloadPhase(ctx, { seconds: options.seconds.c50, stress: options.overloadStress, log });
+      checks.push(...overload.checks);
+    }
+    let scale: ScaleRun[] | null = null;
+    if (options.extraPhases.includes('scale'))
+      scale = await scalePhase(ctx, redis, { counts: options.scaleSessions, seconds: options.seconds.c50, log });
     const comparison = compareBuilds(samples, summaries);
     machine.loadAverage.end = currentLoad();
     const finished = new Date();
@@ -117,13 +129,15 @@ async function main(): Promise<number> {
       subjects: summaries,
       targets: checks,
       ...(comparison && { comparison, compareDist: options.compareDist }),
+      ...(overload && { overload }),
+      ...(scale && { scale }),
       runs: samples,
     };
     writeFileSync(join(options.outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
     const title = `tigergraph-bff relay overhead: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${started.toISOString().slice(0, 10)}`;
     writeFileSync(join(options.outDir, 'latest.svg'), renderChart(summaries, title));
     process.stdout.write(
-      `\n${title}\n\n${formatTable(summaries, checks, comparison)}\n\nWrote ${join(options.outDir, 'latest.json')} and latest.svg\n`,
+      `\n${title}\n\n${formatTable(summaries, checks, comparison)}${formatScale(scale)}\n\nWrote ${join(options.outDir, 'latest.json')} and latest.svg\n`,
     );
     return 0;
   } finally {
@@ -134,6 +148,15 @@ async function main(): Promise<number> {
     }
     for (const child of children.reverse()) await child.stop().catch(() => undefined);
   }
+}
+
+function formatScale(runs: ScaleRun[] | null): string {
+  if (!runs) return '';
+  const lines = runs.map(
+    (r) =>
+      `  ${String(r.sessions).padStart(6)} sessions: ${r.rps} req/s c=50, ${r.cpuUsPerRequest ?? '-'} us CPU/req, RSS ${r.rssMb ?? '-'} MB (peak ${r.peakRssMb ?? '-'}), ${r.redisCommandsPerRequest} Redis cmd/req${r.failed > 0 ? `, ${r.failed} FAILED` : ''}`,
+  );
+  return `\n\nScale ((d), every session in turn):\n${lines.join('\n')}`;
 }
 
 main().then(
