@@ -1,7 +1,5 @@
-import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool } from 'undici';
 import { runLoad } from './load.js';
+import { at, sendPaced } from './paced-load.js';
 import { startChild, type Child } from './processes.js';
 import type { SubjectContext, Target } from './subjects.js';
 import { bff } from './subjects.js';
@@ -119,67 +117,29 @@ function describe(r: OverloadRun): string {
   );
 }
 
-/** As paced-load.ts, but 503s and timeouts counted apart, with latencies of both kinds of answer. */
+/** The paced open loop (paced-load.ts) with 503s, timeouts and other failures counted apart. */
 async function openLoop(
   target: Target,
   opts: { rate: number; seconds: number; connections: number; factor: number },
 ): Promise<OverloadRun> {
-  const url = new URL(target.url);
-  const pool = new Pool(url.origin, { connections: opts.connections, pipelining: 1 });
-  const path = `${url.pathname}${url.search}`;
-  const values = target.credentials.values;
   const accepted: number[] = [];
   const refused: number[] = [];
   let timeouts = 0;
   let otherFailures = 0;
-  const inFlight: Array<Promise<void>> = [];
-  const send = (i: number): Promise<void> => {
-    const sentAt = performance.now();
-    return pool
-      .request({
-        path,
-        method: 'GET',
-        headers: { ...target.headers, [target.credentials.header]: values[i % values.length] as string },
-        headersTimeout: 10_000,
-        bodyTimeout: 10_000,
-      })
-      .then(async (res) => {
-        await res.body.dump();
-        const ms = performance.now() - sentAt;
-        if (res.statusCode >= 200 && res.statusCode < 300) accepted.push(ms);
-        else if (res.statusCode === 503) refused.push(ms);
-        else otherFailures++;
-      })
-      .catch((err: { code?: string }) => {
-        if (err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT') timeouts++;
-        else otherFailures++;
-      });
-  };
-  const total = Math.round(opts.seconds * opts.rate);
-  const interval = 1000 / opts.rate;
-  const start = performance.now();
-  for (let i = 0; i < total;) {
-    const now = performance.now();
-    while (i < total && start + i * interval <= now) {
-      inFlight.push(send(i));
-      i++;
-    }
-    await sleep(1);
-  }
-  await Promise.all(inFlight);
-  await pool.close();
-  const p99 = (xs: number[]) => {
-    xs.sort((a, b) => a - b);
-    return xs.length === 0 ? NaN : (xs[Math.min(xs.length - 1, Math.floor(0.99 * xs.length))] as number);
-  };
+  await sendPaced(target, opts, (outcome, ms) => {
+    if (typeof outcome === 'number' && outcome >= 200 && outcome < 300) accepted.push(ms);
+    else if (outcome === 503) refused.push(ms);
+    else if (outcome === 'UND_ERR_HEADERS_TIMEOUT' || outcome === 'UND_ERR_BODY_TIMEOUT') timeouts++;
+    else otherFailures++;
+  });
   return {
     factor: opts.factor,
     offeredRps: opts.rate,
-    sent: total,
+    sent: Math.round(opts.seconds * opts.rate),
     accepted: accepted.length,
-    acceptedP99Ms: p99(accepted),
+    acceptedP99Ms: at(accepted, 0.99),
     refused: refused.length,
-    refusedP99Ms: p99(refused),
+    refusedP99Ms: at(refused, 0.99),
     timeouts,
     otherFailures,
   };

@@ -106,7 +106,9 @@ describe('npm run bench -- --quick (smoke)', () => {
 
   test('when the run is over, then peak RSS is reported per process and every target is checked', () => {
     if (existsSync('/proc/self/status')) {
-      for (const s of report.subjects) expect(s.peakRssMb).toBeGreaterThan(10);
+      // A Node.js process holds tens of MB at least; nginx's worker a few.
+      for (const s of report.subjects) expect([s.id, s.peakRssMb]).toEqual([s.id, expect.any(Number)]);
+      for (const s of report.subjects) expect(s.peakRssMb).toBeGreaterThan(s.id === 'nginx' ? 1 : 10);
     }
     // --quick runs no overload phase: the eight targets of the rounds (issue 46's among them).
     expect(report.targets.map((t) => t.name)).toHaveLength(8);
