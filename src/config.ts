@@ -92,7 +92,7 @@ const FIELDS = {
   RELAY_SESSION_CONCURRENCY: withDefault(integer(1, 65_535), 16),
   RELAY_CREDENTIAL_CONCURRENCY: withDefault(integer(1, 65_535), 64),
   RELAY_MAX_RESPONSE_BYTES: withDefault(integer(1), 67_108_864),
-  OVERLOAD_MAX_IN_FLIGHT: withDefault(integer(0, 1_000_000), 1000),
+  OVERLOAD_MAX_IN_FLIGHT: withDefault(integer(0, 1_000_000), 0),
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: optional(integer(0, 60_000)),
   QUERY_TIMEOUT_MAX_MS: optional(integer(1)),
   QUERY_TIMEOUT_DEFAULT_MS: withDefault(integer(1), 16_000),

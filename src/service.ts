@@ -323,7 +323,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       })
     : undefined;
 
-  // On by default with limits a quiet instance never meets; both 0: no guard, nothing on the request path.
+  // The event-loop limit is on in production by default (a quiet instance never meets it); both 0: no guard,
+  // nothing on the request path.
   const { maxInFlight, maxEventLoopDelayMs } = config.overload;
   const overload =
     maxInFlight > 0 || maxEventLoopDelayMs > 0

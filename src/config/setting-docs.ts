@@ -141,7 +141,7 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
   },
   OVERLOAD_MAX_IN_FLIGHT: {
     section: 'service',
-    doc: 'Overload protection: requests in flight on one instance (all routes, streaming answers included) beyond which a new one is refused at once with 503 overloaded and Retry-After: 1, before any session read or upstream call; /healthz still answers and /readyz answers 503 overloaded. 0 = no limit. The default is far above what a quiet instance holds (about 50 at its maximum rate under the benchmark); lower it toward your measured concurrency at capacity to keep accepted requests fast under overload (docs/deploying.md, "Overload").',
+    doc: 'Overload protection: requests in flight on one instance (all routes, from their headers to the end of the answer) beyond which a new one is refused at once with 503 overloaded and Retry-After: 1, before any session read or upstream call; /healthz still answers and /readyz answers 503 overloaded. 0 (the default) = no limit: anyone who can open that many requests and hold them (slow bodies, slow queries; each lasts up to REQUEST_TIMEOUT_MS or UPSTREAM_TIMEOUT_MS) would make the instance refuse everybody, so set it only behind a balancer that caps connections per client address, well above the concurrency a busy instance holds (about 50 at its maximum rate in the benchmark). See docs/deploying.md, "Overload".',
   },
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: {
     section: 'service',
