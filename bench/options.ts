@@ -27,6 +27,15 @@ export interface BenchOptions {
   phases: Array<'c50' | 'c1' | 'rate'>;
   /** The "dashboard" phase (bench/dashboard.ts): request coalescing off and on, after the others. */
   dashboard: boolean;
+  /**
+   * Phases after the rounds, each on a (d) of its own (issue 46): `overload` (0.8x and 2x of its maximum;
+   * in the default full run), `scale` (BENCH_SCALE_SESSIONS sessions; only when BENCH_PHASES names it).
+   */
+  extraPhases: Array<'overload' | 'scale'>;
+  /** Session counts of the scale phase (BENCH_SCALE_SESSIONS, default 10000,50000). */
+  scaleSessions: number[];
+  /** The overload phase's 2x run once more with stress-ng --cpu 1 beside (BENCH_OVERLOAD_STRESS=1). */
+  overloadStress: boolean;
   /** NODE_OPTIONS for the BFF processes (e.g. --max-semi-space-size=4 to trade a little GC for memory). */
   bffNodeOptions: string;
   /**
@@ -62,8 +71,12 @@ BENCH_COMPARE_DIST (another build's dist/ directory, run as one more subject "bf
 BENCH_BFF_NODE_OPTIONS (NODE_OPTIONS of the BFF processes; default none, as the Dockerfile runs it),
 BENCH_BFF_NODE_ARGS (space-separated node flags of the BFF processes; default the Dockerfile's,
 ${DEPLOYED_NODE_ARGS.join(' ')}; set it empty for V8's defaults), BENCH_COMPARE_NODE_ARGS (the same for
-bff-compare; default BENCH_BFF_NODE_ARGS), BENCH_PHASES (comma list of c50, c1, rate, dashboard; default all
-four; dashboard: 50 users x 8 widgets on 3 heavy queries, RELAY_COALESCE off and on).
+bff-compare; default BENCH_BFF_NODE_ARGS), BENCH_PHASES (comma list of c50, c1, rate, dashboard, overload, scale;
+default c50,c1,rate,dashboard,overload, without overload under --quick; dashboard: 50 users x 8 widgets on 3
+heavy queries, RELAY_COALESCE off and on), BENCH_SCALE_SESSIONS (10000,50000),
+BENCH_OVERLOAD_STRESS=1 (the 2x overload run again beside stress-ng --cpu 1), BENCH_OVERLOAD_ENV
+(OVERLOAD_*=value pairs for the overload phase's service), BENCH_NGINX (/usr/sbin/nginx). BENCH_ONLY may
+also name the floor's variants floor-stream, floor-request and floor-defaults.
 `;
 
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutDir: string): BenchOptions | 'help' {
@@ -102,7 +115,24 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv, defaultOutD
       nodeArgs(env.BENCH_BFF_NODE_ARGS) ?? [...DEPLOYED_NODE_ARGS],
     phases: phases(env.BENCH_PHASES),
     dashboard: !env.BENCH_PHASES || env.BENCH_PHASES.split(',').some((p) => p.trim() === 'dashboard'),
+    extraPhases: extraPhases(env.BENCH_PHASES, quick),
+    scaleSessions: (env.BENCH_SCALE_SESSIONS || '10000,50000').split(',').map((n) => {
+      const v = Number(n);
+      if (!Number.isInteger(v) || v < 1) throw new Error(`BENCH_SCALE_SESSIONS: "${n}" is not a session count`);
+      return v;
+    }),
+    overloadStress: env.BENCH_OVERLOAD_STRESS === '1',
   };
+}
+
+const EXTRA = ['overload', 'scale'] as const;
+
+function extraPhases(raw: string | undefined, quick: boolean): BenchOptions['extraPhases'] {
+  if (!raw) return quick ? [] : ['overload'];
+  return raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p): p is BenchOptions['extraPhases'][number] => (EXTRA as readonly string[]).includes(p));
 }
 
 function phases(raw: string | undefined): BenchOptions['phases'] {
@@ -110,10 +140,10 @@ function phases(raw: string | undefined): BenchOptions['phases'] {
   const list = raw
     .split(',')
     .map((p) => p.trim())
-    .filter((p) => p !== 'dashboard');
+    .filter((p) => p !== 'dashboard' && !(EXTRA as readonly string[]).includes(p));
   for (const p of list)
     if (p !== 'c50' && p !== 'c1' && p !== 'rate')
-      throw new Error(`BENCH_PHASES: unknown phase "${p}" (c50, c1, rate, dashboard)`);
+      throw new Error(`BENCH_PHASES: unknown phase "${p}" (c50, c1, rate, dashboard, overload, scale)`);
   // The fixed rate is half of a c=50 result of the same run.
   if (list.includes('rate') && !list.includes('c50')) throw new Error('BENCH_PHASES: rate needs c50 in the same run');
   return list as BenchOptions['phases'];

@@ -16,13 +16,40 @@ export async function runPaced(
   target: Target,
   opts: { seconds: number; connections: number; rate: number },
 ): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  const seconds = await sendPaced(target, opts, (outcome, ms) => {
+    if (typeof outcome === 'number' && outcome >= 200 && outcome < 300) {
+      ok++;
+      latencies.push(ms);
+    } else failed++;
+  });
+  return {
+    seconds,
+    ok,
+    failed,
+    rps: ok / seconds,
+    p50Ms: at(latencies, 0.5),
+    p90Ms: at(latencies, 0.9),
+    p99Ms: at(latencies, 0.99),
+  };
+}
+
+/**
+ * The open loop itself: `seconds × rate` requests at even intervals, each outcome (the status, or the
+ * client's error code, e.g. UND_ERR_HEADERS_TIMEOUT after 10 s) passed to `record` with its latency from
+ * the send. Resolves with the seconds from the first send to the last answer.
+ */
+export async function sendPaced(
+  target: Target,
+  opts: { seconds: number; connections: number; rate: number },
+  record: (outcome: number | string, ms: number) => void,
+): Promise<number> {
   const url = new URL(target.url);
   const pool = new Pool(url.origin, { connections: opts.connections, pipelining: 1 });
   const path = `${url.pathname}${url.search}`;
   const values = target.credentials.values;
-  const latencies: number[] = [];
-  let ok = 0;
-  let failed = 0;
   const inFlight: Array<Promise<void>> = [];
   const send = (i: number): Promise<void> => {
     const sentAt = performance.now();
@@ -36,14 +63,9 @@ export async function runPaced(
       })
       .then(async (res) => {
         await res.body.dump();
-        if (res.statusCode >= 200 && res.statusCode < 300) {
-          ok++;
-          latencies.push(performance.now() - sentAt);
-        } else failed++;
+        record(res.statusCode, performance.now() - sentAt);
       })
-      .catch(() => {
-        failed++;
-      });
+      .catch((err: { code?: string }) => record(err.code ?? 'error', performance.now() - sentAt));
   };
 
   const total = Math.round(opts.seconds * opts.rate);
@@ -60,10 +82,11 @@ export async function runPaced(
   await Promise.all(inFlight);
   const seconds = (performance.now() - start) / 1000;
   await pool.close();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    latencies.length === 0
-      ? NaN
-      : (latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] as number);
-  return { seconds, ok, failed, rps: ok / seconds, p50Ms: at(0.5), p90Ms: at(0.9), p99Ms: at(0.99) };
+  return seconds;
+}
+
+/** The q-quantile of `values` (sorted here), NaN when empty. */
+export function at(values: number[], q: number): number {
+  values.sort((a, b) => a - b);
+  return values.length === 0 ? NaN : (values[Math.min(values.length - 1, Math.floor(q * values.length))] as number);
 }

@@ -46,6 +46,18 @@ export function formatTable(
   const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
   const failed = summaries.filter((s) => s.failed > 0);
   if (failed.length > 0) out.push('', `FAILED requests: ${failed.map((s) => `${s.id} ${s.failed}`).join(', ')}`);
+  const by = (id: string) => summaries.find((s) => s.id === id);
+  const [nginx, floor, d] = [by('nginx'), by('floor'), by('bff-redis')];
+  if (nginx && d) {
+    const cpu = (s: SubjectSummary | undefined) => s?.phases.c50.cpuUsPerRequest ?? null;
+    const times = (a: number | null, b: number | null) => (a !== null && b !== null && b > 0 ? fmt(a / b, 2) : '-');
+    out.push(
+      '',
+      `C anchor (g) nginx: ${fmt(nginx.phases.c50.rps, 0)} req/s, ${fmt(cpu(nginx), 0)} us CPU/req at c=50; ` +
+        `(b) floor ${times(cpu(floor), cpu(nginx))} x its CPU/req, (d) ${times(cpu(d), cpu(nginx))} x; ` +
+        `(d) req/s ${times(d.phases.c50.rps, nginx.phases.c50.rps)} x nginx's`,
+    );
+  }
   if (checks.length > 0) {
     out.push('', 'Targets (on (d)):');
     for (const c of checks)

@@ -7,13 +7,15 @@ import { renderChart } from './chart.js';
 import { currentLoad, describeMachine } from './machine.js';
 import { measure } from './measure.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
-import { answers, freePort, startChild, type Child } from './processes.js';
+import { answers, describeChildren, freePort, startChild, stopChildrenOnSignal, type Child } from './processes.js';
 import { deletePrefix, startPrivateRedis } from './redis-stats.js';
 import { formatTable } from './report.js';
 import { formatDashboard, runDashboard } from './dashboard.js';
 import { simulatorClient } from './simulator-client.js';
 import { subjectsFor, type Target } from './subjects.js';
 import { checkTargets, compareBuilds, summarize } from './summary.js';
+import { overloadPhase, type OverloadReport } from './overload-phase.js';
+import { scalePhase, type ScaleRun } from './scale-phase.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -35,6 +37,12 @@ async function main(): Promise<number> {
   const children: Child[] = [];
   let redis: Redis | undefined;
   const prefixes: string[] = [];
+  // An external Redis keeps the subjects' keys unless the interrupted run deletes them too.
+  stopChildrenOnSignal(log, async () => {
+    if (redis && options.redisUrl !== null)
+      for (const prefix of prefixes) await deletePrefix(redis, prefix).catch(() => undefined);
+    redis?.disconnect();
+  });
   try {
     let redisUrl = options.redisUrl;
     if (redisUrl === null) {
@@ -69,10 +77,10 @@ async function main(): Promise<number> {
     const secrets: string[] = [];
     for (let i = 0; i < options.sessions; i++) secrets.push(await sim.createSecret());
 
-    const dashboardCtx = { root, options, sim, simChild, secrets, redisUrl };
-    if (options.phases.length === 0) {
+    const ctx = { root, options, sim, simChild, secrets, redisUrl };
+        if (options.phases.length === 0 && options.extraPhases.length === 0 && options.dashboard) {
       // BENCH_PHASES=dashboard: that phase alone.
-      const dashboard = await runDashboard(dashboardCtx, options.seconds.dashboard, log);
+      const dashboard = await runDashboard(ctx, options.seconds.dashboard, log);
       writeFileSync(join(options.outDir, 'dashboard.json'), `${JSON.stringify({ machine, dashboard }, null, 2)}\n`);
       process.stdout.write(`\n${formatDashboard(dashboard)}\n\nWrote ${join(options.outDir, 'dashboard.json')}\n`);
       return 0;
@@ -81,12 +89,13 @@ async function main(): Promise<number> {
     const targets = new Map<string, Target>();
     for (const subject of chosen) {
       log(`starting ${subject.label}`);
-      const target = await subject.start({ root, options, sim, simChild, secrets, redisUrl });
+      const target = await subject.start(ctx);
       if (target.child !== simChild) children.push(target.child);
       if (target.redisPrefix) prefixes.push(target.redisPrefix);
       targets.set(subject.id, target);
     }
 
+    log(`started: ${describeChildren(children)}`);
     const rateReference = targets.has('bff-redis') ? 'bff-redis' : ([...targets.keys()].at(-1) as string);
     const samples = await measure({ options, targets, redis, sim, rateReference, progress: log });
     const summaries = summarize(
@@ -102,8 +111,17 @@ async function main(): Promise<number> {
       }),
     );
     const checks = checkTargets(samples, summaries);
+    // After the rounds, each on a (d) of its own, so they never disturb the interleaved figures.
+    let overload: OverloadReport | null = null;
+    if (options.extraPhases.includes('overload')) {
+      overload = await overloadPhase(ctx, { seconds: options.seconds.c50, stress: options.overloadStress, log });
+      checks.push(...overload.checks);
+    }
+    let scale: ScaleRun[] | null = null;
+    if (options.extraPhases.includes('scale'))
+      scale = await scalePhase(ctx, redis, { counts: options.scaleSessions, seconds: options.seconds.c50, log });
     // After the others, with their subjects still up but idle: the dashboard's two services run one at a time.
-    const dashboard = options.dashboard ? await runDashboard(dashboardCtx, options.seconds.dashboard, log) : null;
+    const dashboard = options.dashboard ? await runDashboard(ctx, options.seconds.dashboard, log) : null;
     const comparison = compareBuilds(samples, summaries);
     machine.loadAverage.end = currentLoad();
     const finished = new Date();
@@ -121,6 +139,8 @@ async function main(): Promise<number> {
       subjects: summaries,
       targets: checks,
       ...(comparison && { comparison, compareDist: options.compareDist }),
+      ...(overload && { overload }),
+      ...(scale && { scale }),
       runs: samples,
       ...(dashboard && { dashboard }),
     };
@@ -128,7 +148,7 @@ async function main(): Promise<number> {
     const title = `tigergraph-bff relay overhead: ${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, ${started.toISOString().slice(0, 10)}`;
     writeFileSync(join(options.outDir, 'latest.svg'), renderChart(summaries, title));
     process.stdout.write(
-      `\n${title}\n\n${formatTable(summaries, checks, comparison)}\n${dashboard ? `\n${formatDashboard(dashboard)}\n` : ''}\nWrote ${join(options.outDir, 'latest.json')} and latest.svg\n`,
+      `\n${title}\n\n${formatTable(summaries, checks, comparison)}${formatScale(scale)}\n${dashboard ? `\n${formatDashboard(dashboard)}\n` : ''}\nWrote ${join(options.outDir, 'latest.json')} and latest.svg\n`,
     );
     return 0;
   } finally {
@@ -139,6 +159,15 @@ async function main(): Promise<number> {
     }
     for (const child of children.reverse()) await child.stop().catch(() => undefined);
   }
+}
+
+function formatScale(runs: ScaleRun[] | null): string {
+  if (!runs) return '';
+  const lines = runs.map(
+    (r) =>
+      `  ${String(r.sessions).padStart(6)} sessions: ${r.rps} req/s c=50, ${r.cpuUsPerRequest ?? '-'} us CPU/req, RSS ${r.rssMb ?? '-'} MB (peak ${r.peakRssMb ?? '-'}), ${r.redisCommandsPerRequest} Redis cmd/req${r.failed > 0 ? `, ${r.failed} FAILED` : ''}`,
+  );
+  return `\n\nScale ((d), every session in turn):\n${lines.join('\n')}`;
 }
 
 main().then(

@@ -15,6 +15,8 @@ export interface SoakRig {
   restppUrl: string;
   ports: { bff: number; upstream: number; redis: number };
   target: Target;
+  /** The processes the rig started: its redis-server, the simulator and the service. */
+  children: readonly Child[];
   secrets: string[];
   stop(): Promise<void>;
 }
@@ -75,7 +77,7 @@ export async function startSoakRig(root: string, options: SoakOptions): Promise<
     });
     children.push(target.child);
     const ports = { bff: Number(new URL(target.url).port), upstream: restppPort, redis: Number(new URL(own.url).port) };
-    return { redis, emptyRedisBytes, restppUrl, ports, target, secrets, stop };
+    return { redis, emptyRedisBytes, restppUrl, ports, target, children: [...children], secrets, stop };
   } catch (err) {
     await stop();
     throw err;

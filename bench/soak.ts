@@ -9,6 +9,7 @@ import { runLoad } from './load.js';
 import { startChurn } from './soak-churn.js';
 import { holdLoad } from './soak-load.js';
 import { parseSoakOptions, SOAK_USAGE } from './soak-options.js';
+import { describeChildren, stopChildrenOnSignal } from './processes.js';
 import { startSoakRig } from './soak-rig.js';
 import { fdKinds, openFds, redisUsedBytes, rssMb, sessionKeys } from './soak-probes.js';
 import { checkGoals, describe, figuresOf, summaryLine, type Point } from './soak-report.js';
@@ -29,9 +30,11 @@ async function main(): Promise<number> {
   }
   mkdirSync(options.outDir, { recursive: true });
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  stopChildrenOnSignal(log);
   log(`starting tigergraph-bff with ${options.sessions} sessions`);
   const rig = await startSoakRig(root, options);
   try {
+    log(`started: ${describeChildren(rig.children)}`);
     const { redis, target, restppUrl } = rig;
     const pid = target.child.pid;
     const cookies = [...target.credentials.values];

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { BenchOptions } from './options.js';
 import { answers, freePort, startChild, type Child } from './processes.js';
 import type { SimulatorClient } from './simulator-client.js';
+import { startNginxRelay } from './nginx-relay.js';
 
 /** A subject ready for load: where to send it and with which credentials. */
 export interface Target {
@@ -48,23 +49,7 @@ export const SUBJECTS: Subject[] = [
       return { url: `${ctx.sim.restppUrl}/echo`, headers: {}, credentials, child: ctx.simChild, redisPrefix: null };
     },
   },
-  {
-    id: 'floor',
-    label: '(b) floor: node:http + undici',
-    async start(ctx) {
-      const token = await ctx.sim.mintToken(ctx.secrets[0] as string, 2_592_000);
-      const port = await freePort();
-      const child = await script(
-        ctx,
-        'floor',
-        'floor-relay.js',
-        { PORT: String(port), UPSTREAM: ctx.sim.restppUrl, TOKEN: token },
-        port,
-      );
-      const credentials = { header: 'cookie', values: ctx.secrets.map((_s, i) => `bench=${i}`) };
-      return { url: `http://127.0.0.1:${port}/api/echo`, headers: {}, credentials, child, redisPrefix: null };
-    },
-  },
+  floor('floor', '(b) floor: node:http + undici dispatch', 'dispatch'),
   {
     id: 'plain-peer',
     label: '(c) plain peer: express-session + proxy',
@@ -97,8 +82,24 @@ export const SUBJECTS: Subject[] = [
     TG_TOKEN_LIFETIME: '3600',
     TOKEN_REFRESH_BEFORE: '3599',
   }),
+  // The C anchor: what a relay costs in nginx, on the same load (issue 46).
+  {
+    id: 'nginx',
+    label: '(g) nginx: proxy_pass, fixed bearer',
+    async start(ctx) {
+      const token = await ctx.sim.mintToken(ctx.secrets[0] as string, 2_592_000);
+      const { url, child } = await startNginxRelay({
+        upstream: ctx.sim.restppUrl,
+        token,
+        logFile: join(ctx.options.outDir, 'nginx.log'),
+        cwd: ctx.root,
+      });
+      const credentials = { header: 'cookie', values: ctx.secrets.map((_s, i) => `bench=${i}`) };
+      return { url: `${url}/api/echo`, headers: {}, credentials, child, redisPrefix: null };
+    },
+  },
   // Per-principal quotas on, so high that they never refuse: what their Redis calls cost per request.
-  bff('bff-quota', '(g) tigergraph-bff, Redis, quotas on (never refusing)', 'redis', {
+  bff('bff-quota', '(i) tigergraph-bff, Redis, quotas on (never refusing)', 'redis', {
     QUOTA_RATE: '1000000',
     QUOTA_CONCURRENCY: '10000',
   }),
@@ -117,9 +118,23 @@ export const SUBJECTS: Subject[] = [
   },
 ];
 
+/**
+ * The floor's other undici interfaces (bench/floor-relay.ts), run only when BENCH_ONLY names them: the
+ * evidence that (b) is the cheapest Node.js relay found (docs/performance.md, "The floor's variants").
+ */
+export const FLOOR_VARIANTS: Subject[] = [
+  floor('floor-stream', '(b2) floor variant: undici stream', 'stream'),
+  floor('floor-request', '(b3) floor variant: undici request + pipeline (the floor before issue 46)', 'request'),
+  floor('floor-defaults', "(b4) floor variant: dispatch, V8's default heap flags", 'dispatch', []),
+];
+
 /** The subjects of a run: all of SUBJECTS, plus another build's BFF when BENCH_COMPARE_DIST names one. */
 export function subjectsFor(options: BenchOptions): Subject[] {
-  const chosen = SUBJECTS.filter((s) => s.id === 'direct' || options.only === null || options.only.includes(s.id));
+  const named = FLOOR_VARIANTS.filter((s) => options.only?.includes(s.id));
+  const chosen = [
+    ...SUBJECTS.filter((s) => s.id === 'direct' || options.only === null || options.only.includes(s.id)),
+    ...named,
+  ];
   if (options.compareDist === null) return chosen;
   return [...chosen, bff('bff-compare', '(d*) tigergraph-bff, Redis, other build', 'redis', {}, options.compareDist)];
 }
@@ -193,17 +208,37 @@ export function bff(
   };
 }
 
+/**
+ * (b) and its variants: bench/floor-relay.ts with the service's node flags (BENCH_BFF_NODE_ARGS, the
+ * deployed ones by default) unless `nodeArgs` says otherwise, so the floor differs from (d) only in its work.
+ */
+function floor(id: string, label: string, variant: string, nodeArgs?: string[]): Subject {
+  return {
+    id,
+    label,
+    async start(ctx) {
+      const token = await ctx.sim.mintToken(ctx.secrets[0] as string, 2_592_000);
+      const port = await freePort();
+      const env = { PORT: String(port), UPSTREAM: ctx.sim.restppUrl, TOKEN: token, FLOOR_VARIANT: variant };
+      const child = await script(ctx, id, 'floor-relay.js', env, port, nodeArgs ?? ctx.options.bffNodeArgs);
+      const credentials = { header: 'cookie', values: ctx.secrets.map((_s, i) => `bench=${i}`) };
+      return { url: `http://127.0.0.1:${port}/api/echo`, headers: {}, credentials, child, redisPrefix: null };
+    },
+  };
+}
+
 function script(
   ctx: SubjectContext,
   name: string,
   file: string,
   env: Record<string, string>,
   port: number,
+  nodeArgs: readonly string[] = [],
 ): Promise<Child> {
   return startChild({
     name,
     command: process.execPath,
-    args: [join(ctx.root, 'dist-bench', file)],
+    args: [...nodeArgs, join(ctx.root, 'dist-bench', file)],
     env: { PATH: process.env.PATH ?? '', ...env },
     cwd: ctx.root,
     logFile: join(ctx.options.outDir, `${name}.log`),

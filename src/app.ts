@@ -25,6 +25,7 @@ import { opsRoutes, type ReadinessCheck } from './http/routes/ops-routes.js';
 import { appFiles } from './http/routes/app-files-route.js';
 import { openapiRoute } from './http/routes/openapi-route.js';
 import { createPipeline } from './http/pipeline/pipeline.js';
+import type { OverloadGuard } from './http/limits/overload.js';
 import { applyRouting } from './http/route-helpers/routing.js';
 import { frontDoor, type FrontDoor } from './http/server/front-door.js';
 import { sessionGate } from './http/session/session-gate.js';
@@ -110,6 +111,8 @@ export interface AppDeps {
   quota?: UserQuota;
   /** RELAY_COALESCE: the /api lane names who asks, so identical reads of one principal share a call. */
   coalescing?: boolean;
+  /** OVERLOAD_*: the overload guard (http/limits/overload.ts); absent: no overload protection. */
+  overload?: OverloadGuard;
   /** OIDC_ISSUER: single sign-on; absent means /auth/oidc/* is not mounted (404). */
   oidc?: Pick<OidcRoutesDeps, 'flow' | 'sessions' | 'verifyLogoutToken' | 'postLoginPath' | 'mapped' | 'signedOut'>;
   /** MCP_RESOURCE: the MCP endpoint for AI agents (src/mcp/); absent means /mcp is not mounted (404). */
@@ -123,7 +126,7 @@ export const DEFAULT_PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta
  * relayed requests and the Express app for the rest. No env reads, no listen: main.ts and tests do that.
  */
 export function createApp(deps: AppDeps): FrontDoor {
-  const { settings, stores, metrics, logger } = deps;
+  const { settings, stores, metrics, logger, overload } = deps;
   const now = deps.now ?? Date.now;
   const sessionDeps = {
     cipher: deps.cipher,
@@ -160,6 +163,7 @@ export function createApp(deps: AppDeps): FrontDoor {
     ...(deps.tracing && { tracing: deps.tracing }),
     ...(deps.faults && { faults: deps.faults }),
     ...(deps.dependencies && { dependencies: deps.dependencies }),
+    ...(overload && { overload }),
   });
 
   // Everything but /api: the pipeline has run (front-door.ts), so only routes and their errors are here.
@@ -172,6 +176,7 @@ export function createApp(deps: AppDeps): FrontDoor {
       checks: deps.readinessChecks,
       metrics,
       ...(deps.dependencies && { faults: deps.dependencies }),
+      ...(overload && { overloaded: () => overload.reason() }),
     }),
   );
   const addressKey = addressKeyer(settings.clientIpv6Prefix);

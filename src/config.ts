@@ -97,6 +97,8 @@ const FIELDS = {
   RELAY_COALESCE: withDefault(boolean, false),
   RELAY_COALESCE_WAITERS: withDefault(integer(2, 65_535), 64),
   RELAY_COALESCE_MAX_BYTES: withDefault(integer(1), 268_435_456),
+  OVERLOAD_MAX_IN_FLIGHT: withDefault(integer(0, 1_000_000), 0),
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: optional(integer(0, 60_000)),
   QUERY_TIMEOUT_MAX_MS: optional(integer(1)),
   QUERY_TIMEOUT_DEFAULT_MS: withDefault(integer(1), 16_000),
   QUERY_THREAD_LIMIT_MAX: optional(integer(1, 65_535)),
@@ -237,6 +239,8 @@ export interface Config {
   readonly relaySessionConcurrency: number;
   /** Relayed requests all sessions of one credential may have in flight on one instance; more get 429. */
   readonly relayCredentialConcurrency: number;
+  /** OVERLOAD_*: refuse requests with 503 overloaded past these (0 = that limit is off). */
+  readonly overload: { readonly maxInFlight: number; readonly maxEventLoopDelayMs: number };
   /** Per-principal quotas across instances (rates, concurrency, the policy file's overrides). */
   readonly quota: QuotaConfig;
   /** Caps (and defaults) of the GSQL-TIMEOUT and RESPONSE-LIMIT each relayed request carries. */
@@ -445,6 +449,13 @@ function build(v: Values, redis: RedisConfig, credentialMap: CredentialMap | und
     upstreamConnections: v.UPSTREAM_CONNECTIONS,
     relaySessionConcurrency: v.RELAY_SESSION_CONCURRENCY,
     relayCredentialConcurrency: v.RELAY_CREDENTIAL_CONCURRENCY,
+    overload: {
+      maxInFlight: v.OVERLOAD_MAX_IN_FLIGHT,
+      // Watched in production only by default: elsewhere (tests, development) the service often shares its
+      // process and loop with other work (a test's own synchronous set-up, a build), whose pauses are not
+      // overload; the in-process test suite saw 503s at 100 ms.
+      maxEventLoopDelayMs: v.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS ?? (production ? 200 : 0),
+    },
     quota: quotaFrom(v),
     queryGuardrails: {
       // A query TigerGraph runs past the time the relay waits for it would burn the database for nobody.

@@ -1,3 +1,4 @@
+import { createOverloadGuard } from './http/limits/overload.js';
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { Agent, Pool } from 'undici';
@@ -375,6 +376,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
           version: packageVersion(),
         })
       : undefined;
+  // The event-loop limit is on in production by default (a quiet instance never meets it); both 0: no guard,
+  // nothing on the request path.
+  const { maxInFlight, maxEventLoopDelayMs } = config.overload;
+  const overload =
+    maxInFlight > 0 || maxEventLoopDelayMs > 0
+      ? createOverloadGuard({ maxInFlight, maxEventLoopDelayMs }, { metrics, logger })
+      : undefined;
 
   let draining = false;
   const app = createApp({
@@ -457,6 +465,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     dependencies,
     ...(quota && { quota }),
     ...(config.relayCoalescing && { coalescing: true }),
+    ...(overload && { overload }),
   });
 
   return {
@@ -474,6 +483,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     async close() {
       await Promise.all([adminParts.sweeper?.stop(), tokenSweeper.stop()]);
       quota?.close();
+      overload?.close();
       stopProbe.abort();
       await Promise.allSettled([
         stores.close(),

@@ -144,6 +144,14 @@ export const SETTING_DOCS: Readonly<Record<ConfigKey, SettingDoc>> = {
     section: 'tigergraph',
     doc: 'Relayed requests all sessions of one credential (secret, TigerGraph user or IdP subject) may have in flight together on one instance; more get 429 too_many_requests. Keep it below UPSTREAM_CONNECTIONS so one credential cannot hold the whole pool.',
   },
+  OVERLOAD_MAX_IN_FLIGHT: {
+    section: 'service',
+    doc: 'Overload protection: requests in flight on one instance (all routes, from their headers to the end of the answer) beyond which a new one is refused at once with 503 overloaded and Retry-After: 1, before any session read or upstream call; /healthz still answers and /readyz answers 503 overloaded. 0 (the default) = no limit: anyone who can open that many requests and hold them (slow bodies, slow queries; each lasts up to REQUEST_TIMEOUT_MS or UPSTREAM_TIMEOUT_MS) would make the instance refuse everybody, so set it only behind a balancer that caps connections per client address, well above the concurrency a busy instance holds (about 50 at its maximum rate in the benchmark). See docs/deploying.md, "Overload".',
+  },
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: {
+    section: 'service',
+    doc: "Overload protection: the mean event-loop delay over a 500 ms window (how long ready work waits for the process; @fastify/under-pressure's signal) beyond which every request but /healthz and /readyz is refused with 503 overloaded and Retry-After: 1 until a window is under it again. A quiet instance stays near 0 even at its maximum rate; CPU starvation or more arrivals than it can serve raise it. Default 200 in production, 0 (not watched) otherwise, where the process often shares its loop with other work; 0 = not watched.",
+  },
   QUOTA_RATE: {
     section: 'quotas',
     doc: 'Relayed requests one principal may start per QUOTA_WINDOW seconds, counted in Redis across all instances; more get 429 quota_exceeded with Retry-After. 0 = no rate quota (the default: it costs one Redis call per relayed request; see README).',

@@ -46,6 +46,7 @@ export const ERROR_CODES = {
     status: 502,
     message: "TigerGraph refused the service's credential for this sign-in rule; tell the operator",
   },
+  overloaded: { status: 503, message: 'This instance is overloaded; try again shortly' },
   store_unavailable: { status: 503, message: 'Session store unavailable' },
   idp_unavailable: { status: 503, message: 'The identity provider is unavailable; try again shortly' },
   token_unavailable: { status: 503, message: 'No upstream token is available right now; try again' },

@@ -44,6 +44,10 @@ export interface Metrics {
   /** Readiness probes actually sent to a dependency (shared and cached): check = store | upstream | idp, result = ok | error. */
   readinessProbes: Counter<'check' | 'result'>;
   activeRequests: Gauge;
+  /** Requests refused with 503 overloaded (OVERLOAD_*): reason = in_flight | event_loop_delay. */
+  overloadRefusals: Counter<'reason'>;
+  /** The mean event-loop delay of the last sample window, in seconds (when OVERLOAD_MAX_EVENT_LOOP_DELAY_MS is on). */
+  eventLoopDelayMean: Gauge;
   /** The session cache (CLIENT TRACKING): lookups by result, invalidations by kind, entries held. */
   sessionCache: {
     lookups: Counter<'result'>;
@@ -163,6 +167,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       registers,
     }),
     activeRequests: new Gauge({ name: 'tgbff_active_requests', help: 'Requests in flight', registers }),
+    overloadRefusals: new Counter({
+      name: 'tgbff_overload_refusals_total',
+      help: 'Requests refused with 503 overloaded before any work, by the limit reached: in_flight (OVERLOAD_MAX_IN_FLIGHT) or event_loop_delay (OVERLOAD_MAX_EVENT_LOOP_DELAY_MS)',
+      labelNames: ['reason'],
+      registers,
+    }),
+    eventLoopDelayMean: new Gauge({
+      name: 'tgbff_event_loop_delay_mean_seconds',
+      help: 'Mean event-loop delay over the last overload sample window (500 ms), as the overload guard sees it',
+      registers,
+    }),
     sessionCache: {
       lookups: new Counter({
         name: 'tgbff_session_cache_lookups_total',

@@ -40,6 +40,7 @@ export const ERROR_STATUS = {
   response_too_large: 502,
   upstream_auth_disabled: 502,
   mapped_credential_refused: 502,
+  overloaded: 503,
   store_unavailable: 503,
   idp_unavailable: 503,
   token_unavailable: 503,

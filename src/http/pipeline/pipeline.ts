@@ -19,6 +19,7 @@ import type { TrustProxySetting } from './own-origin.js';
 import { chooseRequestIds, echoRequestId } from './request-id.js';
 import { setSecurityHeaders } from './security-headers.js';
 import type { Step } from './step.js';
+import type { OverloadGuard } from '../limits/overload.js';
 
 export interface PipelineDeps {
   logger: Logger;
@@ -38,6 +39,8 @@ export interface PipelineDeps {
   faults?: FaultLog;
   /** A dependency's fault behind an error answer, as one line naming its setting (error-handler.ts). */
   dependencies?: DependencyFaults;
+  /** OVERLOAD_*: refuses requests past the limits with 503 overloaded; absent: no overload protection. */
+  overload?: OverloadGuard;
   /** Exact paths servers POST to without a browser (OIDC back-channel logout): no CSRF header asked. */
   serverToServerPosts?: readonly string[];
   /** Exact paths authenticated by a bearer alone, any method (MCP): no cookie is read there, no CSRF header asked. */
@@ -53,7 +56,8 @@ export interface Pipeline {
 /**
  * The request path, once, for every request the public port serves (the /api lane and the Express app
  * alike). Order matters: the id and access line first so every answer carries and logs them, the security
- * headers before anything can answer, CORS before CSRF because a preflight carries no CSRF header.
+ * headers before anything can answer, CORS before CSRF because a preflight carries no CSRF header, the
+ * overload guard before the first step that can cost a session read or an upstream call.
  */
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { logger } = deps;
@@ -63,9 +67,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const steps: readonly Step[] = [
     echoRequestId,
     logAccess({ logger, metrics: deps.metrics, ...(deps.describe && { describe: deps.describe }) }),
-    countInFlight(deps.metrics),
+    countInFlight(deps.metrics, deps.overload?.inFlight),
     setSecurityHeaders(),
     cors(deps),
+    // Before anything that reads a session or calls upstream; after CORS, so a page on an allowed origin can
+    // read the 503 and its Retry-After.
+    ...(deps.overload ? [deps.overload.step] : []),
     csrfGuard(deps),
   ];
   const { tracing } = deps;

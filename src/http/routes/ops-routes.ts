@@ -27,6 +27,8 @@ export interface OpsRoutesDeps {
   /** A check's verdict is reused for this long after its probe ended (default READINESS_PROBE_INTERVAL_MS). */
   probeIntervalMs?: number;
   metrics?: Metrics;
+  /** Why the instance is overloaded now (the overload guard), or null: /readyz then answers 503 at once. */
+  overloaded?: () => string | null;
   /** Names each failing dependency's fault (code, setting, reason) in /readyz, and logs it once per interval. */
   faults?: DependencyFaults;
 }
@@ -129,6 +131,15 @@ export function opsRoutes(deps: OpsRoutesDeps): Router {
         .status(503)
         .set('Cache-Control', 'no-store')
         .json({ status: 'not_ready', reason: 'draining', checks: results });
+      return;
+    }
+    // Overloaded: no probe (the dependencies are not the problem, and a probe is work); the balancer steers away.
+    const overloaded = deps.overloaded?.();
+    if (overloaded) {
+      res
+        .status(503)
+        .set('Cache-Control', 'no-store')
+        .json({ status: 'not_ready', reason: 'overloaded', overload: overloaded, checks: results });
       return;
     }
     await Promise.all(

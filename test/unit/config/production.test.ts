@@ -28,6 +28,14 @@ describe('config in production', () => {
     expect(loadConfig({ OPENAPI_ROUTE: 'false' }).openapiRoute).toBe('off');
   });
 
+  it('when production does not set the overload limits, then the event-loop limit is 200 ms and in flight is off; elsewhere both are off', () => {
+    expect(loadConfig(PRODUCTION).overload).toEqual({ maxInFlight: 0, maxEventLoopDelayMs: 200 });
+    expect(loadConfig({}).overload).toEqual({ maxInFlight: 0, maxEventLoopDelayMs: 0 });
+    const set = { OVERLOAD_MAX_IN_FLIGHT: '500', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' };
+    expect(loadConfig({ ...PRODUCTION, ...set }).overload).toEqual({ maxInFlight: 500, maxEventLoopDelayMs: 0 });
+    expect(keysOf(configErrorOf({ OVERLOAD_MAX_IN_FLIGHT: '-1' }))).toEqual(['OVERLOAD_MAX_IN_FLIGHT']);
+  });
+
   it('when production lacks the data server, Redis, secret and keys, then each missing key is named at once', () => {
     const err = configErrorOf({ NODE_ENV: 'production' });
     expect(keysOf(err).sort()).toEqual(['REDIS_URL', 'SESSION_ENCRYPTION_KEYS', 'SESSION_SECRET', 'TG_RESTPP_URL']);
