@@ -78,7 +78,7 @@ async function main(): Promise<number> {
     for (let i = 0; i < options.sessions; i++) secrets.push(await sim.createSecret());
 
     const ctx = { root, options, sim, simChild, secrets, redisUrl };
-        if (options.phases.length === 0 && options.extraPhases.length === 0 && options.dashboard) {
+    if (options.phases.length === 0 && options.extraPhases.length === 0 && options.dashboard) {
       // BENCH_PHASES=dashboard: that phase alone.
       const dashboard = await runDashboard(ctx, options.seconds.dashboard, log);
       writeFileSync(join(options.outDir, 'dashboard.json'), `${JSON.stringify({ machine, dashboard }, null, 2)}\n`);
