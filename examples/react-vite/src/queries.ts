@@ -41,6 +41,8 @@ export function hello<T = HelloResult>(
 
 export type SleepParams = {
   /** INT */
+  memMb?: number | undefined;
+  /** INT */
   ms?: number | undefined;
 };
 
