@@ -32,6 +32,8 @@ describe('npm run bench options: the dashboard phase', () => {
     expect(parse({ BENCH_PHASES: 'dashboard' })).toMatchObject({ dashboard: true, phases: [] });
     expect(parse({ BENCH_PHASES: 'c50,dashboard' })).toMatchObject({ dashboard: true, phases: ['c50'] });
     expect(parse({ BENCH_PHASES: 'c50' }).dashboard).toBe(false);
-    expect(() => parse({ BENCH_PHASES: 'dash' })).toThrow(/unknown phase "dash" \(c50, c1, rate, dashboard, overload, scale\)/);
+    expect(() => parse({ BENCH_PHASES: 'dash' })).toThrow(
+      /unknown phase "dash" \(c50, c1, rate, dashboard, overload, scale\)/,
+    );
   });
 });
