@@ -12,8 +12,12 @@ const SWEEP_MS = 200;
 // 5 s idle: each login and its first request must fit inside it on a machine whose cores are taken (1 s and then
 // 2 s were missed by slow machines).
 const IDLE_S = 5;
-/** How late after the last idle deadline the last delete may arrive: the next pass, and a second for a busy machine. */
-const LATE_MS = SWEEP_MS + 1000;
+/**
+ * How late after the last idle deadline the last delete may arrive: the next pass, and 4 s for a machine whose
+ * cores are taken (the rig shares the test's event loop; under `npm run test:stress` a 1 s allowance was missed
+ * once, by 2.2 s). Still far from what it guards against: without the sweep the tokens live 60 s.
+ */
+const LATE_MS = SWEEP_MS + 4000;
 const ENV = {
   SESSION_IDLE_TIMEOUT: String(IDLE_S),
   SESSION_ABSOLUTE_TIMEOUT: '60',
