@@ -100,6 +100,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const metrics = options.metrics ?? createMetrics();
   const audit = options.audit ?? silentAudit();
   const sessionIds = logIds(config.session.secrets[0] ?? '');
+  // The keyed ids principals are counted and matched by (the alias switch's masks, MCP's people): one hasher.
+  const credentialIdsOf = credentialIds(config.session.secrets[0] ?? '');
   // How access lines and audit events name a session and its user: one describer, the same hashes in both.
   const describe = describePrincipal(sessionIds, { hashUserNames: config.logUserNames === 'hashed' });
   const now = options.now ?? Date.now;
@@ -246,7 +248,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     adminParts.admin?.aliasesMasked === true
       ? secretMasks({
           records: stores.credentialSessions,
-          credentialIds: credentialIds(config.session.secrets[0] ?? ''),
+          credentialIds: credentialIdsOf,
           ttlMs: config.session.absoluteTimeoutSeconds * 1000,
         })
       : undefined;
@@ -367,7 +369,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
           allow: relayAllow,
           ...(stores.redis && { redis: stores.redis }),
           prefix: config.redis.prefix,
-          credentialIds: credentialIds(config.session.secrets[0] ?? ''),
+          credentialIds: credentialIdsOf,
           principalHandle: (principal) => sessionIds('user', principal),
           ...(quota && { quota }),
           audit,
